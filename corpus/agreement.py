@@ -1,0 +1,440 @@
+"""Translation agreement (seed paper Table 2, ROUGE-L rows) and aspect coverage, over plain data.
+
+The inputs are what the database layer loads: submitted translations and submitted tag sets only.
+A *unit* is one sentence in one phase; its translations are compared pairwise with ROUGE-L F over
+canonical words, and the translation with the highest mean F against the others is its *best*.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+import math
+from operator import attrgetter
+from datetime import datetime, timezone
+
+import numpy as np
+
+from corpus.kappa import TagTable, span_count
+from corpus.records import PHASES
+from corpus.rouge import batch_f, batch_lcs_flat, word_id_arrays
+
+WEIGHTING = "weight = source words + mean words of the unit's translations (best: + words of the best translation)"
+ASPECTS_KEPT = (
+    "aspects kept by a translation = aspect spans in its tags (the lead's adjudication, else the most any "
+    "annotator marked), else for aspect-aware translations the source aspects its aspect map keeps (not dropped)"
+)
+COVERAGE_DEFINITION = (
+    "a sentence lost aspects when the most aspects kept by any of its aspect-blind translations is fewer than "
+    "the most kept by any of its aspect-aware translations; " + ASPECTS_KEPT
+)
+
+
+class SentenceInfo(NamedTuple):
+    """A source sentence (NamedTuple: immutable and several times cheaper to build than a frozen dataclass)."""
+
+    pk: int
+    sentence_id: str
+    domain: str
+    split: str
+    text: str
+    n_aspects: int = 0
+    ordinal: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.domain}/{self.split}/{self.sentence_id}"
+
+
+class TranslationInfo(NamedTuple):
+    """A submitted translation; ``aspects_mapped`` is None when it has no aspect map (aspect-blind)."""
+
+    pk: int
+    sentence_pk: int
+    phase: str
+    translator: str
+    text: str | None
+    untranslatable: bool = False
+    submitted_at: datetime | None = None
+    aspects_mapped: int | None = None
+
+    @property
+    def translated(self) -> bool:
+        return not self.untranslatable and self.text is not None
+
+
+class TagSet(NamedTuple):
+    """One annotator's submitted tags of one translation, one letter (B, I, O) per frozen token."""
+
+    translation_pk: int
+    annotator: str
+    tags: str
+    submitted_at: datetime | None = None
+
+
+@dataclass
+class MetricsInput:
+    sentences: list[SentenceInfo]
+    translations: list[TranslationInfo]
+    tag_sets: list[TagSet] = field(default_factory=list)
+    adjudicated: dict[int, str] = field(default_factory=dict)  # translation pk -> latest adjudicated tags
+    annotators_per_item: int = 2
+    invalid_tag_sets: int = 0  # loaded tag sets left out because a tag was not B, I or O
+
+
+def filter_input(data: MetricsInput, domains: Iterable[str] | None = None, splits: Iterable[str] | None = None) -> MetricsInput:
+    """The same input restricted to some domains and splits (the dashboard's filters)."""
+    if domains is None and splits is None:
+        return data
+    domains = set(domains) if domains is not None else None
+    splits = set(splits) if splits is not None else None
+    sentences = [
+        s for s in data.sentences
+        if (domains is None or s.domain in domains) and (splits is None or s.split in splits)
+    ]
+    keep = {s.pk for s in sentences}
+    translations = [t for t in data.translations if t.sentence_pk in keep]
+    kept_t = {t.pk for t in translations}
+    return MetricsInput(
+        sentences,
+        translations,
+        [a for a in data.tag_sets if a.translation_pk in kept_t],
+        {pk: tags for pk, tags in data.adjudicated.items() if pk in kept_t},
+        data.annotators_per_item,
+        data.invalid_tag_sets,
+    )
+
+
+def tag_sets_by_translation(data: MetricsInput) -> dict[int, dict[str, TagSet]]:
+    grouped: dict[int, dict[str, TagSet]] = defaultdict(dict)
+    for tag_set in data.tag_sets:
+        grouped[tag_set.translation_pk][tag_set.annotator] = tag_set
+    return grouped
+
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def seconds(moment: datetime | None) -> float:
+    """A naive-UTC timestamp as seconds (NaN when unknown), independent of the machine's time zone."""
+    if moment is None:
+        return math.nan
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return (moment - _EPOCH).total_seconds()
+
+
+def seconds_array(moments: Iterable[datetime | None]) -> np.ndarray:
+    return np.fromiter((seconds(m) for m in moments), dtype=np.float64)
+
+
+def tag_table(data: MetricsInput) -> tuple[TagTable, list[TagSet]]:
+    """The submitted tag sets of this input's translations, as arrays grouped by translation, and
+    the tag sets themselves in the order the table's ``source`` indexes."""
+    known = {t.pk for t in data.translations}
+    chosen = [ts for ts in data.tag_sets if ts.translation_pk in known]
+    return TagTable.build((ts.translation_pk, ts.annotator, ts.tags) for ts in chosen), chosen
+
+
+def aspects_kept(data: MetricsInput, table: TagTable | None = None) -> dict[int, int | None]:
+    """Aspects kept per translation pk (see ``ASPECTS_KEPT``); None when nothing tells."""
+    table = tag_table(data)[0] if table is None else table
+    tagged = dict(zip(table.group_translation.tolist(), table.group_max(table.span_counts()).tolist()))
+    kept: dict[int, int | None] = {}
+    for t in data.translations:
+        if not t.translated:
+            kept[t.pk] = 0
+        elif t.pk in data.adjudicated:
+            kept[t.pk] = span_count(data.adjudicated[t.pk])
+        else:
+            kept[t.pk] = tagged.get(t.pk, t.aspects_mapped)
+    return kept
+
+
+# --- ROUGE-L --------------------------------------------------------------------------------------
+
+
+def _sentence_order(sentence: SentenceInfo) -> tuple:
+    return (sentence.domain, sentence.split, sentence.ordinal, sentence.sentence_id)
+
+
+_UNIT_KEYS = ("sentence_id", "domain", "split", "phase", "translations", "mean_f", "best_translator", "best_mean_f", "weight")
+
+
+@dataclass
+class RougeResult:
+    """Columnar results: pairs and units index ``translations`` (translated ones, grouped by unit
+    in sentence order, phase, translator) and ``sentences``."""
+
+    sentences: list[SentenceInfo]
+    translations: list[TranslationInfo]
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    pair_f: np.ndarray
+    pair_unit: np.ndarray
+    unit_sentence: np.ndarray
+    unit_phase: list[str]
+    unit_size: np.ndarray
+    unit_mean: np.ndarray
+    unit_best: np.ndarray
+    unit_best_mean: np.ndarray
+    unit_weight: np.ndarray
+    unit_best_weight: np.ndarray
+    excluded: dict[str, int]
+
+    def pair_columns(self) -> dict[str, list]:
+        unit = self.pair_unit.tolist()
+        sent = [self.sentences[i] for i in self.unit_sentence[self.pair_unit].tolist()]
+        names = [t.translator for t in self.translations]
+        return {
+            "sentence_id": [s.sentence_id for s in sent],
+            "domain": [s.domain for s in sent],
+            "split": [s.split for s in sent],
+            "phase": [self.unit_phase[u] for u in unit],
+            "translator_a": [names[i] for i in self.pair_a.tolist()],
+            "translator_b": [names[i] for i in self.pair_b.tolist()],
+            "f": self.pair_f.tolist(),
+        }
+
+    def unit_columns(self) -> dict[str, list]:
+        sent = [self.sentences[i] for i in self.unit_sentence.tolist()]
+        return {
+            "sentence_id": [s.sentence_id for s in sent],
+            "domain": [s.domain for s in sent],
+            "split": [s.split for s in sent],
+            "phase": list(self.unit_phase),
+            "translations": self.unit_size.tolist(),
+            "mean_f": self.unit_mean.tolist(),
+            "best_translator": [self.translations[i].translator for i in self.unit_best.tolist()],
+            "best_mean_f": self.unit_best_mean.tolist(),
+            "weight": self.unit_weight.tolist(),
+        }
+
+    def pair_rows(self) -> list[dict]:
+        c = self.pair_columns()
+        return [
+            {"sentence_id": s, "domain": d, "split": sp, "phase": p, "translator_a": a, "translator_b": b, "f": f}
+            for s, d, sp, p, a, b, f in zip(
+                c["sentence_id"], c["domain"], c["split"], c["phase"], c["translator_a"], c["translator_b"], c["f"]
+            )
+        ]
+
+    def unit_rows(self) -> list[dict]:
+        columns = self.unit_columns()
+        return [dict(zip(_UNIT_KEYS, row)) for row in zip(*(columns[k] for k in _UNIT_KEYS))]
+
+
+def _pairs_within(unit_start: np.ndarray, unit_size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (i, j), i < j, of every unit's translations, grouped by unit in order."""
+    lefts, rights, units = [], [], []
+    for k in np.unique(unit_size).tolist():
+        chosen = np.flatnonzero(unit_size == k)
+        i, j = np.triu_indices(k, 1)
+        lefts.append((unit_start[chosen][:, None] + i[None, :]).ravel())
+        rights.append((unit_start[chosen][:, None] + j[None, :]).ravel())
+        units.append(np.repeat(chosen, len(i)))
+    if not units:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    unit = np.concatenate(units)
+    order = np.argsort(unit, kind="stable")
+    return np.concatenate(lefts)[order], np.concatenate(rights)[order], unit[order]
+
+
+def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = None) -> RougeResult:
+    """Pairwise ROUGE-L per unit, each unit's mean and best translation (ties: more aspects kept,
+    then earlier submission, then translator name, so the choice never depends on load order)."""
+    kept = aspects_kept(data) if kept is None else kept
+    sentences = sorted(data.sentences, key=_sentence_order)
+    phase_rank = {p: i for i, p in enumerate(PHASES)}
+    phases = sorted({t.phase for t in data.translations}, key=lambda p: (phase_rank.get(p, 9), p))
+    phase_index = {p: i for i, p in enumerate(phases)}
+
+    trs = data.translations
+    n = len(trs)
+    sentence_pks = np.fromiter((s.pk for s in sentences), dtype=np.int64, count=len(sentences))
+    by_pk = np.argsort(sentence_pks)
+    pk_of = np.fromiter(map(attrgetter("sentence_pk"), trs), dtype=np.int64, count=n)
+    at = np.minimum(np.searchsorted(sentence_pks[by_pk], pk_of), max(len(sentences) - 1, 0))
+    known = (sentence_pks[by_pk][at] == pk_of) if len(sentences) else np.zeros(n, dtype=bool)
+    sentence_of = np.where(known, by_pk[at] if len(sentences) else 0, -1)
+    phase_of = np.fromiter(map(phase_index.__getitem__, map(attrgetter("phase"), trs)), dtype=np.int64, count=n)
+    names = sorted(set(map(attrgetter("translator"), trs)))
+    name_code = {name: i for i, name in enumerate(names)}
+    translator_of = np.fromiter(map(name_code.__getitem__, map(attrgetter("translator"), trs)), dtype=np.int64, count=n)
+    own_pk = np.fromiter(map(attrgetter("pk"), trs), dtype=np.int64, count=n)
+    usable = np.fromiter(map(attrgetter("translated"), trs), dtype=bool, count=n)
+    n_phases = max(len(phases), 1)
+    unit_of = sentence_of * n_phases + phase_of
+    has_any = set(unit_of[known].tolist())
+    chosen = np.flatnonzero(known & usable)
+    chosen = chosen[np.lexsort((own_pk[chosen], translator_of[chosen], unit_of[chosen]))]
+    translated = [trs[i] for i in chosen.tolist()]
+    unit_key = unit_of[chosen]
+    keys, starts, sizes = np.unique(unit_key, return_index=True, return_counts=True)
+    counted = sizes >= 2
+    excluded: dict[str, int] = defaultdict(int)
+    for key in has_any - set(keys[counted].tolist()):
+        excluded[phases[key % n_phases]] += 1
+    keys, starts, sizes = keys[counted], starts[counted], sizes[counted]
+
+    flat, lengths = word_id_arrays([t.text for t in translated])
+    a, b, unit = _pairs_within(starts, sizes)
+    f = batch_f(batch_lcs_flat(flat, lengths, a, b), lengths[a], lengths[b])
+
+    n_units = len(keys)
+    pairs_per_unit = sizes * (sizes - 1) / 2
+    unit_mean = np.bincount(unit, weights=f, minlength=n_units) / np.maximum(pairs_per_unit, 1)
+    totals = np.bincount(a, weights=f, minlength=len(translated)) + np.bincount(b, weights=f, minlength=len(translated))
+    owner_unit = np.full(len(translated), -1, dtype=np.int64)
+    if n_units:
+        at = np.minimum(np.searchsorted(keys, unit_key), n_units - 1)
+        owner_unit = np.where(keys[at] == unit_key, at, -1)
+    in_unit = owner_unit >= 0
+    means = np.zeros(len(translated))
+    means[in_unit] = totals[in_unit] / (sizes[owner_unit[in_unit]] - 1)
+    aspects = np.fromiter(
+        ((kept.get(t.pk) if kept.get(t.pk) is not None else -1) for t in translated), dtype=np.int64, count=len(translated)
+    )
+    candidates = np.flatnonzero(in_unit)
+    rounded = -np.round(means[candidates], 12)
+    order = np.lexsort((candidates, -aspects[candidates], rounded, owner_unit[candidates]))
+    ranked = candidates[order]
+    # Submission times only matter where mean F and aspects kept tie: convert just those.
+    tied = np.zeros(len(ranked), dtype=bool)
+    if len(ranked) > 1:
+        same = (
+            (owner_unit[ranked][1:] == owner_unit[ranked][:-1])
+            & (np.round(means[ranked][1:], 12) == np.round(means[ranked][:-1], 12))
+            & (aspects[ranked][1:] == aspects[ranked][:-1])
+        )
+        tied[1:] |= same
+        tied[:-1] |= same
+    if tied.any():
+        moments = np.full(len(translated), np.inf)
+        for i in ranked[tied].tolist():
+            moment = seconds(translated[i].submitted_at)
+            moments[i] = np.inf if math.isnan(moment) else moment
+        order = np.lexsort((candidates, moments[candidates], -aspects[candidates], rounded, owner_unit[candidates]))
+        ranked = candidates[order]
+    first = np.r_[True, owner_unit[ranked][1:] != owner_unit[ranked][:-1]] if len(ranked) else np.zeros(0, bool)
+    best = ranked[first]
+
+    source_words = word_id_arrays([s.text for s in sentences])[1].astype(np.float64)
+    unit_sentence = keys // n_phases
+    word_sums = np.bincount(owner_unit[in_unit], weights=lengths[in_unit], minlength=n_units)
+    return RougeResult(
+        sentences=sentences,
+        translations=translated,
+        pair_a=a,
+        pair_b=b,
+        pair_f=f,
+        pair_unit=unit,
+        unit_sentence=unit_sentence,
+        unit_phase=[phases[p] for p in (keys % n_phases).tolist()],
+        unit_size=sizes,
+        unit_mean=unit_mean,
+        unit_best=best,
+        unit_best_mean=means[best] if n_units else np.zeros(0),
+        unit_weight=source_words[unit_sentence] + word_sums / np.maximum(sizes, 1),
+        unit_best_weight=source_words[unit_sentence] + lengths[best] if n_units else np.zeros(0),
+        excluded=dict(excluded),
+    )
+
+
+def _weighted(values: np.ndarray, weights: np.ndarray) -> float | None:
+    if len(values) == 0:
+        return None
+    total = float(weights.sum())
+    if total <= 0:
+        return float(values.mean())
+    return float((values * weights).sum() / total)
+
+
+def _mean(values: np.ndarray) -> float | None:
+    return float(values.mean()) if len(values) else None
+
+
+def rouge_summary(result: RougeResult) -> dict:
+    """Corpus averages (Table 2): weighted by sentence length, and unweighted, with what was left out."""
+    phase = np.array(result.unit_phase, dtype=object)
+    masks = {p: phase == p for p in PHASES} if len(phase) else {p: np.zeros(0, bool) for p in PHASES}
+    mean, weight = result.unit_mean, result.unit_weight
+    best, best_weight = result.unit_best_mean, result.unit_best_weight
+    summary: dict = {p: _weighted(mean[masks[p]], weight[masks[p]]) for p in PHASES}
+    summary["overall"] = _weighted(mean, weight)
+    summary["best"] = _weighted(best, best_weight)
+    summary["best_by_phase"] = {p: _weighted(best[masks[p]], best_weight[masks[p]]) for p in PHASES}
+    summary["unweighted"] = {
+        **{p: _mean(mean[masks[p]]) for p in PHASES},
+        "overall": _mean(mean),
+        "best": _mean(best),
+    }
+    summary["units"] = {p: int(masks[p].sum()) for p in PHASES}
+    summary["pairs"] = int(len(result.pair_f))
+    summary["excluded_units"] = int(sum(result.excluded.values()))
+    summary["excluded_by_phase"] = {p: result.excluded.get(p, 0) for p in PHASES}
+    summary["weighting"] = WEIGHTING
+    summary["per_translator"] = per_translator(result)
+    return summary
+
+
+def per_translator(result: RougeResult) -> list[dict]:
+    """Each translator's mean ROUGE-L against peers, per phase and over both: an outlier stands out."""
+    names = sorted({t.translator for t in result.translations})
+    name_index = {n: i for i, n in enumerate(names)}
+    who = np.fromiter((name_index[t.translator] for t in result.translations), dtype=np.int64, count=len(result.translations))
+    phase_of_pair = np.array(result.unit_phase, dtype=object)[result.pair_unit] if len(result.pair_unit) else np.zeros(0, object)
+    rows = []
+    for phase in (*PHASES, "all"):
+        chosen = np.ones(len(result.pair_f), bool) if phase == "all" else phase_of_pair == phase
+        ends = np.concatenate([who[result.pair_a[chosen]], who[result.pair_b[chosen]]])
+        fs = np.concatenate([result.pair_f[chosen], result.pair_f[chosen]])
+        counts = np.bincount(ends, minlength=len(names))
+        sums = np.bincount(ends, weights=fs, minlength=len(names))
+        for i, name in enumerate(names):
+            if counts[i]:
+                rows.append({"translator": name, "phase": phase, "pairs": int(counts[i]), "mean_f": float(sums[i] / counts[i])})
+    order = {p: i for i, p in enumerate((*PHASES, "all"))}
+    return sorted(rows, key=lambda r: (r["translator"], order[r["phase"]]))
+
+
+# --- Aspect coverage --------------------------------------------------------------------------------
+
+
+def coverage(data: MetricsInput, kept: dict[int, int | None] | None = None) -> dict:
+    """Sentences whose aspect-blind translations kept fewer aspects than the aspect-aware ones."""
+    kept = aspects_kept(data) if kept is None else kept
+    best: dict[tuple[int, str], int] = {}
+    for t in data.translations:
+        n = kept.get(t.pk)
+        if n is None:
+            continue
+        key = (t.sentence_pk, t.phase)
+        best[key] = max(best.get(key, 0), n)
+    rows = []
+    compared = 0
+    for s in sorted(data.sentences, key=_sentence_order):
+        aware, blind = best.get((s.pk, "aware")), best.get((s.pk, "blind"))
+        if aware is None or blind is None:
+            continue
+        compared += 1
+        if blind < aware:
+            rows.append({
+                "sentence_id": s.sentence_id,
+                "domain": s.domain,
+                "split": s.split,
+                "source_aspects": s.n_aspects,
+                "aware_kept": aware,
+                "blind_kept": blind,
+                "text": s.text,
+            })
+    return {
+        "compared": compared,
+        "fewer_in_blind": len(rows),
+        "percent": 100.0 * len(rows) / compared if compared else None,
+        "sentences": rows,
+        "definition": COVERAGE_DEFINITION,
+    }

@@ -1,0 +1,152 @@
+"""Who translates what: balanced assignment and the blindness rules, as pure functions.
+
+Blindness: a translator who has seen a sentence's aspect terms (opened its aware task) can no
+longer give an aspect-blind translation of it. So a translator holding both phases of a sentence
+works the blind task first, and the aware task stays locked until the blind one is submitted (or
+skipped); in "disjoint" mode the two phases go to separate groups of translators.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from corpus.records import PHASES
+
+PHASE_GROUP_MODES = ("same", "disjoint")
+OPEN_STATUSES = ("assigned", "draft", "skipped")
+STARTED_STATUSES = ("draft", "submitted")
+# Blind before aware, everywhere: planning order, queue order.
+PHASE_ORDER = ("blind", "aware")
+
+
+@dataclass(frozen=True)
+class Task:
+    user_id: int
+    sentence_id: int
+    phase: str
+    status: str = "assigned"
+
+
+@dataclass
+class Plan:
+    new: list[Task] = field(default_factory=list)
+    # (sentence_id, phase, how many translators are still missing)
+    shortfalls: list[tuple[int, str, int]] = field(default_factory=list)
+    already: int = 0
+
+
+def other_phase(phase: str) -> str:
+    return "aware" if phase == "blind" else "blind"
+
+
+def aware_locked(blind_status: str | None) -> bool:
+    """The aware task of a sentence opens once the same translator's blind task is done with.
+    ``blind_status`` is that translator's blind task status for the sentence (None: no blind task)."""
+    return blind_status in ("assigned", "draft")
+
+
+def blind_contaminated(aware_status: str | None, has_aware_translation: bool = False) -> bool:
+    """A blind task cannot be worked once the translator has started the aware one of the sentence."""
+    return has_aware_translation or aware_status in STARTED_STATUSES
+
+
+def eligible(
+    user_id: int, sentence_id: int, phase: str, held: Mapping[tuple[int, int, str], str], mode: str,
+    groups: Mapping[str, frozenset[int]] | None,
+) -> bool:
+    """May ``user_id`` be given (sentence, phase)? ``held`` maps (user, sentence, phase) to status."""
+    if (user_id, sentence_id, phase) in held:
+        return False  # one row per (user, sentence, phase), even a reassigned one
+    other = held.get((user_id, sentence_id, other_phase(phase)))
+    if mode == "disjoint":
+        if groups is None or user_id not in groups.get(phase, frozenset()):
+            return False
+        return other is None or other == "reassigned"
+    if phase == "blind" and other is not None and blind_contaminated(other):
+        return False
+    return True
+
+
+def plan_assignments(
+    sentence_ids: Sequence[int],
+    translators: Sequence[int],
+    existing: Iterable[Task],
+    per_phase: int,
+    mode: str = "same",
+    groups: Mapping[str, Iterable[int]] | None = None,
+    phases: Sequence[str] = PHASE_ORDER,
+) -> Plan:
+    """New tasks so that each sentence has ``per_phase`` active translators in each phase.
+
+    Active means any status but "reassigned". Running it again plans nothing new (idempotent).
+    Load balancing: each slot goes to the eligible translator with the fewest open tasks, then the
+    fewest tasks overall, then the earliest in ``translators`` (a stable, reproducible order).
+    """
+    if per_phase < 1:
+        raise ValueError("plan_assignments: per_phase must be at least 1")
+    if mode not in PHASE_GROUP_MODES:
+        raise ValueError(f"plan_assignments: mode must be one of {PHASE_GROUP_MODES}, not {mode!r}")
+    unknown = set(phases) - set(PHASES)
+    if unknown:
+        raise ValueError(f"plan_assignments: unknown phase(s) {sorted(unknown)}")
+    frozen_groups = None
+    if mode == "disjoint":
+        if not groups:
+            raise ValueError("plan_assignments: disjoint mode needs a translator group per phase")
+        frozen_groups = {p: frozenset(groups.get(p, ())) for p in PHASES}
+        overlap = frozen_groups["aware"] & frozen_groups["blind"]
+        if overlap:
+            raise ValueError(f"plan_assignments: disjoint groups share translators {sorted(overlap)}")
+
+    held: dict[tuple[int, int, str], str] = {}
+    active: Counter[tuple[int, str]] = Counter()
+    open_load: Counter[int] = Counter()
+    total_load: Counter[int] = Counter()
+    for t in existing:
+        held[(t.user_id, t.sentence_id, t.phase)] = t.status
+        if t.status != "reassigned":
+            active[(t.sentence_id, t.phase)] += 1
+            total_load[t.user_id] += 1
+            if t.status in OPEN_STATUSES:
+                open_load[t.user_id] += 1
+    rank = {u: i for i, u in enumerate(dict.fromkeys(translators))}
+
+    plan = Plan()
+    ordered_phases = [p for p in PHASE_ORDER if p in phases]
+    for sentence_id in dict.fromkeys(sentence_ids):
+        for phase in ordered_phases:
+            have = active[(sentence_id, phase)]
+            plan.already += min(have, per_phase)
+            need = per_phase - have
+            if need <= 0:
+                continue
+            candidates = [u for u in rank if eligible(u, sentence_id, phase, held, mode, frozen_groups)]
+            candidates.sort(key=lambda u: (open_load[u], total_load[u], rank[u]))
+            for user_id in candidates[:need]:
+                plan.new.append(Task(user_id, sentence_id, phase))
+                held[(user_id, sentence_id, phase)] = "assigned"
+                active[(sentence_id, phase)] += 1
+                open_load[user_id] += 1
+                total_load[user_id] += 1
+            missing = per_phase - active[(sentence_id, phase)]
+            if missing > 0:
+                plan.shortfalls.append((sentence_id, phase, missing))
+    return plan
+
+
+def queue_order(phase: str, status: str, locked: bool, ordinal_key: tuple) -> tuple:
+    """Sort key for a translator's queue: open unlocked work first (drafts before untouched, then
+    skipped), blind before aware, corpus order; locked and finished tasks last."""
+    if status == "submitted":
+        group = 4
+    elif locked:
+        group = 3
+    elif status == "skipped":
+        group = 2
+    elif status == "draft":
+        group = 0
+    else:
+        group = 1
+    return (group, PHASE_ORDER.index(phase), *ordinal_key)

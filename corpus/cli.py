@@ -1,0 +1,237 @@
+"""`python -m corpus`: the leads' command line (contract: ../shared/docs/interfaces.md).
+
+Only this module touches argv, stdout/stderr and exit codes; errors print as ``WHERE: message``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from corpus.errors import InputRejected
+
+
+class CommandError(Exception):
+    """An error to print as ``WHERE: message`` with a non-zero exit."""
+
+    def __init__(self, where: str, message: str):
+        super().__init__(f"{where}: {message}")
+        self.where = where
+        self.message = message
+
+
+def _engine(args: argparse.Namespace):
+    from db.engine import make_engine
+
+    return make_engine(args.db)
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise CommandError(path, f"cannot read file: {exc.strerror or exc}") from exc
+
+
+def cmd_init(args: argparse.Namespace, engine) -> int:
+    from db.schema import upgrade
+
+    upgrade(engine)
+    print(f"schema ready at {engine.url.render_as_string(hide_password=True)}")
+    if args.demo:
+        from db.demo import load_demo
+
+        summary = load_demo(engine)
+        print(summary)
+    return 0
+
+
+def cmd_import_semeval(args: argparse.Namespace, engine) -> int:
+    from corpus.semeval import parse_semeval
+    from db.importing import import_sentences
+
+    data = _read_bytes(args.file)
+    records, errors = parse_semeval(data, args.file, args.domain, args.split)
+    if errors:
+        raise InputRejected(errors)
+    summary = import_sentences(engine, records, source=args.file)
+    print(f"imported {summary.new_sentences} sentences, {summary.new_aspects} aspect terms")
+    if summary.unchanged:
+        print(f"{summary.unchanged} sentences were already present and unchanged", file=sys.stderr)
+    if summary.flagged:
+        print(f"{summary.flagged} sentences flagged for review (see the Sentences page)", file=sys.stderr)
+    return 0
+
+
+def cmd_import_work(args: argparse.Namespace, engine) -> int:
+    from db.workfile import import_work_file
+
+    summary = import_work_file(engine, _read_bytes(args.file), args.file)
+    print(summary)
+    return 0
+
+
+def cmd_dump_work(args: argparse.Namespace, engine) -> int:
+    from corpus.workfile import dump_work_file
+    from db.workfile import load_work
+
+    text = dump_work_file(load_work(engine))
+    Path(args.file).write_text(text, encoding="utf-8")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, engine) -> int:
+    from corpus.stats import corpus_statistics, format_statistics
+    from db.queries import load_stat_inputs
+
+    stats = corpus_statistics(load_stat_inputs(engine))
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(format_statistics(stats))
+    return 0
+
+
+def cmd_metrics(args: argparse.Namespace, engine) -> int:
+    from sqlalchemy.orm import Session
+
+    from corpus.metrics import format_report
+    from db.metrics_data import metrics_report
+    from db.schema import default_project_id
+
+    with Session(engine) as session:
+        report = metrics_report(session, default_project_id(session))
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, engine) -> int:
+    from corpus.export import FORMATS
+    from corpus.export.options import FormatOptions
+    from corpus.export.writer import write_directory, zip_bytes
+    from db.export_data import ExportOptions, export_files
+
+    unknown = [f for f in args.formats or [] if f not in FORMATS]
+    if unknown:
+        raise CommandError("export", f"unknown format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}")
+    if args.dev_fraction is not None and not 0.0 < args.dev_fraction < 1.0:
+        raise CommandError("export", f"--dev-fraction must be between 0 and 1, got {args.dev_fraction}")
+    options = ExportOptions(
+        all_translations=args.all_translations, agreed_only=args.agreed_only, pseudonymize=args.pseudonymize,
+        dev_fraction=args.dev_fraction, seed=args.seed,
+    )
+    files, dataset = export_files(
+        engine, options, args.formats, FormatOptions(id_comments=args.id_comments, layout=args.layout)
+    )
+    out = Path(args.out)
+    try:
+        write_directory(files, out)
+        if args.zip:
+            (out / "export.zip").write_bytes(zip_bytes(files))
+    except OSError as exc:
+        raise CommandError(args.out, f"cannot write: {exc.strerror or exc}") from exc
+    splits = ", ".join(f"{s} {sum(1 for r in dataset.sentences if r.split == s)}" for s in dataset.splits())
+    print(f"exported {len(dataset.sentences)} sentences ({splits or 'none'}) as "
+          f"{', '.join(args.formats or FORMATS)} into {out} ({len(files)} files)")
+    counts = dataset.left_out_counts()
+    if counts:
+        print(f"left out {len(dataset.left_out)}: " + "; ".join(f"{k} {v}" for k, v in counts.items())
+              + f" (listed in {out / 'left_out.tsv'})", file=sys.stderr)
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace, engine) -> int:
+    from corpus.audit import AuditInputError, audit_bytes, format_report
+
+    try:
+        data = Path(args.file).read_bytes()
+    except OSError as exc:
+        print(f"{args.file}: cannot read file: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    try:
+        report = audit_bytes(data, args.file)
+    except AuditInputError as exc:
+        print(str(exc.error), file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m corpus", description=__doc__.splitlines()[0])
+    parser.add_argument("--db", help="database URL (default: $DATABASE_URL, else the app's SQLite file)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("init", help="create or upgrade the schema")
+    p.add_argument("--demo", action="store_true", help="also load the demo project")
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("import-semeval", help="import SemEval-2014 XML (all or nothing)")
+    p.add_argument("file")
+    p.add_argument("--domain", required=True, choices=["restaurant", "laptop"])
+    p.add_argument("--split", required=True, choices=["train", "test"])
+    p.set_defaults(func=cmd_import_semeval)
+
+    p = sub.add_parser("import-work", help="import a work file (all or nothing)")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_import_work)
+
+    p = sub.add_parser("dump-work", help="write everything as a work file")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_dump_work)
+
+    p = sub.add_parser("stats", help="corpus statistics (seed paper Table 1)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("metrics", help="agreement figures (ROUGE-L, kappa, coverage)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_metrics)
+
+    p = sub.add_parser("export", help="write dataset files")
+    p.add_argument("--out", required=True)
+    p.add_argument("--format", action="append", dest="formats", metavar="NAME",
+                   help="conll, conll-en, jsonl, semeval-xml, tsv, lince (repeatable; default: all)")
+    p.add_argument("--dev-fraction", type=float, help="carve a dev split of this share of train (stratified)")
+    p.add_argument("--seed", type=int, default=13, help="seed of the dev split (default 13)")
+    p.add_argument("--id-comments", action="store_true", help="write '# id = …' lines in CoNLL files")
+    p.add_argument("--layout", choices=["both", "combined", "per-domain"], default="both",
+                   help="files per split combined, per domain, or both (default)")
+    p.add_argument("--all-translations", action="store_true", help="every translation, not only the final one")
+    p.add_argument("--agreed-only", action="store_true", help="only items the annotators agreed on")
+    p.add_argument("--pseudonymize", action="store_true", help="replace translator names by pseudonyms")
+    p.add_argument("--zip", action="store_true", help="also write export.zip with every file")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("audit", help="quality audit of an existing aspect dataset")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_audit)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        engine = _engine(args)
+        if args.command != "init" and args.command != "audit":
+            from db.schema import upgrade
+
+            upgrade(engine)
+        return args.func(args, engine)
+    except InputRejected as exc:
+        for error in exc.errors:
+            print(str(error), file=sys.stderr)
+        print(f"nothing was written ({len(exc.errors)} error(s))", file=sys.stderr)
+        return 1
+    except CommandError as exc:
+        print(f"{exc.where}: {exc.message}", file=sys.stderr)
+        return 1

@@ -1,0 +1,163 @@
+"""Code-mixing analytics for our Hindi output: per-token language tags and the Code-Mixing Index.
+
+Tags follow LinCE's Hindi-English set: ``lang1`` (Roman script, English), ``lang2`` (Devanagari,
+Hindi), ``ne`` (named entities kept in Roman by guideline 1, where the caller knows them, e.g. from
+glossary terms marked keep-roman or an aspect map) and ``other`` (punctuation, numbers, symbols).
+Guideline 2 transliterates borrowed common nouns into Devanagari, so they count as ``lang2``: the
+index measures script mixing, which is what the guidelines control.
+
+CMI (Gambäck & Das 2014): for n tokens of which u are language-independent (``other`` and ``ne``)
+and max(w) tokens in the dominant language, CMI = 100 × (1 − max(w) / (n − u)) when n > u, else 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import regex
+
+from corpus.tokens import TOKENIZER_SIGNATURE, tokenize
+
+LANG_TAGS = ("lang1", "lang2", "ne", "other")
+LANGUAGE_INDEPENDENT = frozenset({"ne", "other"})
+CMI_SIGNATURE = f"cmi-gamback-das-2014|tokens={TOKENIZER_SIGNATURE}|independent=ne+other"
+
+_DEVANAGARI_LETTER = regex.compile(r"[\p{Devanagari}&&\p{L}]|[\p{Devanagari}&&\p{M}]", regex.V1)
+_LATIN_LETTER = regex.compile(r"[\p{Latin}&&\p{L}]", regex.V1)
+
+
+def token_language(token: str) -> str:
+    """``lang2`` if it holds Devanagari letters, ``lang1`` if Latin letters, else ``other``.
+
+    Letters of any other script are ``other`` too: neither language of the pair.
+    """
+    if _DEVANAGARI_LETTER.search(token):
+        return "lang2"
+    if _LATIN_LETTER.search(token):
+        return "lang1"
+    return "other"
+
+
+def _entity_sequences(named_entities: Iterable[str]) -> list[tuple[str, ...]]:
+    """Each known entity as a sequence of case-folded canonical tokens, longest first."""
+    seqs = {tuple(t.casefold() for t in tokenize(ne)) for ne in named_entities}
+    return sorted((s for s in seqs if s), key=lambda s: (-len(s), s))
+
+
+def tag_tokens(tokens: Sequence[str], named_entities: Iterable[str] = (),
+               ne_spans: Iterable[tuple[int, int]] = ()) -> list[str]:
+    """A language tag per canonical token.
+
+    ``named_entities`` are known entity strings (one or more tokens, matched case-insensitively,
+    longest first); ``ne_spans`` are half-open token spans the caller already knows to be entities.
+    Only word tokens inside an entity become ``ne``; punctuation inside stays ``other``.
+    """
+    tags = [token_language(t) for t in tokens]
+    in_entity = [False] * len(tokens)
+    for start, end in ne_spans:
+        for i in range(max(0, start), min(end, len(tokens))):
+            in_entity[i] = True
+    folded = [t.casefold() for t in tokens]
+    for seq in _entity_sequences(named_entities):
+        n = len(seq)
+        i = 0
+        while i + n <= len(tokens):
+            if tuple(folded[i:i + n]) == seq and not any(in_entity[i:i + n]):
+                for j in range(i, i + n):
+                    in_entity[j] = True
+                i += n
+            else:
+                i += 1
+    return ["ne" if in_entity[i] and tags[i] != "other" else tags[i] for i in range(len(tokens))]
+
+
+def sentence_lid(tokens: Sequence[str], proper_nouns: Iterable[str] = ()) -> list[str]:
+    """LinCE labels for one sentence's tokens (the name the ``lince`` exporter looks for)."""
+    return tag_tokens(tokens, proper_nouns)
+
+
+def keep_roman_entities(glossary: Iterable[object]) -> list[str]:
+    """Named entities from glossary entries marked keep-roman (guideline 1), in both their forms.
+
+    Entries need ``english``, ``hindi`` and ``rule`` attributes (e.g. corpus.glossary.GlossaryEntry).
+    """
+    out: list[str] = []
+    for entry in glossary:
+        if getattr(entry, "rule", None) != "keep-roman":
+            continue
+        for form in (getattr(entry, "english", ""), getattr(entry, "hindi", "")):
+            if form and form not in out:
+                out.append(form)
+    return out
+
+
+def tag_text(text: str, named_entities: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(token, tag) pairs for a Hindi text, tokens from the canonical tokenizer."""
+    tokens = tokenize(text)
+    return list(zip(tokens, tag_tokens(tokens, named_entities)))
+
+
+def cmi(tags: Sequence[str]) -> float:
+    """Code-Mixing Index of one utterance from its token tags (0 for monolingual or empty)."""
+    counts = Counter(tags)
+    unknown = set(counts) - set(LANG_TAGS)
+    if unknown:
+        raise ValueError(f"cmi: unknown language tag(s) {sorted(unknown)}; expected {LANG_TAGS}")
+    n = len(tags)
+    u = sum(counts[t] for t in LANGUAGE_INDEPENDENT)
+    if n <= u:
+        return 0.0
+    dominant = max(counts["lang1"], counts["lang2"])
+    return 100.0 * (1.0 - dominant / (n - u))
+
+
+@dataclass(frozen=True)
+class CorpusCMI:
+    """Corpus CMI: mean over all sentences and over code-mixed (CMI > 0) sentences only."""
+
+    sentences: int
+    code_mixed: int
+    cmi_all: float
+    cmi_mixed: float
+    tag_counts: dict[str, int]
+    signature: str = CMI_SIGNATURE
+
+    @property
+    def code_mixed_pct(self) -> float:
+        return 100.0 * self.code_mixed / self.sentences if self.sentences else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "sentences": self.sentences,
+            "code_mixed": self.code_mixed,
+            "code_mixed_pct": self.code_mixed_pct,
+            "cmi_all": self.cmi_all,
+            "cmi_mixed": self.cmi_mixed,
+            "tag_counts": {t: self.tag_counts.get(t, 0) for t in LANG_TAGS},
+            "signature": self.signature,
+        }
+
+
+def corpus_cmi(tagged_sentences: Iterable[Sequence[str]]) -> CorpusCMI:
+    """Aggregate CMI from each sentence's tags."""
+    values: list[float] = []
+    totals: Counter[str] = Counter()
+    for tags in tagged_sentences:
+        values.append(cmi(tags))
+        totals.update(tags)
+    mixed = [v for v in values if v > 0]
+    return CorpusCMI(
+        sentences=len(values),
+        code_mixed=len(mixed),
+        cmi_all=sum(values) / len(values) if values else 0.0,
+        cmi_mixed=sum(mixed) / len(mixed) if mixed else 0.0,
+        tag_counts={t: totals.get(t, 0) for t in LANG_TAGS},
+    )
+
+
+def corpus_cmi_of_texts(texts: Iterable[str], named_entities: Iterable[str] = ()) -> CorpusCMI:
+    """Corpus CMI straight from Hindi texts, with one set of known entities for all of them."""
+    entities = list(named_entities)
+    return corpus_cmi(tag_tokens(tokenize(t), entities) for t in texts)

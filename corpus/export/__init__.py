@@ -1,0 +1,66 @@
+"""Dataset export: plain records (``records``) -> one small formatter per format -> ``writer``.
+
+``build_files`` is the whole pipeline after loading: it returns ``{relative path: text}`` for the
+chosen formats plus ``README.md`` (the dataset card) and ``left_out.tsv``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from corpus.export.card import dataset_card
+from corpus.export.conll import format_conll
+from corpus.export.conll_en import format_conll_en
+from corpus.export.jsonl import format_jsonl
+from corpus.export.lince import format_lince
+from corpus.export.options import FormatOptions
+from corpus.export.records import ExportDataset
+from corpus.export.semeval_xml import format_semeval_xml
+from corpus.export.tsv import format_tsv
+
+Formatter = Callable[[ExportDataset, FormatOptions], dict[str, str]]
+
+FORMATS: dict[str, Formatter] = {
+    "conll": format_conll,
+    "conll-en": format_conll_en,
+    "jsonl": format_jsonl,
+    "semeval-xml": format_semeval_xml,
+    "tsv": format_tsv,
+    "lince": format_lince,
+}
+
+
+def left_out_tsv(dataset: ExportDataset) -> str:
+    rows = ["domain\tsplit\tsentence_id\ttranslation_id\treason\tdetail"]
+    for item in dataset.left_out:
+        detail = " ".join(item.detail.split())
+        tid = "" if item.translation_id is None else str(item.translation_id)
+        rows.append(f"{item.domain}\t{item.split}\t{item.sentence_id}\t{tid}\t{item.reason}\t{detail}")
+    return "\n".join(rows) + "\n"
+
+
+def build_files(
+    dataset: ExportDataset, formats: Sequence[str] | None = None, options: FormatOptions | None = None
+) -> dict[str, str]:
+    """Every file of the export for ``formats`` (default: all), with the card and the left-out list."""
+    options = options or FormatOptions()
+    chosen = list(FORMATS) if not formats else list(dict.fromkeys(formats))
+    unknown = [f for f in chosen if f not in FORMATS]
+    if unknown:
+        raise ValueError(f"unknown format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}")
+    files: dict[str, str] = {}
+    for name in chosen:
+        files.update(FORMATS[name](dataset, options))
+    files["left_out.tsv"] = left_out_tsv(dataset)
+    card = dataset_card(dataset, sorted(files) + ["README.md"])
+    return {"README.md": card, **files}
+
+
+def files_by_format(files: dict[str, str]) -> dict[str, dict[str, str]]:
+    """The export's files grouped by format (their top folder), each group with the card and left-out list."""
+    shared = {k: v for k, v in files.items() if "/" not in k}
+    groups: dict[str, dict[str, str]] = {}
+    for path, text in files.items():
+        if "/" in path:
+            groups.setdefault(path.split("/", 1)[0], dict(shared))[path] = text
+    return {name: groups[name] for name in FORMATS if name in groups}

@@ -1,0 +1,181 @@
+"""The dataset card (``README.md`` in every export): what is in it, how it was made, what was left out."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from corpus.export.lid import cmi
+from corpus.stats import LabelledSentence, table1
+from corpus.export.records import ExportDataset
+from corpus.export.splits import split_divergence
+from corpus.tokens import TOKENIZER_SIGNATURE
+
+LEFT_OUT_EXPLAINED = {
+    "untranslatable by majority": "most translators marked the sentence untranslatable (guideline 5)",
+    "left out by lead": "the lead's final choice keeps no translation for the sentence",
+    "no final translation": "no final translation chosen yet (unresolved)",
+    "not tagged": "the final translation has no tagging item yet",
+    "tagging incomplete": "fewer submitted annotations than the project requires, and no adjudication",
+    "annotators disagree": "annotators disagree and the lead has not adjudicated (unresolved)",
+    "not agreed": "excluded by the agreed-only option: the gold labels needed the lead's adjudication",
+    "tokens changed after tagging": "the translation was edited after tagging; its tags no longer fit the text",
+    "invalid gold tags": "the gold tags are not valid BIO for the item's tokens",
+    "final translation has no text": "the chosen translation is marked untranslatable or empty",
+    "translation untranslatable": "(every-translation export) the translator marked it untranslatable",
+    "translation not submitted": "(every-translation export) still a draft",
+}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}%"
+
+
+def _num(x, digits: int = 3) -> str:
+    if x is None:
+        return "n/a"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def _table(header: list[str], rows: list[list]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out.extend("| " + " | ".join(_num(c) for c in row) + " |" for row in rows)
+    return out
+
+
+def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
+    meta = dataset.meta
+    recs = dataset.sentences
+    lines = [f"# {meta.get('title') or 'Hindi aspect extraction corpus'}", ""]
+    lines += [
+        "Hindi translations of SemEval-2014 Task 4 (restaurant, laptop) review sentences with gold aspect-term "
+        "BIO labels, built by the method of Bhattacharya et al., *Enhancing Aspect Extraction in Hindi* (ECNLP 2021). "
+        "Usable as a Hindi aspect-extraction dataset, or in parallel with the English side.",
+        "",
+        f"- **License**: {meta.get('license') or 'TO BE FILLED IN BY THE LEAD (the SemEval-2014 source data has its own terms)'}",
+        f"- **Exported**: {meta.get('exported_at', 'n/a')}",
+        f"- **Tokenizer**: `{TOKENIZER_SIGNATURE}` (NFC; runs of letters, marks, digits, ZWJ/ZWNJ; other characters alone)",
+        f"- **Tags**: plain BIO, one aspect type (`B`, `I`, `O`)",
+        f"- **Export options**: {meta.get('options_text', 'n/a')}",
+        "",
+    ]
+
+    lines += ["## Counts per split and domain", ""]
+    domains = dataset.domains()
+    splits = dataset.splits()
+    rows = []
+    for split in splits:
+        row = [split] + [sum(1 for r in recs if r.split == split and r.domain == d) for d in domains]
+        rows.append(row + [sum(1 for r in recs if r.split == split)])
+    rows.append(["total"] + [sum(1 for r in recs if r.domain == d) for d in domains] + [len(recs)])
+    lines += _table(["split"] + domains + ["all"], rows) + [""]
+    aspects = [
+        ["Hindi aspect terms"] + [sum(len(r.hi_aspects) for r in recs if r.split == s) for s in splits]
+        + [sum(len(r.hi_aspects) for r in recs)],
+        ["English aspect terms"] + [sum(len(r.en_aspects) for r in recs if r.split == s) for s in splits]
+        + [sum(len(r.en_aspects) for r in recs)],
+    ]
+    lines += _table([""] + splits + ["all"], aspects) + [""]
+
+    lines += ["## Corpus statistics (seed paper Table 1)", ""]
+    en = table1(LabelledSentence(r.domain, r.en_tags, len(r.en_aspects)) for r in recs)
+    hi = table1(LabelledSentence(r.domain, r.hi_tags, len(r.hi_aspects)) for r in recs)
+    share = lambda x: _pct(x) if x is not None else "n/a"  # noqa: E731
+    stat_rows = [
+        ["sentences", en["sentences"], hi["sentences"]],
+        ["aspect terms", en["aspect_terms"], hi["aspect_terms"]],
+        ["sentences with >= 1 aspect", en["marked_sentences"], hi["marked_sentences"]],
+        ["share of sentences with aspects", share(en["marked_share"]), share(hi["marked_share"])],
+        ["aspects per sentence", en["aspects_per_sentence"], hi["aspects_per_sentence"]],
+        ["aspects per marked sentence", en["aspects_per_marked_sentence"], hi["aspects_per_marked_sentence"]],
+        ["tokens", en["tokens"], hi["tokens"]],
+        *[[f"{t} tokens", share(en["tag_share"][t]), share(hi["tag_share"][t])] for t in ("B", "I", "O")],
+        ["domains", en["domains"], hi["domains"]],
+    ]
+    stat_rows += [[f"sentences ({d})", v["sentences"], hi["per_domain"].get(d, {}).get("sentences", 0)]
+                  for d, v in en["per_domain"].items()]
+    lines += _table(["", "English (source side)", "Hindi (this export)"], stat_rows)
+    lines += ["", "Computed over the exported sentences with `corpus.stats.table1` (the definitions of `python -m corpus stats`); English tags come from the SemEval offsets with the same tokenizer.", ""]
+    if meta.get("table1_note"):
+        lines += [meta["table1_note"], ""]
+
+    lines += ["## Agreement (seed paper Table 2)", ""]
+    t2 = meta.get("table2")
+    if t2:
+        lines += _table(
+            ["figure", "aspect-aware", "aspect-blind", "overall", "chosen translation"],
+            [
+                ["ROUGE-L F between translators", t2.get("rouge_aware"), t2.get("rouge_blind"), t2.get("rouge_overall"), t2.get("rouge_best")],
+                ["Fleiss' kappa of aspect tags", t2.get("kappa_aware"), t2.get("kappa_blind"), t2.get("kappa_overall"), None],
+            ],
+        )
+        lines += ["", t2.get("note", ""), ""]
+    else:
+        lines += ["Not available for this export.", ""]
+    if meta.get("coverage"):
+        c = meta["coverage"]
+        lines += [f"Coverage: {c['fewer']} of {c['sentences']} sentences whose aspect-blind translation kept fewer aspects "
+                  f"than the aspect-aware one ({_pct(c['fewer'] / c['sentences']) if c['sentences'] else 'n/a'}).", ""]
+
+    lines += ["## Code-mixing", ""]
+    cmis = [cmi(r.lid) for r in recs]
+    mixed = [c for c in cmis if c > 0]
+    lid_counts = Counter(lab for r in recs for lab in r.lid)
+    lines += _table(
+        ["", "value"],
+        [
+            ["CMI, all sentences", sum(cmis) / len(cmis) if cmis else None],
+            ["CMI, code-mixed sentences only", sum(mixed) / len(mixed) if mixed else None],
+            ["code-mixed sentences", len(mixed)],
+        ] + [[f"`{lab}` tokens", lid_counts.get(lab, 0)] for lab in ("lang1", "lang2", "ne", "other")],
+    )
+    lines += ["", f"Language IDs by {meta.get('lid_source', 'corpus.codemix')}; CMI after Gambäck & Das (2014), "
+              "with `ne` and `other` language-independent as in LinCE.", ""]
+
+    lines += ["## Splits", ""]
+    lines += [meta.get("split_note", "SemEval-2014's train/test split is kept."), ""]
+    div = split_divergence(recs)
+    lines += _table(
+        ["split", "sentences", "tokens", "B", "I", "O", "KL vs whole (nats)"],
+        [[s, d["sentences"], d["tokens"], _pct(d["distribution"]["B"]), _pct(d["distribution"]["I"]),
+          _pct(d["distribution"]["O"]), f"{d['kl_vs_whole']:.6f}"] for s, d in sorted(div.items())],
+    )
+    lines += [""]
+
+    lines += ["## How the items were chosen", ""]
+    lines += [meta.get("selection", "One final translation per source sentence with its gold labels."), ""]
+    gold = Counter(r.gold_source for r in recs)
+    phases = Counter(r.phase for r in recs)
+    lines += _table(["", "sentences"],
+                    [[f"gold labels: {k}", v] for k, v in sorted(gold.items())]
+                    + [[f"translation phase: {k}", v] for k, v in sorted(phases.items())])
+    lines += [""]
+
+    lines += ["## Guidelines", ""]
+    versions = Counter(r.guidelines_version or "not recorded" for r in recs)
+    lines += _table(["translation guidelines version", "sentences"], sorted(versions.items()))
+    lines += ["", f"Tagging guidelines version: {meta.get('tagging_guidelines') or 'not recorded'}", ""]
+
+    lines += ["## What was left out and why", ""]
+    counts = dataset.left_out_counts()
+    if counts:
+        lines += _table(["reason", "count", "meaning"], [[k, v, LEFT_OUT_EXPLAINED.get(k, "")] for k, v in counts.items()])
+        lines += ["", "Every item left out is listed in `left_out.tsv`.", ""]
+    else:
+        lines += ["Nothing was left out.", ""]
+
+    if files:
+        lines += ["## Files", ""]
+        lines += [f"- `{f}`" for f in files]
+        lines += [
+            "",
+            "CoNLL files: `token<TAB>tag` (`lince`: `token<TAB>lid<TAB>tag`), a blank line after each sentence; "
+            "`# id = …` lines (no tab) when exported with id comments. `conll` and `conll-en` hold the same "
+            "sentences in the same order. JSONL: one object per sentence; Hindi `aspects` satisfy "
+            "`text[from:to] == term`. SemEval XML: offsets into the Hindi `<text>`; polarity is carried over from "
+            "the linked English aspect and omitted where the aspect map links none. TSV: tabs and line breaks "
+            "inside texts are written as spaces.",
+            "",
+        ]
+    return "\n".join(lines)

@@ -1,0 +1,13 @@
+"""``conll-en``: the English side, tokens and BIO from the SemEval offsets (same tokenizer), parallel by sentence
+with ``conll``: the same files hold the same sentences in the same order."""
+
+from __future__ import annotations
+
+from corpus.export.options import FormatOptions, columns_block, render_split_files
+from corpus.export.records import ExportDataset
+
+
+def format_conll_en(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
+    return render_split_files(
+        dataset, "conll-en", "conll", options, lambda r: columns_block(r.uid, (r.en_tokens, r.en_tags), options.id_comments)
+    )

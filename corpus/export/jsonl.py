@@ -1,0 +1,67 @@
+"""``jsonl``: one JSON object per sentence with both sides, offsets, provenance and agreement.
+
+Every row has the same keys with the same types (null where a value is undefined), so Hugging Face
+``datasets.load_dataset("json", data_files=...)`` infers one schema. Hindi aspects satisfy
+``text[from:to] == term`` and ``tokens[token_from:token_to]`` are the aspect's tokens.
+"""
+
+from __future__ import annotations
+
+import json
+
+from corpus.export.options import FormatOptions, render_split_files
+from corpus.export.records import ExportDataset, ExportSentence
+
+AGREEMENT_KEYS = (
+    "rouge_l_vs_others", "rouge_l_phase_mean", "translations_in_phase", "annotators", "token_agreement", "cohen_kappa",
+)
+
+
+def _float(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def to_json(r: ExportSentence) -> dict:
+    agreement = {k: r.agreement.get(k) for k in AGREEMENT_KEYS}
+    for k in ("rouge_l_vs_others", "rouge_l_phase_mean", "token_agreement", "cohen_kappa"):
+        agreement[k] = _float(agreement[k])
+    for k in ("translations_in_phase", "annotators"):
+        agreement[k] = None if agreement[k] is None else int(agreement[k])
+    return {
+        "id": r.uid,
+        "sentence_id": r.sentence_id,
+        "domain": r.domain,
+        "split": r.split,
+        "source_split": r.source_split,
+        "text": r.hi_text,
+        "tokens": list(r.hi_tokens),
+        "tags": list(r.hi_tags),
+        "aspects": [
+            {"term": a.term, "from": a.start, "to": a.end, "token_from": a.token_start, "token_to": a.token_end,
+             "polarity": a.polarity, "source_aspect": a.source_position}
+            for a in r.hi_aspects
+        ],
+        "lid": list(r.lid),
+        "en_text": r.en_text,
+        "en_tokens": list(r.en_tokens),
+        "en_tags": list(r.en_tags),
+        "en_aspects": [
+            {"term": a.term, "from": a.start, "to": a.end, "polarity": a.polarity, "position": a.position}
+            for a in r.en_aspects
+        ],
+        "categories": [{"category": c, "polarity": p} for c, p in r.categories],
+        "phase": r.phase,
+        "translator": r.translator,
+        "is_final": r.is_final,
+        "gold_source": r.gold_source,
+        "guidelines_version": r.guidelines_version,
+        "agreement": agreement,
+    }
+
+
+def _line(r: ExportSentence) -> str:
+    return json.dumps(to_json(r), ensure_ascii=False) + "\n"
+
+
+def format_jsonl(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
+    return render_split_files(dataset, "jsonl", "jsonl", options, _line)

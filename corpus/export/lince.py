@@ -1,0 +1,16 @@
+"""``lince``: CoNLL with a language-ID column, ``token<TAB>lid<TAB>tag``, as LinCE ships code-mixed data.
+
+LID labels: ``lang1`` English/Roman, ``lang2`` Hindi/Devanagari, ``ne`` Roman proper nouns (rule 1),
+``other`` punctuation, digits and symbols.
+"""
+
+from __future__ import annotations
+
+from corpus.export.options import FormatOptions, columns_block, render_split_files
+from corpus.export.records import ExportDataset
+
+
+def format_lince(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
+    return render_split_files(
+        dataset, "lince", "conll", options, lambda r: columns_block(r.uid, (r.hi_tokens, r.lid, r.hi_tags), options.id_comments)
+    )

@@ -1,0 +1,204 @@
+"""Plain export records: what every formatter reads (export = load -> formatters -> writer).
+
+A record is one exported sentence: the English source with its SemEval aspects and the Hindi
+translation with its gold tags. Building one derives tokens, tags and character spans through
+``corpus.tokens`` and ``corpus.bio`` and checks them, so formatters only print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus.bio import char_spans_to_tags, tags_to_spans, validate_tags
+from corpus.export.lid import sentence_lid, source_proper_nouns
+from corpus.tokens import Token, normalize, tokenize_with_offsets
+
+
+class RecordProblem(ValueError):
+    """Why a sentence cannot be exported as it is stored (reported and counted, never repaired)."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class EnglishAspect:
+    term: str
+    start: int
+    end: int
+    polarity: str | None = None
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class HindiAspect:
+    """A gold Hindi aspect span: ``text[start:end] == term``; tokens ``token_start:token_end``."""
+
+    term: str
+    start: int
+    end: int
+    token_start: int
+    token_end: int
+    polarity: str | None = None
+    source_position: int | None = None
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """A link of the aspect map: the Hindi characters rendering English aspect ``position``."""
+
+    position: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class ExportSentence:
+    uid: str
+    sentence_id: str
+    domain: str
+    split: str
+    en_text: str
+    en_aspects: tuple[EnglishAspect, ...]
+    en_tokens: tuple[str, ...]
+    en_tags: tuple[str, ...]
+    hi_text: str
+    hi_tokens: tuple[str, ...]
+    hi_tags: tuple[str, ...]
+    hi_aspects: tuple[HindiAspect, ...]
+    phase: str
+    translator: str
+    translation_id: int | None = None
+    is_final: bool = True
+    gold_source: str = "agreed"
+    categories: tuple[tuple[str, str | None], ...] = ()
+    agreement: dict[str, Any] = field(default_factory=dict)
+    guidelines_version: str | None = None
+    lid: tuple[str, ...] = ()
+    source_split: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.source_split:
+            object.__setattr__(self, "source_split", self.split)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.domain, self.source_split, self.sentence_id)
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A sentence (or, with every translation, a translation) that is not in the export, and why."""
+
+    domain: str
+    split: str
+    sentence_id: str
+    reason: str
+    detail: str = ""
+    translation_id: int | None = None
+
+
+@dataclass
+class ExportDataset:
+    sentences: list[ExportSentence]
+    left_out: list[LeftOut] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def left_out_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for item in self.left_out:
+            counts[item.reason] = counts.get(item.reason, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def splits(self) -> list[str]:
+        order = {"train": 0, "dev": 1, "test": 2}
+        return sorted({s.split for s in self.sentences}, key=lambda s: (order.get(s, 9), s))
+
+    def domains(self) -> list[str]:
+        return sorted({s.domain for s in self.sentences})
+
+
+def _normalized_offset(text: str, offset: int) -> int:
+    """Where ``offset`` into ``text`` lands in ``normalize(text)`` (NFC may merge characters)."""
+    return len(normalize(text[:offset]))
+
+
+def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tuple[EnglishAspect, ...], list[Token], list[str]]:
+    """The English text (NFC), its aspects with offsets into it, tokens and BIO tags from the offsets."""
+    norm = normalize(text)
+    if norm != text:
+        aspects = [
+            EnglishAspect(a.term, _normalized_offset(text, a.start), _normalized_offset(text, a.end), a.polarity, a.position)
+            for a in aspects
+        ]
+        aspects = [EnglishAspect(norm[a.start:a.end], a.start, a.end, a.polarity, a.position) for a in aspects]
+    tokens = tokenize_with_offsets(norm)
+    tags = char_spans_to_tags(tokens, [(a.start, a.end) for a in aspects])
+    return norm, tuple(aspects), tokens, tags
+
+
+def hindi_side(
+    text: str, frozen_tokens: Sequence[str], tags: Sequence[str], alignments: Sequence[Alignment] = (),
+    polarity_of: dict[int, str | None] | None = None,
+) -> tuple[str, list[str], list[HindiAspect]]:
+    """The Hindi text (NFC), its tokens and the gold spans with character offsets and carried-over polarity.
+
+    The gold tags label the tagging item's frozen tokens; if the stored text no longer tokenizes to
+    them, or the tags are not valid BIO, this is a RecordProblem (the sentence is reported, not fixed).
+    """
+    norm = normalize(text)
+    tokens = tokenize_with_offsets(norm)
+    if [t.text for t in tokens] != [normalize(t) for t in frozen_tokens]:
+        raise RecordProblem("tokens changed after tagging", "the translation no longer tokenizes to the tagged tokens")
+    if len(tags) != len(tokens):
+        raise RecordProblem("invalid gold tags", f"{len(tags)} tags for {len(tokens)} tokens")
+    problems = validate_tags(tags)
+    if problems:
+        raise RecordProblem("invalid gold tags", str(problems[0]))
+    polarity_of = polarity_of or {}
+    aspects = []
+    for token_start, token_end in tags_to_spans(tags):
+        start, end = tokens[token_start].start, tokens[token_end - 1].end
+        position = _aligned_position(start, end, alignments)
+        aspects.append(
+            HindiAspect(
+                term=norm[start:end], start=start, end=end, token_start=token_start, token_end=token_end,
+                polarity=polarity_of.get(position) if position is not None else None, source_position=position,
+            )
+        )
+    return norm, [t.text for t in tokens], aspects
+
+
+def _aligned_position(start: int, end: int, alignments: Sequence[Alignment]) -> int | None:
+    """The English aspect whose mapped characters overlap this span most (ties: the earlier aspect)."""
+    best, best_overlap = None, 0
+    for link in sorted(alignments, key=lambda a: a.position):
+        overlap = min(end, link.end) - max(start, link.start)
+        if overlap > best_overlap:
+            best, best_overlap = link.position, overlap
+    return best
+
+
+def build_sentence(
+    *, uid: str, sentence_id: str, domain: str, split: str, en_text: str, en_aspects: Sequence[EnglishAspect],
+    hi_text: str, frozen_tokens: Sequence[str], tags: Sequence[str], phase: str, translator: str,
+    alignments: Sequence[Alignment] = (), translation_id: int | None = None, is_final: bool = True,
+    gold_source: str = "agreed", categories: Sequence[tuple[str, str | None]] = (),
+    agreement: dict[str, Any] | None = None, guidelines_version: str | None = None,
+    proper_nouns: Sequence[str] = (),
+) -> ExportSentence:
+    en_norm, en_aspects_n, en_tokens, en_tags = english_side(en_text, en_aspects)
+    polarity_of = {a.position: a.polarity for a in en_aspects_n}
+    hi_norm, hi_tokens, hi_aspects = hindi_side(hi_text, frozen_tokens, tags, alignments, polarity_of)
+    return ExportSentence(
+        uid=uid, sentence_id=sentence_id, domain=domain, split=split,
+        en_text=en_norm, en_aspects=en_aspects_n, en_tokens=tuple(t.text for t in en_tokens), en_tags=tuple(en_tags),
+        hi_text=hi_norm, hi_tokens=tuple(hi_tokens), hi_tags=tuple(tags), hi_aspects=tuple(hi_aspects),
+        phase=phase, translator=translator, translation_id=translation_id, is_final=is_final,
+        gold_source=gold_source, categories=tuple(categories), agreement=dict(agreement or {}),
+        guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, [*proper_nouns, *source_proper_nouns([t.text for t in en_tokens])])),
+    )

@@ -1,0 +1,141 @@
+"""Which translation of a sentence is kept: the best of each phase, then aware vs blind by the project policy.
+
+Pure functions over plain candidates; the database layer gathers the candidates and records the choice.
+The seed paper keeps the translation with the highest mean ROUGE-L against the other translations of
+its phase; ties go to the one that kept more aspects, then to the earlier submission.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import combinations
+from typing import TypeVar
+
+DEFAULT_POLICY = "aware-unless-blind-better"
+
+POLICIES: dict[str, str] = {
+    DEFAULT_POLICY: (
+        "The aspect-aware winner, unless it kept no more aspects than the aspect-blind winner "
+        "and the blind winner has the higher mean ROUGE-L."
+    ),
+    "aware": "Always the aspect-aware winner (the blind winner only when no aware translation exists).",
+    "blind": "Always the aspect-blind winner (the aware winner only when no blind translation exists).",
+    "higher-rouge": "Whichever phase winner has the higher mean ROUGE-L; ties go to the aware one.",
+}
+
+K = TypeVar("K", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    translation_id: int
+    phase: str
+    translator: str
+    text: str | None
+    untranslatable: bool = False
+    aspects_kept: int | None = None  # None when nothing tells (no tags, no aspect map)
+    mean_rouge_l: float | None = None
+    submitted_at: datetime | None = None
+
+    @property
+    def translated(self) -> bool:
+        return not self.untranslatable and bool(self.text and self.text.strip())
+
+
+@dataclass(frozen=True)
+class FinalPick:
+    candidate: Candidate | None
+    aware: Candidate | None
+    blind: Candidate | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class OverrideRate:
+    """How often a lead replaced the automatic pick, over the sentences a lead reviewed."""
+
+    reviewed: int
+    overridden: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.overridden / self.reviewed if self.reviewed else None
+
+
+def mean_scores(texts: Mapping[K, str], pair_score: Callable[[str, str], float]) -> dict[K, float | None]:
+    """Each text's mean score against the others (None when it has no other text to compare with)."""
+    totals: dict[K, float] = {k: 0.0 for k in texts}
+    for a, b in combinations(texts, 2):
+        f = pair_score(texts[a], texts[b])
+        totals[a] += f
+        totals[b] += f
+    n = len(texts)
+    return {k: (totals[k] / (n - 1) if n > 1 else None) for k in texts}
+
+
+def _kept(c: Candidate) -> int:
+    return c.aspects_kept if c.aspects_kept is not None else -1
+
+
+def _rank_key(c: Candidate) -> tuple:
+    """The agreement figures' order (corpus.agreement.rouge_agreement), so both name the same best translation:
+    mean rounded to 12 places, then more aspects kept, earlier submission, translator name."""
+    return (
+        -round(c.mean_rouge_l if c.mean_rouge_l is not None else -1.0, 12),
+        -_kept(c),
+        c.submitted_at or datetime.max,
+        c.translator,
+        c.translation_id,
+    )
+
+
+def rank_phase(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Translated candidates of one phase, best first (untranslatable ones cannot win)."""
+    return sorted((c for c in candidates if c.translated), key=_rank_key)
+
+
+def phase_winner(candidates: Sequence[Candidate]) -> Candidate | None:
+    ranked = rank_phase(candidates)
+    return ranked[0] if ranked else None
+
+
+def _score(c: Candidate) -> float:
+    return c.mean_rouge_l if c.mean_rouge_l is not None else -1.0
+
+
+def choose_between(aware: Candidate | None, blind: Candidate | None, policy: str = DEFAULT_POLICY) -> FinalPick:
+    """The final translation from the two phase winners under ``policy`` (a ValueError if unknown)."""
+    if policy not in POLICIES:
+        raise ValueError(f"final policy {policy!r} is not one of {', '.join(POLICIES)}")
+    if aware is None or blind is None:
+        only = aware or blind
+        reason = "no translation to choose" if only is None else f"only the {only.phase} phase has a translation"
+        return FinalPick(only, aware, blind, reason)
+    if policy == "aware":
+        return FinalPick(aware, aware, blind, "policy: aware winner")
+    if policy == "blind":
+        return FinalPick(blind, aware, blind, "policy: blind winner")
+    if policy == "higher-rouge":
+        if _score(blind) > _score(aware):
+            return FinalPick(blind, aware, blind, "blind winner has the higher mean ROUGE-L")
+        return FinalPick(aware, aware, blind, "aware winner has the higher or equal mean ROUGE-L")
+    if _kept(aware) <= _kept(blind) and _score(blind) > _score(aware):
+        return FinalPick(
+            blind, aware, blind,
+            "aware winner kept no more aspects than the blind winner, which has the higher mean ROUGE-L",
+        )
+    return FinalPick(aware, aware, blind, "aware winner (kept more aspects or scores at least as high)")
+
+
+def choose_final(candidates: Sequence[Candidate], policy: str = DEFAULT_POLICY) -> FinalPick:
+    """Best per phase, then between phases by policy."""
+    aware = phase_winner([c for c in candidates if c.phase == "aware"])
+    blind = phase_winner([c for c in candidates if c.phase == "blind"])
+    return choose_between(aware, blind, policy)
+
+
+def override_rate(overridden: Sequence[bool]) -> OverrideRate:
+    """From the in-force lead decisions (True where the lead replaced the automatic pick)."""
+    return OverrideRate(reviewed=len(overridden), overridden=sum(1 for o in overridden if o))

@@ -1,0 +1,306 @@
+"""Transliteration-tolerant ROUGE-L: is a disagreement between translators real, or only spelling?
+
+Translators legitimately spell transliterated words differently (``कीबोर्ड`` / ``की-बोर्ड`` /
+``keyboard``, ``लाइफ़`` / ``लाइफ``). Here every word is mapped to a *phonetic key*: Devanagari and
+Roman are both brought to one Roman form with indic-transliteration (ISO 15919), nukta and vowel
+length are folded, aspiration is folded, repeated letters are collapsed and hyphens ignored. Two
+words count as equal when their keys match, or when their phonetic edit distance (after MIPE's
+PDS: deleting or changing a vowel is cheap, swapping similar sounds is cheap) is under a
+threshold. The normalized ROUGE-L built on that equality is a diagnostic shown beside the raw
+figure; **the raw ROUGE-L stays the official one** and is never changed by this module.
+
+Hyphens: the canonical tokenizer splits ``की-बोर्ड`` into ``की`` ``-`` ``बोर्ड``. For the normalized
+variant only, word tokens joined by a hyphen with no space on either side are read as one word
+(``की-बोर्ड`` → ``कीबोर्ड``); the raw figure keeps the canonical words.
+
+Short words (keys under ``MIN_FUZZY_LENGTH`` letters) match only by equal keys; a word ending in a
+vowel never fuzzily matches one ending in a consonant (``battery`` / ``बटर``); and two Devanagari
+words whose final vowels differ never match fuzzily: in Hindi the final vowel carries gender and
+number (``सकता`` / ``सकती``), a real difference rather than a spelling one. Vowel length is folded
+by design, so ``कम`` and ``काम`` share a key: the normalized figure is a diagnostic, not the score.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
+from indic_transliteration import sanscript
+
+from corpus.tokens import TOKENIZER_SIGNATURE, is_word, normalize, tokenize_with_offsets, words
+
+PHONETIC_NAME = "phonetic-key"
+PHONETIC_VERSION = "1.0"
+DEFAULT_THRESHOLD = 0.15
+MIN_FUZZY_LENGTH = 4
+
+VOWELS = frozenset("aeiou")
+# Similar sounds: substituting within a group is cheap (voicing, place, nasal, semivowel pairs).
+SIMILAR_GROUPS = ("kg", "cjs", "td", "pbf", "vb", "nm", "yi", "vu", "rl")
+VOWEL_COST = 0.25
+SEMIVOWEL_INDEL_COST = 0.5
+SIMILAR_COST = 0.5
+
+HYPHENS = frozenset("-\u2010\u2011")
+ZERO_WIDTH = regex.compile(r"[\u200b\u200c\u200d\u2060\ufeff]")
+_DEVANAGARI = regex.compile(r"\p{Devanagari}")
+_LATIN = regex.compile(r"\p{Latin}")
+_NUKTA = "\u093c"
+_ASPIRATES = (("kh", "k"), ("gh", "g"), ("ch", "c"), ("jh", "j"), ("th", "t"), ("dh", "d"),
+              ("ph", "f"), ("bh", "b"), ("sh", "s"))
+_SIMILAR = {(a, b) for group in SIMILAR_GROUPS for a in group for b in group if a != b}
+
+
+def signature(threshold: float = DEFAULT_THRESHOLD) -> str:
+    """What produced a normalized figure, so it can be reproduced."""
+    return (f"{TOKENIZER_SIGNATURE}+{PHONETIC_NAME}/{PHONETIC_VERSION}"
+            f"|threshold={threshold}|hyphen-join|rouge-l-f1")
+
+
+def script_of(word: str) -> str:
+    """``devanagari``, ``roman``, ``mixed`` or ``other`` by the letters a word holds."""
+    deva = _DEVANAGARI.search(word) is not None
+    latin = _LATIN.search(word) is not None
+    if deva and latin:
+        return "mixed"
+    if deva:
+        return "devanagari"
+    if latin:
+        return "roman"
+    return "other"
+
+
+def _strip_marks(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+def _devanagari_to_roman(word: str) -> str:
+    """ISO 15919 with nukta folded, anusvara as a homorganic nasal and the final inherent vowel deleted."""
+    word = unicodedata.normalize("NFD", word).replace(_NUKTA, "")
+    iso = unicodedata.normalize("NFC", sanscript.transliterate(word, sanscript.DEVANAGARI, sanscript.ISO))
+    iso = regex.sub(r"(ṁ|m̐)(?=[pbm])", "m", iso)
+    iso = iso.replace("ṁ", "n").replace("m̐", "n")
+    # Schwa deletion at the word end: कीमत is "kīmat", not "kīmata"; ā (long) is a real vowel.
+    if len(iso) > 2 and iso.endswith("a") and _strip_marks(iso[-2]).lower() not in VOWELS:
+        iso = iso[:-1]
+    return _strip_marks(iso).lower()
+
+
+def _english_to_roman(word: str) -> str:
+    """English spelling towards how Hindi writes it: c as k or s, x as ks, silent final e, y as vowel."""
+    w = _strip_marks(word).lower()
+    w = regex.sub(r"(?<=[a-z])(tion|sion)$", "san", w)
+    w = w.replace("ph", "f").replace("ck", "k").replace("q", "k").replace("x", "ks")
+    w = w.replace("oo", "u").replace("au", "o").replace("aw", "o")
+    w = regex.sub(r"g(?=[eiy])", "j", w)
+    w = w.replace("ch", "\x00")
+    w = regex.sub(r"c(?=[eiy])", "s", w).replace("c", "k").replace("\x00", "c")
+    w = regex.sub(r"y(?![aeiou])", "i", w)
+    if len(w) > 3 and w.endswith("e") and w[-2] not in VOWELS and w[-2] != "e":
+        w = w[:-1]
+    return w
+
+
+def _fold(roman: str) -> str:
+    for aspirate, plain in _ASPIRATES:
+        roman = roman.replace(aspirate, plain)
+    roman = roman.replace("w", "v").replace("z", "j").replace("q", "k").replace("x", "ks")
+    roman = regex.sub(r"[^a-z0-9]", "", roman)
+    return regex.sub(r"(.)\1+", r"\1", roman)
+
+
+@lru_cache(maxsize=65536)
+def phonetic_key(word: str) -> str:
+    """One Roman form for a word in either script; hyphens and zero-width characters ignored."""
+    word = ZERO_WIDTH.sub("", normalize(word))
+    word = "".join(c for c in word if c not in HYPHENS).casefold()
+    if _DEVANAGARI.search(word):
+        roman = regex.sub(r"\p{Devanagari}+", lambda m: _devanagari_to_roman(m.group()), word)
+        return _fold(roman)
+    return _fold(_english_to_roman(word))
+
+
+@lru_cache(maxsize=4096)
+def _sub_cost(a: str, b: str) -> float:
+    if a == b:
+        return 0.0
+    if a in VOWELS and b in VOWELS:
+        return VOWEL_COST
+    if (a, b) in _SIMILAR:
+        return SIMILAR_COST
+    return 1.0
+
+
+@lru_cache(maxsize=256)
+def _indel_cost(c: str) -> float:
+    if c in VOWELS:
+        return VOWEL_COST
+    if c in "yvh":
+        return SEMIVOWEL_INDEL_COST
+    return 1.0
+
+
+def phonetic_edit_distance(a: str, b: str, limit: float | None = None) -> float:
+    """Weighted Levenshtein over keys: vowel edits and similar-sound swaps are cheap.
+
+    With ``limit``, stops as soon as the distance must exceed it and returns ``inf``.
+    """
+    indel_b = [_indel_cost(cb) for cb in b]
+    prev = [0.0]
+    for cost in indel_b:
+        prev.append(prev[-1] + cost)
+    pairs = list(zip(b, indel_b))
+    for ca in a:
+        cost_a = _indel_cost(ca)
+        left = prev[0] + cost_a
+        cur = [left]
+        for j, (cb, cost_b) in enumerate(pairs):
+            sub = prev[j] if ca == cb else prev[j] + _sub_cost(ca, cb)
+            left = min(prev[j + 1] + cost_a, left + cost_b, sub)
+            cur.append(left)
+        if limit is not None and min(cur) > limit:
+            return float("inf")
+        prev = cur
+    return prev[-1]
+
+
+def phonetic_distance(a: str, b: str) -> float:
+    """Distance between two words' keys, divided by the longer key's length (0 = same key)."""
+    ka, kb = phonetic_key(a), phonetic_key(b)
+    if ka == kb:
+        return 0.0
+    longest = max(len(ka), len(kb))
+    return phonetic_edit_distance(ka, kb) / longest if longest else 0.0
+
+
+def _final_vowel(key: str) -> str:
+    return key[-1] if key and key[-1] in VOWELS else ""
+
+
+@lru_cache(maxsize=262144)
+def _match(a: str, b: str, threshold: float) -> bool:
+    if a == b:
+        return True
+    ka, kb = phonetic_key(a), phonetic_key(b)
+    if ka == kb:
+        return bool(ka)
+    if min(len(ka), len(kb)) < MIN_FUZZY_LENGTH:
+        return False
+    fa, fb = _final_vowel(ka), _final_vowel(kb)
+    if bool(fa) != bool(fb):
+        return False
+    if fa != fb and script_of(a) == "devanagari" and script_of(b) == "devanagari":
+        return False
+    longest = max(len(ka), len(kb))
+    return phonetic_edit_distance(ka, kb, threshold * longest) / longest < threshold
+
+
+def words_match(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> bool:
+    """Whether two words are the same word spelt differently (same key, or phonetically close)."""
+    return _match(a, b, threshold)
+
+
+def normalized_words(text: str) -> list[str]:
+    """Case-folded canonical words, with hyphen-joined parts read as one word (normalized variant only)."""
+    out: list[str] = []
+    word_end: int | None = None
+    hyphen_end: int | None = None
+    for token in tokenize_with_offsets(text):
+        if token.text in HYPHENS:
+            hyphen_end = token.end if word_end is not None and token.start == word_end else None
+            word_end = None
+            continue
+        if not is_word(token.text):
+            word_end = hyphen_end = None
+            continue
+        word = token.text.casefold()
+        if hyphen_end is not None and token.start == hyphen_end:
+            out[-1] += word
+        else:
+            out.append(word)
+        word_end, hyphen_end = token.end, None
+    return out
+
+
+def lcs_length(a: Sequence[str], b: Sequence[str], equal: Callable[[str, str], bool]) -> int:
+    """Longest common subsequence under an equality predicate (need not be transitive)."""
+    if not a or not b:
+        return 0
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b, 1):
+            cur.append(prev[j - 1] + 1 if equal(x, y) else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
+
+
+def _f1(lcs: int, n_a: int, n_b: int) -> float:
+    if lcs == 0 or n_a == 0 or n_b == 0:
+        return 0.0
+    precision, recall = lcs / n_a, lcs / n_b
+    return 2 * precision * recall / (precision + recall)
+
+
+def normalized_rouge_l(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> float:
+    """ROUGE-L F (β = 1) over hyphen-joined words, phonetically equal words counting as equal. Symmetric."""
+    wa, wb = normalized_words(a), normalized_words(b)
+    return _f1(lcs_length(wa, wb, lambda x, y: _match(x, y, threshold)), len(wa), len(wb))
+
+
+def raw_rouge_l(a: str, b: str) -> float:
+    """The official figure: exact ROUGE-L F over canonical words (corpus.rouge's, when present)."""
+    try:
+        from corpus.rouge import rouge_l_f_text
+    except ImportError:
+        wa, wb = words(a), words(b)
+        return _f1(lcs_length(wa, wb, str.__eq__), len(wa), len(wb))
+    return rouge_l_f_text(a, b)
+
+
+@dataclass(frozen=True)
+class PairChange:
+    """One translation pair's raw and normalized ROUGE-L; ``delta`` > 0 means spelling explained disagreement."""
+
+    key: object
+    text_a: str
+    text_b: str
+    raw_f: float
+    normalized_f: float
+
+    @property
+    def delta(self) -> float:
+        return self.normalized_f - self.raw_f
+
+
+def score_pairs(pairs: Iterable[tuple[object, str, str]],
+                threshold: float = DEFAULT_THRESHOLD) -> list[PairChange]:
+    """Raw and normalized ROUGE-L for ``(key, text_a, text_b)`` pairs, in input order."""
+    return [PairChange(key, a, b, raw_rouge_l(a, b), normalized_rouge_l(a, b, threshold))
+            for key, a, b in pairs]
+
+
+def largest_changes(pairs: Iterable[tuple[object, str, str]], limit: int = 20,
+                    threshold: float = DEFAULT_THRESHOLD) -> list[PairChange]:
+    """The pairs whose score moves most from raw to normalized, largest change first (ties by key)."""
+    scored = [p for p in score_pairs(pairs, threshold) if p.delta != 0]
+    scored.sort(key=lambda p: (-abs(p.delta), str(p.key)))
+    return scored[:limit]
+
+
+def matched_variants(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> list[tuple[str, str]]:
+    """Word pairs counted equal only by the normalization (for showing leads why a score moved)."""
+    wa, wb = normalized_words(a), normalized_words(b)
+    exact_b = set(wb)
+    seen: list[tuple[str, str]] = []
+    for x in wa:
+        if x in exact_b:
+            continue
+        for y in wb:
+            if x != y and _match(x, y, threshold) and (x, y) not in seen:
+                seen.append((x, y))
+                break
+    return seen

@@ -1,0 +1,184 @@
+"""SemEval-2014 Task 4 XML → sentence records plus located errors.
+
+Offsets are the truth: aspects are located by ``from``/``to``, never by string search, and a file
+whose ``text[from:to]`` differs from ``term`` is refused with every mismatch named by sentence id.
+Real-file quirks (leading NBSP, mid-word spans, repeated terms, duplicate texts) are imported as
+they are and flagged for review. External entities are never resolved (defusedxml).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
+
+from corpus.errors import LocatedError
+from corpus.records import POLARITIES, AspectRecord, CategoryRecord, SentenceKey, SentenceRecord
+from corpus.workfile import check_string
+
+Problems = list[LocatedError]
+
+
+class _LineTreeBuilder(ET.TreeBuilder):
+    """Records the source line of every element so errors can say where."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parser: DefusedXMLParser | None = None
+        self.lines: dict[int, int] = {}
+
+    def start(self, tag, attrs):  # noqa: ANN001, ANN201
+        element = super().start(tag, attrs)
+        self.lines[id(element)] = self.parser.parser.CurrentLineNumber if self.parser else 0
+        return element
+
+
+def parse_xml_with_lines(data: bytes | str, filename: str) -> tuple[ET.Element | None, dict[int, int], Problems]:
+    builder = _LineTreeBuilder()
+    parser = DefusedXMLParser(target=builder, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+    builder.parser = parser
+    try:
+        parser.feed(data)
+        root = parser.close()
+    except ET.ParseError as exc:
+        line = exc.position[0] if getattr(exc, "position", None) else None
+        return None, {}, [LocatedError(filename, f"malformed XML: {exc}", line=line)]
+    except DefusedXmlException as exc:
+        return None, {}, [LocatedError(filename, f"forbidden XML construct (entities are not allowed): {exc}")]
+    return root, builder.lines, []
+
+
+def parse_semeval(
+    data: bytes | str, filename: str, domain: str, split: str
+) -> tuple[list[SentenceRecord], Problems]:
+    root, lines, errors = parse_xml_with_lines(data, filename)
+    if root is None:
+        return [], errors
+    if root.tag != "sentences":
+        return [], [LocatedError(filename, f"root element is <{root.tag}>, expected <sentences>", line=lines.get(id(root)))]
+
+    records: list[SentenceRecord] = []
+    seen: dict[str, int] = {}
+    for element in root:
+        line = lines.get(id(element))
+        if element.tag != "sentence":
+            errors.append(LocatedError(filename, f"unexpected element <{element.tag}> in <sentences>", line=line))
+            continue
+        record, problems = _parse_sentence(element, lines, filename, domain, split)
+        errors.extend(problems)
+        if record is None:
+            continue
+        if record.key.id in seen:
+            errors.append(
+                LocatedError(
+                    filename, f"duplicate sentence id (first at line {seen[record.key.id]})", line=line,
+                    sentence_id=record.key.id,
+                )
+            )
+            continue
+        seen[record.key.id] = line or 0
+        records.append(record)
+    return _flag_duplicate_texts(records), errors
+
+
+def _parse_sentence(
+    element: ET.Element, lines: dict[int, int], filename: str, domain: str, split: str
+) -> tuple[SentenceRecord | None, Problems]:
+    line = lines.get(id(element))
+    sid = element.get("id")
+    if not sid or not sid.strip():
+        return None, [LocatedError(filename, "sentence without an id attribute", line=line)]
+    if problem := check_string(sid, "id"):
+        return None, [LocatedError(filename, problem.replace("field 'id'", "sentence id"), line=line)]
+    text_el = element.find("text")
+    if text_el is None or text_el.text is None:
+        return None, [LocatedError(filename, "sentence without <text>", line=line, sentence_id=sid)]
+    text = text_el.text
+    if len(text_el):
+        # ElementTree would keep only the characters before the first child: refuse rather than truncate
+        return None, [LocatedError(filename, f"sentence <text> contains markup (<{text_el[0].tag}>); write it "
+                                   "escaped, as &lt; and &gt;", line=line, sentence_id=sid)]
+    if not text.strip():
+        # the work file refuses an empty text, so such a sentence could never be restored from a dump
+        return None, [LocatedError(filename, "sentence <text> is empty", line=line, sentence_id=sid)]
+    errors: Problems = []
+    aspects: list[AspectRecord] = []
+    for term_el in element.iterfind("aspectTerms/aspectTerm"):
+        aspect, problems = _parse_aspect(term_el, text, filename, lines.get(id(term_el)), sid)
+        errors.extend(problems)
+        if aspect is not None:
+            aspects.append(aspect)
+    categories: list[CategoryRecord] = []
+    for cat_el in element.iterfind("aspectCategories/aspectCategory"):
+        cat_line = lines.get(id(cat_el))
+        category = cat_el.get("category")
+        polarity = cat_el.get("polarity")
+        if not category:
+            errors.append(LocatedError(filename, "aspectCategory without category", line=cat_line, sentence_id=sid))
+            continue
+        if problem := check_string(category, "category"):
+            errors.append(LocatedError(filename, problem, line=cat_line, sentence_id=sid))
+            continue
+        if polarity is not None and polarity not in POLARITIES:
+            errors.append(LocatedError(filename, f"unknown polarity {polarity!r}", line=cat_line, sentence_id=sid))
+            continue
+        categories.append(CategoryRecord(category, polarity))
+    if errors:
+        return None, errors
+    flags = []
+    if text.startswith("\xa0"):
+        flags.append("leading-nbsp")
+    if text != text.strip():
+        flags.append("surrounding-whitespace")
+    if any(a.flags for a in aspects):
+        flags.append("aspect-review")
+    return SentenceRecord(SentenceKey(domain, split, sid), text, tuple(aspects), tuple(categories), tuple(flags), line), []
+
+
+def _parse_aspect(
+    element: ET.Element, text: str, filename: str, line: int | None, sid: str
+) -> tuple[AspectRecord | None, Problems]:
+    def error(message: str) -> tuple[None, Problems]:
+        return None, [LocatedError(filename, message, line=line, sentence_id=sid)]
+
+    term = element.get("term")
+    if term is None:
+        return error("aspectTerm without term")
+    try:
+        start, end = int(element.get("from", "")), int(element.get("to", ""))
+    except ValueError:
+        return error(f"aspectTerm {term!r}: from/to are not integers ({element.get('from')!r}, {element.get('to')!r})")
+    if not 0 <= start < end <= len(text):
+        return error(f"aspectTerm {term!r}: offsets {start}:{end} are outside the text (length {len(text)})")
+    if text[start:end] != term:
+        return error(f"offset mismatch: text[{start}:{end}] is {text[start:end]!r} but term is {term!r}")
+    polarity = element.get("polarity")
+    if polarity is not None and polarity not in POLARITIES:
+        return error(f"aspectTerm {term!r}: unknown polarity {polarity!r} (expected {', '.join(POLARITIES)})")
+    return AspectRecord(term, start, end, polarity, tuple(span_flags(text, start, end))), []
+
+
+def span_flags(text: str, start: int, end: int) -> list[str]:
+    """Review flags for a span that is valid but suspicious in the official data."""
+    flags = []
+    if start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+        flags.append("starts-mid-word")
+    if end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        flags.append("ends-mid-word")
+    if text[start:end] != text[start:end].strip():
+        flags.append("edge-whitespace")
+    return flags
+
+
+def _flag_duplicate_texts(records: list[SentenceRecord]) -> list[SentenceRecord]:
+    counts = Counter(r.text.strip() for r in records)
+    if all(c == 1 for c in counts.values()):
+        return records
+    out = []
+    for r in records:
+        if counts[r.text.strip()] > 1:
+            r = SentenceRecord(r.key, r.text, r.aspects, r.categories, r.flags + ("duplicate-text",), r.line)
+        out.append(r)
+    return out

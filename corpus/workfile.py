@@ -1,0 +1,377 @@
+"""The work file (JSONL): parse with located errors, and dump deterministically.
+
+Contract: ../shared/docs/interfaces.md. Dump → import into an empty database → dump gives identical
+bytes, so the dump is sorted and every field it writes is read back. Importers ignore unknown fields.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from corpus.bio import validate_tags
+from corpus.errors import LocatedError
+from corpus.records import (
+    PHASES,
+    POLARITIES,
+    SPLITS,
+    UNTRANSLATABLE_REASONS,
+    AnnotationRecord,
+    AspectLink,
+    AspectRecord,
+    CategoryRecord,
+    SentenceKey,
+    SentenceRecord,
+    TranslationRecord,
+    WorkFile,
+)
+from corpus.tokens import normalize, tokenize
+
+
+#: Longest value the database stores for these fields (``db.models`` column lengths).
+MAX_LENGTHS = {"id": 100, "sentence_id": 100, "domain": 40, "translator": 80, "annotator": 80, "category": 100,
+               "guidelines_version": 40}
+# C0 controls except tab, newline and carriage return; DEL and C1 controls; unpaired surrogates
+# (PostgreSQL refuses NUL, and no UTF-8 file can hold a surrogate, so neither could be stored or dumped).
+_FORBIDDEN_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def check_string(value: str, field: str) -> str | None:
+    """What is wrong with a text field's value, or None: control characters, surrogates, excess length."""
+    bad = _FORBIDDEN_CHARS.search(value)
+    if bad:
+        char = bad.group()
+        kind = "an unpaired surrogate" if "\ud800" <= char <= "\udfff" else "a control character"
+        return f"field {field!r} contains {kind} (U+{ord(char):04X} at position {bad.start()})"
+    limit = MAX_LENGTHS.get(field)
+    if limit is not None and len(value) > limit:
+        return f"field {field!r} is {len(value):,} characters long (at most {limit})"
+    return None
+
+
+class _LineError(Exception):
+    def __init__(self, message: str, sentence_id: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.sentence_id = sentence_id
+
+
+def _require(obj: dict, field: str, kind: type | tuple[type, ...], sid: str | None = None) -> Any:
+    if field not in obj:
+        raise _LineError(f"missing field {field!r}", sid)
+    value = obj[field]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise _LineError(f"field {field!r} has the wrong type ({type(value).__name__})", sid)
+    if isinstance(value, str) and (problem := check_string(value, field)):
+        raise _LineError(problem, sid)
+    return value
+
+
+def _optional_str(obj: dict, field: str, sid: str | None) -> str | None:
+    if obj.get(field) is None:
+        return None
+    return _require(obj, field, str, sid)
+
+
+def _text(obj: dict, field: str, sid: str | None = None) -> str:
+    value = _require(obj, field, str, sid)
+    if not value.strip():
+        raise _LineError(f"field {field!r} is empty", sid)
+    return value
+
+
+def _sentence_id(obj: dict, field: str) -> str:
+    value = obj.get(field)
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() == "":
+        raise _LineError(f"missing or invalid field {field!r}")
+    if problem := check_string(str(value), field):
+        raise _LineError(problem)
+    return str(value)
+
+
+def _username(obj: dict, field: str, sid: str) -> str:
+    """The same rule as accounts made in the app: no spaces (nor invisible format characters)."""
+    value = _text(obj, field, sid)
+    if any(c.isspace() or unicodedata.category(c) == "Cf" for c in value):
+        raise _LineError(f"field {field!r}: a username cannot contain spaces or invisible characters", sid)
+    return value
+
+
+def _phase(obj: dict, sid: str) -> str:
+    phase = obj.get("phase")
+    if phase not in PHASES:
+        raise _LineError(f"unknown phase {phase!r} (expected aware or blind)", sid)
+    return phase
+
+
+def _parse_sentence(obj: dict) -> SentenceRecord:
+    sid = _sentence_id(obj, "id")
+    domain = _text(obj, "domain", sid)
+    split = obj.get("split")
+    if split not in SPLITS:
+        raise _LineError(f"unknown split {split!r} (expected {', '.join(SPLITS)})", sid)
+    text = _require(obj, "text", str, sid)
+    if not text.strip():
+        raise _LineError("field 'text' is empty", sid)
+    aspects = []
+    for i, a in enumerate(obj.get("aspects") or []):
+        if not isinstance(a, dict):
+            raise _LineError(f"aspect {i + 1} is not an object", sid)
+        term = _require(a, "term", str, sid)
+        start, end = _require(a, "from", int, sid), _require(a, "to", int, sid)
+        if not 0 <= start < end <= len(text):
+            raise _LineError(f"aspect {term!r}: offsets {start}:{end} are outside the text", sid)
+        if text[start:end] != term:
+            raise _LineError(f"offset mismatch: text[{start}:{end}] is {text[start:end]!r} but term is {term!r}", sid)
+        polarity = a.get("polarity")
+        if polarity is not None and polarity not in POLARITIES:
+            raise _LineError(f"aspect {term!r}: unknown polarity {polarity!r}", sid)
+        aspects.append(AspectRecord(term, start, end, polarity))
+    categories = []
+    for c in obj.get("categories") or []:
+        if not isinstance(c, dict) or not isinstance(c.get("category"), str):
+            raise _LineError("category without a 'category' name", sid)
+        _require(c, "category", str, sid)
+        if c.get("polarity") is not None and c["polarity"] not in POLARITIES:
+            raise _LineError(f"category {c['category']!r}: unknown polarity {c['polarity']!r}", sid)
+        categories.append(CategoryRecord(c["category"], c.get("polarity")))
+    return SentenceRecord(SentenceKey(domain, split, sid), text, tuple(aspects), tuple(categories))
+
+
+def _parse_aspect_map(value: Any, sid: str) -> tuple[AspectLink, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _LineError("aspect_map is not a list", sid)
+    links = []
+    for entry in value:
+        if not isinstance(entry, dict) or not isinstance(entry.get("aspect"), int) or isinstance(entry.get("aspect"), bool):
+            raise _LineError("aspect_map entry needs an integer 'aspect' index", sid)
+        if entry.get("dropped"):
+            links.append(AspectLink(entry["aspect"], dropped=True, reason=entry.get("reason")))
+        else:
+            start, end = entry.get("from"), entry.get("to")
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)) or not 0 <= start < end:
+                raise _LineError(f"aspect_map entry for aspect {entry['aspect']} needs 0 <= from < to", sid)
+            links.append(AspectLink(entry["aspect"], start, end))
+    return tuple(links)
+
+
+def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
+    sid = key.id
+    phase = _phase(obj, sid)
+    translator = _username(obj, "translator", sid)
+    untranslatable = obj.get("untranslatable", False)
+    if not isinstance(untranslatable, bool):
+        raise _LineError("field 'untranslatable' must be true or false", sid)
+    text = obj.get("text")
+    if text is not None and not isinstance(text, str):
+        raise _LineError("field 'text' must be a string or null", sid)
+    if text is not None and (problem := check_string(text, "text")):
+        raise _LineError(problem, sid)
+    status = obj.get("status", "submitted")
+    if status not in ("draft", "submitted"):
+        raise _LineError(f"unknown status {status!r}", sid)
+    time_spent_s = obj.get("time_spent_s")
+    if time_spent_s is not None and (isinstance(time_spent_s, bool) or not isinstance(time_spent_s, (int, float))
+                                     or time_spent_s < 0):
+        raise _LineError("field 'time_spent_s' must be a number of seconds >= 0", sid)
+    if text is not None:
+        text = normalize(text)
+    if not untranslatable and status == "submitted" and (text is None or not text.strip()):
+        raise _LineError("a translation that is not untranslatable needs a non-empty text", sid)
+    reason = obj.get("reason")
+    if reason is not None and reason not in UNTRANSLATABLE_REASONS:
+        raise _LineError(f"unknown untranslatable reason {reason!r} (expected {', '.join(UNTRANSLATABLE_REASONS)})", sid)
+    aspect_map = _parse_aspect_map(obj.get("aspect_map"), sid)
+    for link in aspect_map:
+        if link.end is not None and (text is None or link.end > len(text)):
+            raise _LineError(f"aspect_map span {link.start}:{link.end} is outside the translation", sid)
+    return TranslationRecord(
+        key=key, phase=phase, translator=translator, text=text, untranslatable=untranslatable, reason=reason,
+        reason_text=_optional_str(obj, "reason_text", sid), aspect_map=aspect_map, time_spent_s=time_spent_s,
+        guidelines_version=_optional_str(obj, "guidelines_version", sid), status=status,
+        submitted_at=_optional_str(obj, "submitted_at", sid) if status == "submitted" else None,
+    )
+
+
+def _parse_annotation(obj: dict, key: SentenceKey) -> AnnotationRecord:
+    sid = key.id
+    phase = _phase(obj, sid)
+    translator = _username(obj, "translator", sid)
+    annotator = _username(obj, "annotator", sid)
+    tags = _require(obj, "tags", list, sid)
+    problems = validate_tags(tags)
+    if problems:
+        raise _LineError(f"invalid BIO tags: {'; '.join(str(p) for p in problems[:5])}", sid)
+    status = obj.get("status", "submitted")
+    if status not in ("draft", "submitted"):
+        raise _LineError(f"unknown status {status!r}", sid)
+    tokens = obj.get("tokens")
+    if tokens is not None:
+        if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+            raise _LineError("field 'tokens' must be a list of strings", sid)
+        tokens = tuple(normalize(t) for t in tokens)
+        if len(tokens) != len(tags):
+            raise _LineError(f"{len(tokens)} tokens but {len(tags)} tags", sid)
+    return AnnotationRecord(key, phase, translator, annotator, tokens, tuple(tags), status,
+                            _optional_str(obj, "submitted_at", sid) if status == "submitted" else None)
+
+
+def parse_work_file(
+    data: bytes | str, filename: str, known_keys: Iterable[SentenceKey] = ()
+) -> tuple[WorkFile, list[LocatedError]]:
+    """Parse every line; references resolve against the file's sentences plus ``known_keys`` (the database)."""
+    errors: list[LocatedError] = []
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            return WorkFile(), [LocatedError(filename, f"not valid UTF-8 ({exc.reason})", line=line)]
+    objects: list[tuple[int, dict]] = []
+    # JSONL lines end at "\n" only: str.splitlines() would also break inside a text holding U+2028,
+    # U+2029 or U+0085, which json.dumps(ensure_ascii=False) writes unescaped.
+    for number, raw in enumerate((line.removesuffix("\r") for line in data.split("\n")), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            errors.append(LocatedError(filename, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number))
+            continue
+        except (ValueError, RecursionError) as exc:  # e.g. nesting too deep, a number with too many digits
+            errors.append(LocatedError(filename, f"not valid JSON: {str(exc) or type(exc).__name__}", line=number))
+            continue
+        if not isinstance(obj, dict) or obj.get("type") not in ("sentence", "translation", "annotation"):
+            errors.append(LocatedError(filename, "each line must be an object with type sentence, translation or annotation", line=number))
+            continue
+        objects.append((number, obj))
+
+    work = WorkFile()
+    seen_sentences: dict[SentenceKey, int] = {}
+    for number, obj in objects:
+        if obj["type"] != "sentence":
+            continue
+        try:
+            record = _parse_sentence(obj)
+        except _LineError as exc:
+            errors.append(LocatedError(filename, exc.message, line=number, sentence_id=exc.sentence_id))
+            continue
+        if record.key in seen_sentences:
+            errors.append(LocatedError(filename, f"duplicate sentence {record.key} (first at line {seen_sentences[record.key]})", line=number, sentence_id=record.key.id))
+            continue
+        seen_sentences[record.key] = number
+        work.sentences.append(_with_line(record, number))
+
+    by_id: dict[str, set[SentenceKey]] = {}
+    for key in list(seen_sentences) + list(known_keys):
+        by_id.setdefault(key.id, set()).add(key)
+
+    seen_work: dict[tuple, int] = {}
+    for number, obj in objects:
+        if obj["type"] == "sentence":
+            continue
+        try:
+            key = _resolve(obj, by_id)
+            if obj["type"] == "translation":
+                record = _parse_translation(obj, key)
+                identity = ("translation", key, record.phase, record.translator)
+            else:
+                record = _parse_annotation(obj, key)
+                identity = ("annotation", key, record.phase, record.translator, record.annotator)
+        except _LineError as exc:
+            errors.append(LocatedError(filename, exc.message, line=number, sentence_id=exc.sentence_id or str(obj.get("sentence_id"))))
+            continue
+        if identity in seen_work:
+            errors.append(LocatedError(filename, f"duplicate {obj['type']} (first at line {seen_work[identity]})", line=number, sentence_id=key.id))
+            continue
+        seen_work[identity] = number
+        record = _with_line(record, number)
+        (work.translations if obj["type"] == "translation" else work.annotations).append(record)
+    return work, errors
+
+
+def _with_line(record, line: int):  # noqa: ANN001, ANN202
+    from dataclasses import replace
+
+    return replace(record, line=line)
+
+
+def _resolve(obj: dict, by_id: dict[str, set[SentenceKey]]) -> SentenceKey:
+    sid = _sentence_id(obj, "sentence_id")
+    candidates = by_id.get(sid, set())
+    domain, split = obj.get("domain"), obj.get("split")
+    if domain is not None:
+        candidates = {k for k in candidates if k.domain == domain}
+    if split is not None:
+        candidates = {k for k in candidates if k.split == split}
+    if not candidates:
+        raise _LineError("refers to an unknown sentence", sid)
+    if len(candidates) > 1:
+        raise _LineError("sentence id is ambiguous in this project: add domain and split", sid)
+    return next(iter(candidates))
+
+
+# ---------------------------------------------------------------- dump
+
+
+def _dumps(obj: dict) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def sentence_object(r: SentenceRecord) -> dict:
+    obj: dict[str, Any] = {"type": "sentence", "id": r.key.id, "domain": r.key.domain, "split": r.key.split, "text": r.text,
+                           "aspects": [{"term": a.term, "from": a.start, "to": a.end, "polarity": a.polarity} for a in r.aspects]}
+    if r.categories:
+        obj["categories"] = [{"category": c.category, "polarity": c.polarity} for c in r.categories]
+    return obj
+
+
+def translation_object(r: TranslationRecord) -> dict:
+    obj: dict[str, Any] = {"type": "translation", "sentence_id": r.key.id, "domain": r.key.domain, "split": r.key.split,
+                           "phase": r.phase, "translator": r.translator, "text": r.text, "untranslatable": r.untranslatable}
+    if r.reason is not None:
+        obj["reason"] = r.reason
+    if r.reason_text:
+        obj["reason_text"] = r.reason_text
+    if r.aspect_map:
+        obj["aspect_map"] = [
+            {"aspect": link.aspect_index, "dropped": True, "reason": link.reason} if link.dropped
+            else {"aspect": link.aspect_index, "from": link.start, "to": link.end}
+            for link in sorted(r.aspect_map, key=lambda x: x.aspect_index)
+        ]
+    if r.status != "submitted":
+        obj["status"] = r.status
+    if r.submitted_at is not None:
+        obj["submitted_at"] = r.submitted_at
+    if r.time_spent_s:
+        obj["time_spent_s"] = r.time_spent_s
+    if r.guidelines_version:
+        obj["guidelines_version"] = r.guidelines_version
+    return obj
+
+
+def annotation_object(r: AnnotationRecord) -> dict:
+    obj: dict[str, Any] = {"type": "annotation", "sentence_id": r.key.id, "domain": r.key.domain, "split": r.key.split,
+                           "phase": r.phase, "translator": r.translator, "annotator": r.annotator,
+                           "tokens": list(r.tokens or ()), "tags": list(r.tags)}
+    if r.status != "submitted":
+        obj["status"] = r.status
+    if r.submitted_at is not None:
+        obj["submitted_at"] = r.submitted_at
+    return obj
+
+
+def dump_work_file(work: WorkFile) -> str:
+    lines = [_dumps(sentence_object(r)) for r in sorted(work.sentences, key=lambda r: r.key)]
+    lines += [_dumps(translation_object(r)) for r in sorted(work.translations, key=lambda r: (r.key, r.phase, r.translator))]
+    lines += [_dumps(annotation_object(r)) for r in sorted(work.annotations, key=lambda r: (r.key, r.phase, r.translator, r.annotator))]
+    return "".join(line + "\n" for line in lines)
+
+
+def canonical_tokens(text: str | None) -> tuple[str, ...]:
+    return tuple(tokenize(text or ""))
