@@ -1,0 +1,1 @@
+"""Database layer: SQLAlchemy models, engine setup, and thin services that call `corpus/`."""

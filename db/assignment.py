@@ -1,0 +1,369 @@
+"""Translation assignments: choose sentences, give each to N translators per phase, and the
+translator's queue. Every queue query is filtered by the logged-in user's id."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
+
+from corpus.assignment import (
+    PHASE_GROUP_MODES,
+    Task,
+    aware_locked,
+    blind_contaminated,
+    plan_assignments,
+    queue_order,
+)
+from db.engine import transaction
+from db.models import (
+    AnnotationAssignment,
+    AuditEvent,
+    Project,
+    SourceSentence,
+    Translation,
+    TranslationAssignment,
+    User,
+    UserRole,
+)
+
+GROUPS_SETTING = "translator_groups"
+
+
+@dataclass(frozen=True)
+class AssignmentSettings:
+    per_phase: int
+    mode: str
+    groups: dict[str, list[int]]
+
+
+@dataclass(frozen=True)
+class AssignmentSummary:
+    sentences: int
+    created: int
+    already: int
+    shortfalls: list[tuple[int, str, int]]
+
+    def __str__(self) -> str:
+        text = f"{self.created} new tasks for {self.sentences} sentences ({self.already} already assigned)"
+        if self.shortfalls:
+            missing = sum(m for _, _, m in self.shortfalls)
+            text += f"; {missing} slots could not be filled (not enough eligible translators)"
+        return text
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    assignment_id: int
+    sentence_pk: int
+    domain: str
+    split: str
+    sentence_id: str
+    phase: str
+    status: str
+    locked: bool
+    lock_reason: str | None
+    preview: str
+
+    @property
+    def label(self) -> str:
+        state = "locked" if self.locked else self.status
+        return f"{self.domain}/{self.split}/{self.sentence_id} · {self.phase} · {state}"
+
+    @property
+    def open(self) -> bool:
+        return self.status != "submitted" and not self.locked
+
+
+# ----------------------------------------------------------------------------- settings and selection
+
+
+def assignment_settings(session: Session, project_id: int) -> AssignmentSettings:
+    project = session.get(Project, project_id)
+    if project is None:
+        raise LookupError(f"no project {project_id}")
+    raw = (project.settings or {}).get(GROUPS_SETTING) or {}
+    groups = {p: [int(u) for u in raw.get(p, [])] for p in ("blind", "aware")}
+    return AssignmentSettings(project.translators_per_phase, project.phase_groups, groups)
+
+
+def save_translator_groups(
+    engine: Engine, project_id: int, groups: dict[str, Iterable[int]], actor_id: int | None,
+) -> None:
+    """Store the disjoint-mode groups in the project's free settings dict."""
+    clean = {p: sorted({int(u) for u in groups.get(p, ())}) for p in ("blind", "aware")}
+    overlap = set(clean["blind"]) & set(clean["aware"])
+    if overlap:
+        raise ValueError("a translator cannot be in both the blind and the aware group")
+    with transaction(engine) as session:
+        project = session.get(Project, project_id)
+        settings = dict(project.settings or {})
+        settings[GROUPS_SETTING] = clean
+        project.settings = settings
+        session.add(AuditEvent(actor_id=actor_id, action="set-translator-groups", detail=clean))
+
+
+def active_translators(session: Session) -> list[User]:
+    return list(
+        session.scalars(
+            select(User).join(UserRole).where(UserRole.role == "translator", User.active.is_(True)).order_by(User.id)
+        )
+    )
+
+
+def domains_and_splits(session: Session, project_id: int) -> list[tuple[str, str, int]]:
+    rows = session.execute(
+        select(SourceSentence.domain, SourceSentence.split, func.count())
+        .where(SourceSentence.project_id == project_id)
+        .group_by(SourceSentence.domain, SourceSentence.split)
+        .order_by(SourceSentence.domain, SourceSentence.split)
+    )
+    return [(d, s, n) for d, s, n in rows]
+
+
+def select_sentences(
+    session: Session, project_id: int, domain: str | None = None, split: str | None = None,
+    first: int | None = None, last: int | None = None,
+) -> list[int]:
+    """Sentence primary keys in corpus order; ``first``/``last`` are 1-based positions (inclusive)
+    in the filtered list, so "sentences 101 to 200 of restaurant/train" is one call."""
+    query = select(SourceSentence.id).where(SourceSentence.project_id == project_id)
+    if domain:
+        query = query.where(SourceSentence.domain == domain)
+    if split:
+        query = query.where(SourceSentence.split == split)
+    query = query.order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
+    ids = list(session.scalars(query))
+    start = max((first or 1) - 1, 0)
+    stop = last if last is not None else len(ids)
+    if stop < start:
+        raise ValueError("the range ends before it starts")
+    return ids[start:stop]
+
+
+# ----------------------------------------------------------------------------- assigning
+
+
+def _existing_tasks(session: Session) -> list[Task]:
+    query = select(
+        TranslationAssignment.user_id, TranslationAssignment.sentence_id, TranslationAssignment.phase,
+        TranslationAssignment.status,
+    )
+    rows = list(session.execute(query))
+    # Load is counted over all tasks; only the chosen sentences need slots filled.
+    return [Task(u, s, p, st) for u, s, p, st in rows]
+
+
+def _started_aware(session: Session) -> set[tuple[int, int]]:
+    """(translator, sentence) pairs with an aware translation row: they have seen the aspects."""
+    rows = session.execute(
+        select(Translation.translator_id, Translation.sentence_id).where(Translation.phase == "aware")
+    )
+    return {(u, s) for u, s in rows}
+
+
+def _plan_and_write(
+    session: Session, project_id: int, sentence_ids: Sequence[int], actor_id: int | None,
+    per_phase: int | None, mode: str | None, groups: dict[str, Iterable[int]] | None,
+    phases: Sequence[str] = ("blind", "aware"),
+) -> AssignmentSummary:
+    settings = assignment_settings(session, project_id)
+    per_phase = per_phase or settings.per_phase
+    mode = mode or settings.mode
+    if mode not in PHASE_GROUP_MODES:
+        raise ValueError(f"phase groups must be one of {PHASE_GROUP_MODES}")
+    if groups is None:
+        groups = settings.groups
+    translators = [u.id for u in active_translators(session)]
+    if mode == "disjoint":
+        allowed = set(translators)
+        groups = {p: [u for u in groups.get(p, ()) if u in allowed] for p in ("blind", "aware")}
+    existing = _existing_tasks(session)
+    # An aware translation without an aware task (e.g. imported) still means the aspects were seen.
+    seen = _started_aware(session)
+    held = {(t.user_id, t.sentence_id, t.phase) for t in existing}
+    existing += [Task(u, s, "aware", "submitted") for u, s in seen if (u, s, "aware") not in held]
+    plan = plan_assignments(sentence_ids, translators, existing, per_phase, mode, groups, phases)
+    for task in plan.new:
+        session.add(
+            TranslationAssignment(
+                user_id=task.user_id, sentence_id=task.sentence_id, phase=task.phase, status="assigned",
+                assigned_by=actor_id,
+            )
+        )
+    session.flush()
+    return AssignmentSummary(len(set(sentence_ids)), len(plan.new), plan.already, plan.shortfalls)
+
+
+def assign_translations(
+    engine: Engine, project_id: int, sentence_ids: Sequence[int], actor_id: int | None,
+    per_phase: int | None = None, mode: str | None = None, groups: dict[str, Iterable[int]] | None = None,
+) -> AssignmentSummary:
+    """Give every chosen sentence ``per_phase`` translators in each phase (project settings by
+    default). Idempotent: sentences that already have their translators get nothing new."""
+    with transaction(engine) as session:
+        valid = set(
+            session.scalars(
+                select(SourceSentence.id).where(
+                    SourceSentence.project_id == project_id, SourceSentence.id.in_(list(sentence_ids))
+                )
+            )
+        )
+        chosen = [s for s in dict.fromkeys(sentence_ids) if s in valid]
+        summary = _plan_and_write(session, project_id, chosen, actor_id, per_phase, mode, groups)
+        session.add(
+            AuditEvent(
+                actor_id=actor_id, action="assign-translations",
+                detail={"sentences": summary.sentences, "created": summary.created, "already": summary.already,
+                        "shortfall_slots": sum(m for _, _, m in summary.shortfalls)},
+            )
+        )
+        return summary
+
+
+def reassign_open_work(session: Session, user_id: int, actor_id: int | None) -> AssignmentSummary:
+    """Move a (deactivated) user's unfinished translation tasks to other translators. Their
+    submitted work stays; their drafts stay stored but no longer count towards the sentence."""
+    rows = list(
+        session.scalars(
+            select(TranslationAssignment).where(
+                TranslationAssignment.user_id == user_id,
+                TranslationAssignment.status.in_(("assigned", "draft", "skipped")),
+            )
+        )
+    )
+    for row in rows:
+        row.status = "reassigned"
+    session.flush()
+    sentence_ids = list(dict.fromkeys(r.sentence_id for r in rows))
+    if not sentence_ids:
+        return AssignmentSummary(0, 0, 0, [])
+    project_of = {
+        sid: pid for sid, pid in session.execute(
+            select(SourceSentence.id, SourceSentence.project_id).where(SourceSentence.id.in_(sentence_ids))
+        )
+    }
+    # Only the slots the user leaves are refilled: group their sentences by project and phase.
+    slots: dict[tuple[int, str], list[int]] = {}
+    for row in rows:
+        slots.setdefault((project_of[row.sentence_id], row.phase), []).append(row.sentence_id)
+    created, already, shortfalls = 0, 0, []
+    for (project_id, phase), ids in sorted(slots.items()):
+        s = _plan_and_write(session, project_id, ids, actor_id, None, None, None, phases=(phase,))
+        created += s.created
+        already += s.already
+        shortfalls += s.shortfalls
+    return AssignmentSummary(len(sentence_ids), created, already, shortfalls)
+
+
+# ----------------------------------------------------------------------------- the translator's queue
+
+
+def my_queue(engine: Engine, user_id: int) -> list[QueueItem]:
+    """The user's own tasks (never anyone else's), in working order."""
+    with Session(engine) as session:
+        return _queue(session, user_id)
+
+
+def _queue(session: Session, user_id: int) -> list[QueueItem]:
+    rows = list(
+        session.execute(
+            select(TranslationAssignment, SourceSentence)
+            .join(SourceSentence, SourceSentence.id == TranslationAssignment.sentence_id)
+            .where(TranslationAssignment.user_id == user_id, TranslationAssignment.status != "reassigned")
+        )
+    )
+    status_of = {(a.sentence_id, a.phase): a.status for a, _ in rows}
+    aware_rows = {
+        s for s in session.scalars(
+            select(Translation.sentence_id).where(Translation.translator_id == user_id, Translation.phase == "aware")
+        )
+    }
+    items = []
+    for a, s in rows:
+        locked, reason = False, None
+        if a.phase == "aware" and aware_locked(status_of.get((a.sentence_id, "blind"))):
+            locked, reason = True, "opens after you submit the blind translation of this sentence"
+        elif a.phase == "blind" and a.status != "submitted" and blind_contaminated(
+            status_of.get((a.sentence_id, "aware")), a.sentence_id in aware_rows
+        ):
+            locked, reason = True, "you have already worked on the aware translation of this sentence"
+        preview = s.text if len(s.text) <= 90 else s.text[:87] + "..."
+        items.append(
+            (
+                queue_order(a.phase, a.status, locked, (s.domain, s.split, s.ordinal, s.id)),
+                QueueItem(a.id, s.id, s.domain, s.split, s.sentence_id, a.phase, a.status, locked, reason, preview),
+            )
+        )
+    return [item for _, item in sorted(items, key=lambda t: t[0])]
+
+
+def next_task_id(engine: Engine, user_id: int, exclude: int | None = None) -> int | None:
+    """The first open, unlocked task in the user's queue (skipped ones come after fresh ones)."""
+    for item in my_queue(engine, user_id):
+        if item.open and item.assignment_id != exclude:
+            return item.assignment_id
+    return None
+
+
+def queue_counts(items: Sequence[QueueItem]) -> dict[str, int]:
+    counts = Counter("locked" if i.locked and i.status != "submitted" else i.status for i in items)
+    counts["total"] = len(items)
+    return dict(counts)
+
+
+def annotation_counts(engine: Engine, user_id: int) -> dict[str, int]:
+    """A tagger's queue counts (read-only; the tagging workspace owns annotation work)."""
+    with Session(engine) as session:
+        rows = session.execute(
+            select(AnnotationAssignment.status, func.count())
+            .where(AnnotationAssignment.user_id == user_id, AnnotationAssignment.status != "reassigned")
+            .group_by(AnnotationAssignment.status)
+        )
+        counts = {status: n for status, n in rows}
+    counts["total"] = sum(counts.values())
+    return counts
+
+
+def assignment_overview(engine: Engine) -> list[dict[str, object]]:
+    """Per translator and phase: tasks by status (for the lead)."""
+    with Session(engine) as session:
+        rows = session.execute(
+            select(User.username, User.active, TranslationAssignment.phase, TranslationAssignment.status, func.count())
+            .join(User, User.id == TranslationAssignment.user_id)
+            .group_by(User.username, User.active, TranslationAssignment.phase, TranslationAssignment.status)
+            .order_by(User.username)
+        )
+        table: dict[tuple[str, str], dict[str, object]] = {}
+        for username, active, phase, status, n in rows:
+            row = table.setdefault(
+                (username, phase),
+                {"translator": username, "active": active, "phase": phase, "assigned": 0, "draft": 0,
+                 "skipped": 0, "submitted": 0, "reassigned": 0},
+            )
+            row[status] = n
+        return list(table.values())
+
+
+def coverage(engine: Engine, project_id: int) -> list[dict[str, object]]:
+    """Per domain/split and phase: sentences, active tasks, submitted translations (for the lead)."""
+    with Session(engine) as session:
+        rows = session.execute(
+            select(SourceSentence.domain, SourceSentence.split, TranslationAssignment.phase,
+                   TranslationAssignment.status, func.count())
+            .join(TranslationAssignment, TranslationAssignment.sentence_id == SourceSentence.id)
+            .where(SourceSentence.project_id == project_id, TranslationAssignment.status != "reassigned")
+            .group_by(SourceSentence.domain, SourceSentence.split, TranslationAssignment.phase,
+                      TranslationAssignment.status)
+        )
+        table: dict[tuple[str, str, str], dict[str, object]] = {}
+        for domain, split, phase, status, n in rows:
+            row = table.setdefault((domain, split, phase), {"domain": domain, "split": split, "phase": phase,
+                                                            "tasks": 0, "submitted": 0})
+            row["tasks"] += n
+            if status == "submitted":
+                row["submitted"] += n
+        return [table[k] for k in sorted(table)]

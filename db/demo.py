@@ -1,0 +1,104 @@
+"""The demo project: a dozen SemEval-style reviews, Hindi translations in both phases, tags by two
+annotators, users for every role, and open tasks so every screen has content at once.
+
+Loading is idempotent: running it twice changes nothing and never overwrites anyone's work.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, select
+
+from corpus.semeval import parse_semeval
+from db.auth import hash_password
+from db.engine import transaction
+from db.importing import import_sentences
+from db.models import (
+    AnnotationAssignment,
+    SourceSentence,
+    Translation,
+    TranslationAssignment,
+    User,
+    UserRole,
+)
+from db.workfile import import_work_file
+
+DEMO = Path(__file__).resolve().parent.parent / "corpus" / "demo"
+
+# username, roles, password (printed in the README; demo only)
+DEMO_USERS = [
+    ("admin", ("admin", "lead"), "admin-demo"),
+    ("lead", ("lead",), "lead-demo"),
+    ("asha", ("translator",), "asha-demo"),
+    ("ravi", ("translator",), "ravi-demo"),
+    ("priya", ("translator",), "priya-demo"),
+    ("meera", ("annotator",), "meera-demo"),
+    ("arjun", ("annotator",), "arjun-demo"),
+]
+
+# Open work: (translator, domain, sentence id, phase)
+OPEN_TRANSLATIONS = [
+    ("asha", "restaurant", "1634", "blind"), ("ravi", "restaurant", "1634", "blind"),
+    ("asha", "restaurant", "2210", "blind"), ("priya", "restaurant", "2210", "blind"),
+    ("asha", "restaurant", "3345", "blind"), ("priya", "restaurant", "3345", "blind"),
+    ("asha", "laptop", "1777", "blind"), ("ravi", "laptop", "1777", "blind"),
+    ("priya", "laptop", "892:1", "blind"), ("ravi", "laptop", "892:1", "blind"),
+    ("priya", "laptop", "812", "blind"), ("priya", "restaurant", "3121", "aware"),
+]
+# Open tagging: (annotator, domain, sentence id, phase, translator)
+OPEN_TAGGING = [
+    ("meera", "laptop", "2339", "aware", "asha"), ("arjun", "laptop", "2339", "aware", "asha"),
+    ("meera", "laptop", "2339", "aware", "ravi"), ("arjun", "laptop", "2339", "aware", "ravi"),
+    ("meera", "restaurant", "4001", "blind", "ravi"), ("arjun", "restaurant", "4001", "blind", "ravi"),
+]
+
+
+def load_demo(engine: Engine) -> str:
+    for name, domain in (("demo_restaurants.xml", "restaurant"), ("demo_laptops.xml", "laptop")):
+        path = DEMO / name
+        records, errors = parse_semeval(path.read_bytes(), str(path), domain, "train")
+        assert not errors, errors
+        import_sentences(engine, records, source=name)
+    import_work_file(engine, (DEMO / "demo_work.jsonl").read_bytes(), "demo_work.jsonl")
+    with transaction(engine) as session:
+        users = {}
+        for username, roles, password in DEMO_USERS:
+            user = session.scalars(select(User).where(User.username == username)).first()
+            if user is None:
+                user = User(username=username, display_name=username.capitalize())
+                session.add(user)
+            if user.password_hash is None:
+                user.password_hash = hash_password(password)
+            for role in roles:
+                if role not in user.role_names:
+                    user.roles.append(UserRole(role=role))
+            session.flush()
+            users[username] = user
+        sentences = {(s.domain, s.sentence_id): s for s in session.scalars(select(SourceSentence))}
+        for username, domain, sid, phase in OPEN_TRANSLATIONS:
+            sentence = sentences[(domain, sid)]
+            exists = session.scalars(select(TranslationAssignment).where(
+                TranslationAssignment.user_id == users[username].id, TranslationAssignment.sentence_id == sentence.id,
+                TranslationAssignment.phase == phase)).first()
+            if exists is None:
+                session.add(TranslationAssignment(user_id=users[username].id, sentence_id=sentence.id, phase=phase,
+                                                  assigned_by=users["lead"].id))
+        for username, domain, sid, phase, translator in OPEN_TAGGING:
+            translation = session.scalars(select(Translation).where(
+                Translation.sentence_id == sentences[(domain, sid)].id, Translation.phase == phase,
+                Translation.translator_id == users[translator].id)).one()
+            exists = session.scalars(select(AnnotationAssignment).where(
+                AnnotationAssignment.user_id == users[username].id,
+                AnnotationAssignment.translation_id == translation.id)).first()
+            if exists is None:
+                session.add(AnnotationAssignment(user_id=users[username].id, translation_id=translation.id,
+                                                 assigned_by=users["lead"].id))
+    from db.adjudication import sync_agreed
+    from db.final_choice import record_auto_choices
+    from db.schema import ensure_default_project
+
+    project_id = ensure_default_project(engine)
+    gold = sync_agreed(engine, project_id)
+    finals = record_auto_choices(engine, project_id)
+    return f"demo project loaded ({gold} agreed items made gold, {finals} final translations picked): users " + ", ".join(u for u, _, _ in DEMO_USERS)

@@ -1,0 +1,323 @@
+"""The final translation per sentence: automatic pick, lead override, and how often leads override.
+
+``FinalChoice`` is append-only; the latest row per sentence is in force. Automatic rows have no
+``chosen_by``; a lead's row records what the automatic rule picked at that moment, so the override
+rate measures how often the rule was wrong in the eyes of a lead.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Engine, case, func, select
+from sqlalchemy.orm import Session
+
+from corpus.agreement import MetricsInput, TagSet, TranslationInfo
+from corpus.agreement import aspects_kept as agreement_aspects_kept
+from corpus.final_choice import (
+    POLICIES,
+    Candidate,
+    FinalPick,
+    OverrideRate,
+    choose_between,
+    mean_scores,
+    override_rate,
+    phase_winner,
+)
+from corpus.kappa import tag_string
+from corpus.records import PHASES
+from corpus.rouge import rouge_l_f_text
+from db.engine import transaction
+from db.models import (
+    Adjudication,
+    Annotation,
+    AspectAlignment,
+    FinalChoice,
+    Project,
+    SourceSentence,
+    TaggingItem,
+    Translation,
+    User,
+)
+from db.revisions import record_revision
+
+LEAD_ROLES = ("lead", "admin")
+
+
+@dataclass(frozen=True)
+class ChoiceInForce:
+    id: int
+    translation_id: int | None
+    auto_translation_id: int | None
+    overridden: bool
+    policy: str
+    chosen_by: str | None  # None: the automatic rule
+    note: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Comparison:
+    sentence_id: int
+    sentence_key: str
+    source_text: str
+    policy: str
+    policy_text: str
+    candidates: list[Candidate]  # every submitted translation, untranslatable ones included
+    untranslatable_votes: dict[str, int]
+    pick: FinalPick
+    in_force: ChoiceInForce | None
+
+
+def _key(s: SourceSentence) -> str:
+    return f"{s.domain}/{s.split}/{s.sentence_id}"
+
+
+def _gold_tags(session: Session, item_ids: list[int]) -> dict[int, list[str]]:
+    """The in-force (latest) gold tags per tagging item."""
+    if not item_ids:
+        return {}
+    latest = (
+        select(Adjudication.item_id, func.max(Adjudication.id).label("last"))
+        .where(Adjudication.item_id.in_(item_ids))
+        .group_by(Adjudication.item_id)
+        .subquery()
+    )
+    rows = session.execute(select(Adjudication.item_id, Adjudication.tags).join(latest, Adjudication.id == latest.c.last))
+    return {item_id: list(tags) for item_id, tags in rows}
+
+
+def _aspects_kept(session: Session, translations: list[Translation]) -> dict[int, int | None]:
+    """Aspects kept per translation, by the agreement module's definition (``corpus.agreement.ASPECTS_KEPT``),
+    so the final choice ranks ties exactly as the agreement figures do."""
+    ids = [t.id for t in translations]
+    if not ids:
+        return {}
+    mapped = {
+        pk: int(kept or 0)
+        for pk, kept in session.execute(
+            select(AspectAlignment.translation_id, func.sum(case((AspectAlignment.dropped.is_(False), 1), else_=0)))
+            .where(AspectAlignment.translation_id.in_(ids))
+            .group_by(AspectAlignment.translation_id)
+        )
+    }
+    infos = [
+        TranslationInfo(t.id, t.sentence_id, t.phase, t.translator.username, t.text, bool(t.untranslatable),
+                        t.submitted_at, mapped.get(t.id))
+        for t in translations
+    ]
+    tag_sets = []
+    for translation_pk, name, tags, submitted_at in session.execute(
+        select(TaggingItem.translation_id, User.username, Annotation.tags, Annotation.submitted_at)
+        .join(TaggingItem, TaggingItem.id == Annotation.item_id)
+        .join(User, User.id == Annotation.annotator_id)
+        .where(TaggingItem.translation_id.in_(ids), Annotation.status == "submitted")
+    ):
+        text = tag_string(tags or [])
+        if text is not None:
+            tag_sets.append(TagSet(translation_pk, name, text, submitted_at))
+    items = dict(session.execute(select(TaggingItem.id, TaggingItem.translation_id)
+                                 .where(TaggingItem.translation_id.in_(ids))).all())
+    adjudicated = {}
+    for item_id, tags in _gold_tags(session, list(items)).items():
+        text = tag_string(tags)
+        if text is not None:
+            adjudicated[items[item_id]] = text
+    return agreement_aspects_kept(MetricsInput([], infos, tag_sets, adjudicated))
+
+
+def candidates_by_sentence(session: Session, sentence_ids: list[int]) -> dict[int, list[Candidate]]:
+    """Every submitted translation of the sentences as candidates, with mean ROUGE-L within its phase."""
+    if not sentence_ids:
+        return {}
+    translations = list(
+        session.scalars(
+            select(Translation)
+            .where(Translation.sentence_id.in_(sentence_ids), Translation.status == "submitted")
+            .order_by(Translation.sentence_id, Translation.phase, Translation.id)
+        )
+    )
+    kept = _aspects_kept(session, translations)
+    groups: dict[tuple[int, str], list[Translation]] = defaultdict(list)
+    for t in translations:
+        groups[(t.sentence_id, t.phase)].append(t)
+    out: dict[int, list[Candidate]] = defaultdict(list)
+    for (sentence_id, _phase), group in groups.items():
+        texts = {t.id: t.text for t in group if not t.untranslatable and t.text and t.text.strip()}
+        means = mean_scores(texts, rouge_l_f_text)
+        for t in group:
+            out[sentence_id].append(
+                Candidate(
+                    translation_id=t.id, phase=t.phase, translator=t.translator.username, text=t.text,
+                    untranslatable=t.untranslatable, aspects_kept=kept.get(t.id),
+                    mean_rouge_l=means.get(t.id), submitted_at=t.submitted_at,
+                )
+            )
+    return dict(out)
+
+
+def phase_winners(session: Session, sentence_id: int) -> dict[str, Candidate | None]:
+    cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
+    return {phase: phase_winner([c for c in cands if c.phase == phase]) for phase in PHASES}
+
+
+def auto_pick(candidates: list[Candidate], policy: str) -> FinalPick:
+    aware = phase_winner([c for c in candidates if c.phase == "aware"])
+    blind = phase_winner([c for c in candidates if c.phase == "blind"])
+    return choose_between(aware, blind, policy)
+
+
+def _in_force(session: Session, sentence_ids: list[int]) -> dict[int, ChoiceInForce]:
+    if not sentence_ids:
+        return {}
+    users = dict(session.execute(select(User.id, User.username)).all())
+    out: dict[int, ChoiceInForce] = {}
+    for row in session.scalars(
+        select(FinalChoice).where(FinalChoice.sentence_id.in_(sentence_ids)).order_by(FinalChoice.id)
+    ):
+        out[row.sentence_id] = ChoiceInForce(
+            row.id, row.translation_id, row.auto_translation_id, row.overridden, row.policy,
+            users.get(row.chosen_by) if row.chosen_by else None, row.note, row.created_at,
+        )
+    return out
+
+
+def project_policy(session: Session, project_id: int) -> str:
+    policy = session.get(Project, project_id).final_policy
+    if policy not in POLICIES:
+        raise ValueError(f"project final policy {policy!r} is unknown; choose one of {', '.join(POLICIES)}")
+    return policy
+
+
+def _sentences(session: Session, project_id: int) -> list[SourceSentence]:
+    """Sentences with at least one submitted translation, in corpus order."""
+    return list(
+        session.scalars(
+            select(SourceSentence)
+            .where(
+                SourceSentence.project_id == project_id,
+                SourceSentence.id.in_(select(Translation.sentence_id).where(Translation.status == "submitted")),
+            )
+            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
+        )
+    )
+
+
+@dataclass(frozen=True)
+class OverviewRow:
+    sentence_id: int
+    sentence_key: str
+    auto_translation_id: int | None
+    auto_translator: str | None
+    auto_phase: str | None
+    chosen_translation_id: int | None
+    decided_by: str | None
+    overridden: bool
+
+
+def overview(engine: Engine, project_id: int) -> list[OverviewRow]:
+    with Session(engine) as session:
+        policy = project_policy(session, project_id)
+        sentences = _sentences(session, project_id)
+        ids = [s.id for s in sentences]
+        cands = candidates_by_sentence(session, ids)
+        in_force = _in_force(session, ids)
+        rows = []
+        for s in sentences:
+            pick = auto_pick(cands.get(s.id, []), policy).candidate
+            chosen = in_force.get(s.id)
+            rows.append(
+                OverviewRow(
+                    s.id, _key(s), pick.translation_id if pick else None, pick.translator if pick else None,
+                    pick.phase if pick else None, chosen.translation_id if chosen else None,
+                    chosen.chosen_by if chosen else None, bool(chosen and chosen.overridden),
+                )
+            )
+        return rows
+
+
+def compare(engine: Engine, sentence_id: int) -> Comparison:
+    """The comparison screen's data: all candidates, their scores, votes, the automatic pick and the choice."""
+    with Session(engine) as session:
+        sentence = session.get(SourceSentence, sentence_id)
+        if sentence is None:
+            raise ValueError(f"no sentence {sentence_id}")
+        policy = project_policy(session, sentence.project_id)
+        cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
+        votes = {phase: sum(1 for c in cands if c.phase == phase and c.untranslatable) for phase in PHASES}
+        return Comparison(
+            sentence_id=sentence.id, sentence_key=_key(sentence), source_text=sentence.text, policy=policy,
+            policy_text=POLICIES[policy], candidates=cands, untranslatable_votes=votes,
+            pick=auto_pick(cands, policy), in_force=_in_force(session, [sentence_id]).get(sentence_id),
+        )
+
+
+def record_auto_choices(engine: Engine, project_id: int) -> int:
+    """Write the automatic pick where no choice is in force or the automatic one is out of date.
+    A lead's decision is never replaced by the rule. Returns the number of rows written."""
+    with transaction(engine) as session:
+        policy = project_policy(session, project_id)
+        sentences = _sentences(session, project_id)
+        ids = [s.id for s in sentences]
+        cands = candidates_by_sentence(session, ids)
+        in_force = _in_force(session, ids)
+        written = 0
+        for s in sentences:
+            pick = auto_pick(cands.get(s.id, []), policy).candidate
+            if pick is None:
+                continue
+            current = in_force.get(s.id)
+            if current is not None and (
+                current.chosen_by is not None
+                or (current.translation_id == pick.translation_id and current.policy == policy)
+            ):
+                continue
+            row = FinalChoice(sentence_id=s.id, translation_id=pick.translation_id,
+                              auto_translation_id=pick.translation_id, overridden=False, policy=policy)
+            session.add(row)
+            session.flush()
+            record_revision(session, "final_choice", row.id, 1, None, "auto",
+                            {"sentence_id": s.id, "translation_id": pick.translation_id, "policy": policy})
+            written += 1
+        return written
+
+
+def choose(engine: Engine, sentence_id: int, translation_id: int, lead_id: int, note: str | None = None) -> ChoiceInForce:
+    """A lead's final choice (confirming the automatic pick or overriding it), kept with who and when."""
+    with transaction(engine) as session:
+        lead = session.get(User, lead_id)
+        if lead is None or not set(lead.role_names) & set(LEAD_ROLES):
+            raise PermissionError("only a lead can choose the final translation")
+        sentence = session.get(SourceSentence, sentence_id)
+        translation = session.get(Translation, translation_id)
+        if sentence is None or translation is None or translation.sentence_id != sentence_id:
+            raise ValueError("that translation does not belong to this sentence")
+        if translation.status != "submitted" or translation.untranslatable or not (translation.text or "").strip():
+            raise ValueError("only a submitted, translated candidate can be the final translation")
+        policy = project_policy(session, sentence.project_id)
+        cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
+        auto = auto_pick(cands, policy).candidate
+        auto_id = auto.translation_id if auto else None
+        row = FinalChoice(
+            sentence_id=sentence_id, translation_id=translation_id, auto_translation_id=auto_id,
+            overridden=translation_id != auto_id, policy=policy, chosen_by=lead_id, note=(note or None),
+        )
+        session.add(row)
+        session.flush()
+        record_revision(
+            session, "final_choice", row.id, 1, lead_id, "override" if row.overridden else "confirm",
+            {"sentence_id": sentence_id, "translation_id": translation_id, "auto_translation_id": auto_id,
+             "overridden": row.overridden, "policy": policy, "note": row.note},
+        )
+        return ChoiceInForce(row.id, translation_id, auto_id, row.overridden, policy, lead.username, row.note,
+                             row.created_at)
+
+
+def override_stats(engine: Engine, project_id: int) -> OverrideRate:
+    """Over the sentences whose choice in force is a lead's: how many replaced the automatic pick."""
+    with Session(engine) as session:
+        ids = list(session.scalars(select(SourceSentence.id).where(SourceSentence.project_id == project_id)))
+        decisions = [c.overridden for c in _in_force(session, ids).values() if c.chosen_by is not None]
+        return override_rate(decisions)

@@ -1,0 +1,372 @@
+"""Load what the agreement figures need, in a handful of flat queries, as plain records.
+
+The metrics themselves (``corpus.metrics``) never see the database; the dashboard and the CLI call
+``load_metrics_input`` or ``metrics_report``. Only submitted translations and submitted annotations
+of submitted translations count. ``latest_save`` is the dashboard's cache key: it changes with every
+save, submission, import or adjudication.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Connection, Text, case, cast, func, select
+from sqlalchemy.orm import Session
+
+from corpus.agreement import MetricsInput, SentenceInfo, TagSet, TranslationInfo
+from corpus.kappa import tag_string
+from corpus.metrics import compute_report, paused_gc
+from corpus.progress import ProgressCount
+from db.models import (
+    Adjudication,
+    Annotation,
+    AnnotationAssignment,
+    AspectAlignment,
+    AspectTerm,
+    Project,
+    Revision,
+    SourceSentence,
+    TaggingItem,
+    Translation,
+    TranslationAssignment,
+    User,
+)
+
+SUBMITTED = "submitted"
+
+
+def _in_project(project_id: int):
+    return SourceSentence.project_id == project_id
+
+
+_JSON_PUNCTUATION = str.maketrans("", "", '[]", ')
+
+
+def tags_from_json(raw: str | None) -> str | None:
+    """The stored JSON tag list as one letter per token. The canonical spelling (``json.dumps``, also
+    PostgreSQL's) is checked by rebuilding it, with no JSON parse; anything else goes through
+    ``json.loads``. None when a tag is not B, I or O."""
+    if raw is None:
+        return None
+    letters = raw.translate(_JSON_PUNCTUATION)
+    canonical = '["' + '", "'.join(letters) + '"]' if letters else "[]"
+    if raw == canonical and not letters.strip("BIO"):
+        return letters
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return tag_string(value) if isinstance(value, list) else None
+
+
+def _fetch(conn: Connection, statement) -> list[tuple]:
+    """Rows as plain DB-API tuples, skipping SQLAlchemy's per-row objects (most of the load time at
+    corpus scale). Values come back as the driver gives them: see ``_moment``."""
+    compiled = statement.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
+    if compiled.positional:
+        params = tuple(compiled.params[name] for name in compiled.positiontup)
+    else:
+        params = compiled.params
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.execute(str(compiled), params)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def _moment(value) -> datetime | None:
+    """SQLite returns DateTime columns as ISO strings, PostgreSQL as datetimes."""
+    if value is None or isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(value)
+
+
+def _moments(values: list) -> list[datetime | None]:
+    """``_moment`` over a column, deciding the driver's type once instead of per value."""
+    if not any(v.__class__ is str for v in values):
+        return values
+    parse = datetime.fromisoformat
+    return [parse(v) if v.__class__ is str else _moment(v) for v in values]
+
+
+def load_metrics_input(session: Session, project_id: int) -> MetricsInput:
+    """Sentences, submitted translations, submitted tag sets and latest adjudications of a project."""
+    with paused_gc():
+        return _load_metrics_input(session, project_id)
+
+
+def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
+    conn = session.connection()
+    k = conn.execute(select(Project.annotators_per_item).where(Project.id == project_id)).scalar()
+    if k is None:
+        raise ValueError(f"metrics: no project with id {project_id}")
+    in_project = _in_project(project_id)
+    submitted_translation = (Translation.status == SUBMITTED) & in_project
+
+    aspect_counts = dict(
+        conn.execute(
+            select(AspectTerm.sentence_id, func.count())
+            .join(SourceSentence, SourceSentence.id == AspectTerm.sentence_id)
+            .where(in_project)
+            .group_by(AspectTerm.sentence_id)
+        ).all()
+    )
+    sentences = [
+        SentenceInfo(pk, sid, domain, split, text, aspect_counts.get(pk, 0), ordinal or 0)
+        for pk, sid, domain, split, text, ordinal in _fetch(
+            conn,
+            select(
+                SourceSentence.id, SourceSentence.sentence_id, SourceSentence.domain, SourceSentence.split,
+                SourceSentence.text, SourceSentence.ordinal,
+            ).where(in_project),
+        )
+    ]
+    mapped = dict(
+        conn.execute(
+            select(
+                AspectAlignment.translation_id,
+                func.sum(case((AspectAlignment.dropped.is_(False), 1), else_=0)),
+            )
+            .join(Translation, Translation.id == AspectAlignment.translation_id)
+            .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+            .where(submitted_translation)
+            .group_by(AspectAlignment.translation_id)
+        ).all()
+    )
+    users = dict(conn.execute(select(User.id, User.username)).all())
+    # The big tables are read without joins and filtered here: the joins cost more than the rows.
+    in_sentences = {s.pk for s in sentences}
+    rows = _fetch(
+        conn,
+        select(
+            Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
+            Translation.text, Translation.untranslatable, Translation.submitted_at,
+        ).where(Translation.status == SUBMITTED),
+    )
+    translations = [
+        TranslationInfo(pk, spk, phase, users[uid], text, bool(untranslatable), submitted_at,
+                        int(mapped[pk] or 0) if pk in mapped else None)
+        for (pk, spk, phase, uid, text, untranslatable, _), submitted_at in zip(rows, _moments([r[6] for r in rows]))
+        if spk in in_sentences
+    ]
+    known = {t.pk for t in translations}
+
+    tag_sets: list[TagSet] = []
+    invalid = 0
+    parsed: dict[str, str | None] = {}  # the same tag list recurs (all-O of a length, ...): parse once
+    rows = _fetch(
+        conn,
+        select(TaggingItem.translation_id, Annotation.annotator_id, cast(Annotation.tags, Text), Annotation.submitted_at)
+        .join(TaggingItem, TaggingItem.id == Annotation.item_id)
+        .where(Annotation.status == SUBMITTED),
+    )
+    for (translation_pk, uid, raw, _), submitted_at in zip(rows, _moments([r[3] for r in rows])):
+        if translation_pk not in known:
+            continue
+        tags = parsed.get(raw, "?")
+        if tags == "?":
+            tags = parsed[raw] = tags_from_json(raw)
+        if tags is None:
+            invalid += 1
+        else:
+            tag_sets.append(TagSet(translation_pk, users[uid], tags, submitted_at))
+
+    latest = select(func.max(Adjudication.id)).group_by(Adjudication.item_id)
+    adjudicated: dict[int, str] = {}
+    for translation_pk, raw in conn.execute(
+        select(TaggingItem.translation_id, cast(Adjudication.tags, Text))
+        .join(TaggingItem, TaggingItem.id == Adjudication.item_id)
+        .where(Adjudication.id.in_(latest))
+    ):
+        tags = tags_from_json(raw) if translation_pk in known else None
+        if tags is not None:
+            adjudicated[translation_pk] = tags
+
+    return MetricsInput(sentences, translations, tag_sets, adjudicated, k, invalid)
+
+
+def project_settings(session: Session, project_id: int) -> dict:
+    project = session.get(Project, project_id)
+    if project is None:
+        raise ValueError(f"no project with id {project_id}")
+    return {
+        "name": project.name,
+        "translators_per_phase": project.translators_per_phase,
+        "annotators_per_item": project.annotators_per_item,
+        "tagging_scope": project.tagging_scope,
+    }
+
+
+def metrics_report(session: Session, project_id: int) -> dict:
+    """The JSON-ready report of ``metrics --json`` (keys: ``corpus.metrics.REPORT_KEYS``)."""
+    return compute_report(load_metrics_input(session, project_id))
+
+
+def latest_save(session: Session, project_id: int) -> tuple:
+    """A cheap fingerprint of everything the figures depend on; any save changes it.
+
+    Counts catch inserts and deletes, summed versions catch every ORM update (optimistic locking
+    bumps them), and the latest revision id catches every recorded save.
+    """
+
+    def scalar(*columns):
+        return select(*columns).scalar_subquery()
+
+    row = session.execute(
+        select(
+            scalar(func.count(SourceSentence.id)).label("sentences"),
+            scalar(func.count(AspectTerm.id)),
+            scalar(func.count(Translation.id)),
+            scalar(func.coalesce(func.sum(Translation.version), 0)),
+            scalar(func.max(Translation.updated_at)),
+            scalar(func.max(Translation.submitted_at)),
+            scalar(func.count(AspectAlignment.id)),
+            scalar(func.count(Annotation.id)),
+            scalar(func.coalesce(func.sum(Annotation.version), 0)),
+            scalar(func.max(Annotation.updated_at)),
+            scalar(func.max(Adjudication.id)),
+            scalar(func.max(Revision.id)),
+            select(Project.annotators_per_item).where(Project.id == project_id).scalar_subquery(),
+        )
+    ).one()
+    return (project_id, *(v.isoformat() if isinstance(v, datetime) else v for v in row))
+
+
+# --- Progress and sentence detail (dashboard) --------------------------------------------------------
+
+
+def load_progress(session: Session, project_id: int, submitted: bool = True) -> list[ProgressCount]:
+    """Work done (translations, annotations) and work waiting (open assignments), grouped.
+    ``submitted=False`` leaves out submitted work (the dashboard counts it from the metrics input)."""
+    rows: list[ProgressCount] = []
+    done_translation = Translation.status != SUBMITTED if not submitted else Translation.id.is_not(None)
+    done_annotation = Annotation.status != SUBMITTED if not submitted else Annotation.id.is_not(None)
+    for domain, split, phase, name, status, n in session.execute(
+        select(SourceSentence.domain, SourceSentence.split, Translation.phase, User.username, Translation.status, func.count())
+        .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+        .join(User, User.id == Translation.translator_id)
+        .where(_in_project(project_id) & done_translation)
+        .group_by(SourceSentence.domain, SourceSentence.split, Translation.phase, User.username, Translation.status)
+    ):
+        rows.append(ProgressCount("translation", domain, split, phase, name, status, n))
+    started = select(Translation.id).where(
+        (Translation.sentence_id == TranslationAssignment.sentence_id)
+        & (Translation.phase == TranslationAssignment.phase)
+        & (Translation.translator_id == TranslationAssignment.user_id)
+    ).exists()
+    for domain, split, phase, name, status, n in session.execute(
+        select(SourceSentence.domain, SourceSentence.split, TranslationAssignment.phase, User.username,
+               TranslationAssignment.status, func.count())
+        .join(SourceSentence, SourceSentence.id == TranslationAssignment.sentence_id)
+        .join(User, User.id == TranslationAssignment.user_id)
+        .where(_in_project(project_id) & ~started & TranslationAssignment.status.in_(("assigned", "skipped")))
+        .group_by(SourceSentence.domain, SourceSentence.split, TranslationAssignment.phase, User.username,
+                  TranslationAssignment.status)
+    ):
+        rows.append(ProgressCount("translation", domain, split, phase, name, status, n))
+    for domain, split, phase, name, status, n in session.execute(
+        select(SourceSentence.domain, SourceSentence.split, Translation.phase, User.username, Annotation.status, func.count())
+        .join(TaggingItem, TaggingItem.id == Annotation.item_id)
+        .join(Translation, Translation.id == TaggingItem.translation_id)
+        .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+        .join(User, User.id == Annotation.annotator_id)
+        .where(_in_project(project_id) & done_annotation)
+        .group_by(SourceSentence.domain, SourceSentence.split, Translation.phase, User.username, Annotation.status)
+    ):
+        rows.append(ProgressCount("annotation", domain, split, phase, name, status, n))
+    annotated = (
+        select(Annotation.id)
+        .join(TaggingItem, TaggingItem.id == Annotation.item_id)
+        .where((TaggingItem.translation_id == AnnotationAssignment.translation_id)
+               & (Annotation.annotator_id == AnnotationAssignment.user_id))
+        .exists()
+    )
+    for domain, split, phase, name, status, n in session.execute(
+        select(SourceSentence.domain, SourceSentence.split, Translation.phase, User.username,
+               AnnotationAssignment.status, func.count())
+        .join(Translation, Translation.id == AnnotationAssignment.translation_id)
+        .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+        .join(User, User.id == AnnotationAssignment.user_id)
+        .where(_in_project(project_id) & ~annotated & AnnotationAssignment.status.in_(("assigned", "skipped")))
+        .group_by(SourceSentence.domain, SourceSentence.split, Translation.phase, User.username,
+                  AnnotationAssignment.status)
+    ):
+        rows.append(ProgressCount("annotation", domain, split, phase, name, status, n))
+    return rows
+
+
+@dataclass
+class TranslationDetail:
+    phase: str
+    translator: str
+    status: str
+    text: str | None
+    untranslatable: bool
+    reason: str | None
+    submitted_at: datetime | None
+    tokens: list[str] | None = None
+    tag_sets: dict[str, list[str]] = field(default_factory=dict)  # annotator -> tags (submitted only)
+    adjudicated: list[str] | None = None
+
+
+@dataclass
+class SentenceDetail:
+    domain: str
+    split: str
+    sentence_id: str
+    text: str
+    aspects: list[str]
+    translations: list[TranslationDetail]
+
+
+def load_sentence_detail(session: Session, project_id: int, domain: str, split: str, sentence_id: str) -> SentenceDetail | None:
+    """One sentence with all its translations and their tag sets, for side-by-side review."""
+    sentence = session.scalars(
+        select(SourceSentence).where(
+            _in_project(project_id) & (SourceSentence.domain == domain) & (SourceSentence.split == split)
+            & (SourceSentence.sentence_id == sentence_id)
+        )
+    ).first()
+    if sentence is None:
+        return None
+    details: dict[int, TranslationDetail] = {}
+    for t, name in session.execute(
+        select(Translation, User.username)
+        .join(User, User.id == Translation.translator_id)
+        .where(Translation.sentence_id == sentence.id)
+        .order_by(Translation.phase, User.username)
+    ):
+        details[t.id] = TranslationDetail(
+            t.phase, name, t.status, t.text, bool(t.untranslatable), t.untranslatable_reason, t.submitted_at
+        )
+    if details:
+        items = {
+            item_id: (translation_pk, tokens)
+            for item_id, translation_pk, tokens in session.execute(
+                select(TaggingItem.id, TaggingItem.translation_id, TaggingItem.tokens)
+                .where(TaggingItem.translation_id.in_(list(details)))
+            )
+        }
+        for item_id, (translation_pk, tokens) in items.items():
+            details[translation_pk].tokens = list(tokens or [])
+        if items:
+            for item_id, name, tags in session.execute(
+                select(Annotation.item_id, User.username, Annotation.tags)
+                .join(User, User.id == Annotation.annotator_id)
+                .where(Annotation.item_id.in_(list(items)) & (Annotation.status == SUBMITTED))
+                .order_by(User.username)
+            ):
+                details[items[item_id][0]].tag_sets[name] = list(tags or [])
+            for item_id, tags in session.execute(
+                select(Adjudication.item_id, Adjudication.tags)
+                .where(Adjudication.item_id.in_(list(items)))
+                .order_by(Adjudication.id)
+            ):
+                details[items[item_id][0]].adjudicated = list(tags or [])
+    return SentenceDetail(
+        sentence.domain, sentence.split, sentence.sentence_id, sentence.text,
+        [a.term for a in sentence.aspects], list(details.values()),
+    )

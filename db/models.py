@@ -1,0 +1,426 @@
+"""The data model for the whole method: source corpus, two translation phases, BIO tagging,
+adjudication, final choice, and an append-only revision history.
+
+Invariants live as database constraints too (unique keys, span start < end, phase in
+{aware, blind}), so no code path can store what the method forbids. Rows that people edit carry a
+``version`` used for optimistic locking: a save against a stale version raises instead of
+overwriting someone else's work.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+PHASE_CHECK = "phase IN ('aware', 'blind')"
+
+
+class Project(Base):
+    """One corpus effort and its method settings."""
+
+    __tablename__ = "projects"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    translators_per_phase: Mapped[int] = mapped_column(Integer, default=4)
+    annotators_per_item: Mapped[int] = mapped_column(Integer, default=2)
+    # "same": one translator may do both phases (blind first); "disjoint": separate groups per phase.
+    phase_groups: Mapped[str] = mapped_column(String(20), default="same")
+    # "all": every submitted translation is tagged; "best": only each phase's best translation.
+    tagging_scope: Mapped[str] = mapped_column(String(20), default="all")
+    annotators_see_source: Mapped[bool] = mapped_column(Boolean, default=True)
+    prefill_from_aspect_map: Mapped[bool] = mapped_column(Boolean, default=True)
+    # How the final translation is chosen between the aware and the blind winner.
+    final_policy: Mapped[str] = mapped_column(String(40), default="aware-unless-blind-better")
+    transliteration_scheme: Mapped[str] = mapped_column(String(20), default="itrans")
+    settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint("translators_per_phase >= 1", name="translators_positive"),
+        CheckConstraint("annotators_per_item >= 1", name="annotators_positive"),
+        CheckConstraint("phase_groups IN ('same', 'disjoint')", name="phase_groups_known"),
+        CheckConstraint("tagging_scope IN ('all', 'best')", name="tagging_scope_known"),
+    )
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    display_name: Mapped[str | None] = mapped_column(String(200))
+    # bcrypt hash; NULL means the user cannot log in until a lead sets a password.
+    password_hash: Mapped[str | None] = mapped_column(String(200))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    failed_logins: Mapped[int] = mapped_column(Integer, default=0)
+    locked_until: Mapped[datetime | None] = mapped_column(DateTime)
+    # Bumped when a user is deactivated or their password reset: older login sessions stop working.
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    roles: Mapped[list[UserRole]] = relationship(
+        back_populates="user", cascade="all, delete-orphan", lazy="selectin"
+    )
+
+    @property
+    def role_names(self) -> set[str]:
+        return {r.role for r in self.roles}
+
+
+class UserRole(Base):
+    __tablename__ = "user_roles"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    role: Mapped[str] = mapped_column(String(20))
+    user: Mapped[User] = relationship(back_populates="roles")
+    __table_args__ = (
+        UniqueConstraint("user_id", "role", name="uq_user_roles_user_role"),
+        CheckConstraint("role IN ('translator', 'annotator', 'lead', 'admin')", name="role_known"),
+    )
+
+
+class LoginSession(Base):
+    """A login that survives a page refresh; the token travels in the URL, only its hash is stored."""
+
+    __tablename__ = "login_sessions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    token_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    epoch: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SourceSentence(Base):
+    """An English SemEval-2014 sentence; identity is (project, domain, split, sentence id)."""
+
+    __tablename__ = "source_sentences"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id"))
+    domain: Mapped[str] = mapped_column(String(40))
+    split: Mapped[str] = mapped_column(String(10))
+    sentence_id: Mapped[str] = mapped_column(String(100))
+    text: Mapped[str] = mapped_column(Text)
+    ordinal: Mapped[int] = mapped_column(Integer, default=0)
+    # Review flags from import (e.g. "leading-nbsp", "duplicate-text").
+    flags: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    aspects: Mapped[list[AspectTerm]] = relationship(
+        back_populates="sentence", order_by="AspectTerm.position", lazy="selectin"
+    )
+    categories: Mapped[list[AspectCategory]] = relationship(
+        back_populates="sentence", order_by="AspectCategory.position", lazy="selectin"
+    )
+
+    __table_args__ = (
+        UniqueConstraint("project_id", "domain", "split", "sentence_id", name="uq_source_sentences_identity"),
+        CheckConstraint("split IN ('train', 'test', 'dev')", name="split_known"),
+        Index("ix_source_sentences_project_order", "project_id", "domain", "split", "ordinal"),
+    )
+
+
+class AspectTerm(Base):
+    """A source aspect term; offsets are the truth (text[start:end] == term)."""
+
+    __tablename__ = "aspect_terms"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sentence_id: Mapped[int] = mapped_column(ForeignKey("source_sentences.id"))
+    position: Mapped[int] = mapped_column(Integer)
+    term: Mapped[str] = mapped_column(Text)
+    start: Mapped[int] = mapped_column(Integer)
+    end: Mapped[int] = mapped_column(Integer)
+    polarity: Mapped[str | None] = mapped_column(String(20))
+    flags: Mapped[list[Any]] = mapped_column(default=list)
+    sentence: Mapped[SourceSentence] = relationship(back_populates="aspects")
+
+    __table_args__ = (
+        UniqueConstraint("sentence_id", "position", name="uq_aspect_terms_position"),
+        CheckConstraint("start >= 0 AND start < \"end\"", name="span_ordered"),
+        CheckConstraint(
+            "polarity IS NULL OR polarity IN ('positive', 'negative', 'neutral', 'conflict')",
+            name="polarity_known",
+        ),
+    )
+
+
+class AspectCategory(Base):
+    __tablename__ = "aspect_categories"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sentence_id: Mapped[int] = mapped_column(ForeignKey("source_sentences.id"))
+    position: Mapped[int] = mapped_column(Integer)
+    category: Mapped[str] = mapped_column(String(100))
+    polarity: Mapped[str | None] = mapped_column(String(20))
+    sentence: Mapped[SourceSentence] = relationship(back_populates="categories")
+    __table_args__ = (UniqueConstraint("sentence_id", "position", name="uq_aspect_categories_position"),)
+
+
+class TranslationAssignment(Base):
+    """A translator's task: one sentence in one phase."""
+
+    __tablename__ = "translation_assignments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    sentence_id: Mapped[int] = mapped_column(ForeignKey("source_sentences.id"))
+    phase: Mapped[str] = mapped_column(String(10))
+    # assigned -> draft -> submitted; skipped; reassigned (moved away from a deactivated user).
+    status: Mapped[str] = mapped_column(String(20), default="assigned")
+    assigned_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("user_id", "sentence_id", "phase", name="uq_translation_assignments_task"),
+        CheckConstraint(PHASE_CHECK, name="phase_known"),
+        CheckConstraint(
+            "status IN ('assigned', 'draft', 'submitted', 'skipped', 'reassigned')", name="status_known"
+        ),
+        Index("ix_translation_assignments_queue", "user_id", "status"),
+    )
+
+
+class Translation(Base):
+    """One translator's Hindi translation of a sentence in one phase (the latest revision)."""
+
+    __tablename__ = "translations"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sentence_id: Mapped[int] = mapped_column(ForeignKey("source_sentences.id"))
+    phase: Mapped[str] = mapped_column(String(10))
+    translator_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    text: Mapped[str | None] = mapped_column(Text)
+    untranslatable: Mapped[bool] = mapped_column(Boolean, default=False)
+    untranslatable_reason: Mapped[str | None] = mapped_column(String(40))
+    untranslatable_note: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(20), default="draft")
+    time_spent_s: Mapped[float] = mapped_column(Float, default=0.0)
+    guidelines_version: Mapped[str | None] = mapped_column(String(40))
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    submitted_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+    translator: Mapped[User] = relationship(lazy="joined")
+    sentence: Mapped[SourceSentence] = relationship()
+    aspect_links: Mapped[list[AspectAlignment]] = relationship(
+        back_populates="translation", cascade="all, delete-orphan", lazy="selectin"
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+    __table_args__ = (
+        UniqueConstraint("sentence_id", "phase", "translator_id", name="uq_translations_task"),
+        CheckConstraint(PHASE_CHECK, name="phase_known"),
+        CheckConstraint("status IN ('draft', 'submitted')", name="status_known"),
+        CheckConstraint(
+            "status = 'draft' OR untranslatable OR (text IS NOT NULL AND length(trim(text)) > 0)",
+            name="submitted_has_text",
+        ),
+        CheckConstraint(
+            "untranslatable_reason IS NULL OR untranslatable_reason IN ('idiom', 'pun', 'missing context', 'other')",
+            name="reason_known",
+        ),
+        Index("ix_translations_phase_status", "phase", "status"),
+    )
+
+
+class AspectAlignment(Base):
+    """The aspect-aware map: which Hindi characters render a source aspect, or why it was dropped."""
+
+    __tablename__ = "aspect_alignments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    translation_id: Mapped[int] = mapped_column(ForeignKey("translations.id"))
+    aspect_term_id: Mapped[int] = mapped_column(ForeignKey("aspect_terms.id"))
+    start: Mapped[int | None] = mapped_column(Integer)
+    end: Mapped[int | None] = mapped_column(Integer)
+    dropped: Mapped[bool] = mapped_column(Boolean, default=False)
+    drop_reason: Mapped[str | None] = mapped_column(Text)
+    translation: Mapped[Translation] = relationship(back_populates="aspect_links")
+
+    __table_args__ = (
+        UniqueConstraint("translation_id", "aspect_term_id", name="uq_aspect_alignments_link"),
+        CheckConstraint(
+            "(dropped AND start IS NULL AND \"end\" IS NULL) OR "
+            "(NOT dropped AND start IS NOT NULL AND \"end\" IS NOT NULL AND start >= 0 AND start < \"end\")",
+            name="span_or_dropped",
+        ),
+    )
+
+
+class TaggingItem(Base):
+    """A translation to be tagged, with its tokens frozen when the first annotator opens it,
+    so every annotator labels the same tokens even if tokenization or text changes later."""
+
+    __tablename__ = "tagging_items"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    translation_id: Mapped[int] = mapped_column(ForeignKey("translations.id"), unique=True)
+    tokens: Mapped[list[Any]] = mapped_column()
+    tokenizer: Mapped[str] = mapped_column(String(40))
+    translation_version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    translation: Mapped[Translation] = relationship(lazy="joined")
+
+
+class AnnotationAssignment(Base):
+    __tablename__ = "annotation_assignments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    translation_id: Mapped[int] = mapped_column(ForeignKey("translations.id"))
+    status: Mapped[str] = mapped_column(String(20), default="assigned")
+    assigned_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
+    __table_args__ = (
+        UniqueConstraint("user_id", "translation_id", name="uq_annotation_assignments_task"),
+        CheckConstraint(
+            "status IN ('assigned', 'draft', 'submitted', 'skipped', 'reassigned')", name="status_known"
+        ),
+        Index("ix_annotation_assignments_queue", "user_id", "status"),
+    )
+
+
+class Annotation(Base):
+    """One annotator's BIO tags over a tagging item's frozen tokens (the latest revision)."""
+
+    __tablename__ = "annotations"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("tagging_items.id"))
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    tags: Mapped[list[Any]] = mapped_column()
+    # "No aspects in this sentence" is an explicit answer, distinct from an untouched draft.
+    no_aspects: Mapped[bool] = mapped_column(Boolean, default=False)
+    status: Mapped[str] = mapped_column(String(20), default="draft")
+    time_spent_s: Mapped[float] = mapped_column(Float, default=0.0)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    submitted_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+    item: Mapped[TaggingItem] = relationship(lazy="joined")
+    annotator: Mapped[User] = relationship(lazy="joined")
+
+    __mapper_args__ = {"version_id_col": version}
+    __table_args__ = (
+        UniqueConstraint("item_id", "annotator_id", name="uq_annotations_task"),
+        CheckConstraint("status IN ('draft', 'submitted')", name="status_known"),
+    )
+
+
+class Adjudication(Base):
+    """A lead's gold-label decision for a tagging item; append-only, the latest one is in force."""
+
+    __tablename__ = "adjudications"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("tagging_items.id"))
+    tags: Mapped[list[Any]] = mapped_column()
+    # "agreed" (automatic), "accepted" (one annotator's version), "edited".
+    source: Mapped[str] = mapped_column(String(20))
+    accepted_annotation_id: Mapped[int | None] = mapped_column(ForeignKey("annotations.id"))
+    decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table_args__ = (
+        CheckConstraint("source IN ('agreed', 'accepted', 'edited')", name="source_known"),
+        Index("ix_adjudications_item", "item_id", "id"),
+    )
+
+
+class FinalChoice(Base):
+    """The translation kept for a sentence; append-only, the latest row is in force.
+    ``auto_translation_id`` is what the automatic rule picked, so overrides can be counted."""
+
+    __tablename__ = "final_choices"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sentence_id: Mapped[int] = mapped_column(ForeignKey("source_sentences.id"))
+    translation_id: Mapped[int | None] = mapped_column(ForeignKey("translations.id"))
+    auto_translation_id: Mapped[int | None] = mapped_column(ForeignKey("translations.id"))
+    overridden: Mapped[bool] = mapped_column(Boolean, default=False)
+    policy: Mapped[str] = mapped_column(String(40))
+    chosen_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table_args__ = (Index("ix_final_choices_sentence", "sentence_id", "id"),)
+
+
+class Revision(Base):
+    """Append-only history: every save of a translation, annotation, adjudication or final choice
+    stores a full snapshot here, so no save ever destroys earlier work."""
+
+    __tablename__ = "revisions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    entity: Mapped[str] = mapped_column(String(20))
+    entity_id: Mapped[int] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer)
+    author_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    # "autosave", "save", "submit", "import", "adjudicate", ...
+    action: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]] = mapped_column()
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table_args__ = (
+        CheckConstraint(
+            "entity IN ('translation', 'annotation', 'adjudication', 'final_choice')", name="entity_known"
+        ),
+        Index("ix_revisions_entity", "entity", "entity_id", "id"),
+    )
+
+
+class GlossaryTerm(Base):
+    """How the team writes a term (rule 2: transliterate; rule 1: keep Roman), for consistency."""
+
+    __tablename__ = "glossary_terms"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id"))
+    english: Mapped[str] = mapped_column(String(200))
+    hindi: Mapped[str] = mapped_column(String(200))
+    # "transliterate" (Devanagari) or "keep-roman" (proper noun).
+    rule: Mapped[str] = mapped_column(String(20), default="transliterate")
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table_args__ = (
+        UniqueConstraint("project_id", "english", name="uq_glossary_terms_english"),
+        CheckConstraint("rule IN ('transliterate', 'keep-roman')", name="rule_known"),
+    )
+
+
+class AuditEvent(Base):
+    """Who did what and when for actions that are not content saves (imports, assignments, user changes)."""
+
+    __tablename__ = "audit_events"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    action: Mapped[str] = mapped_column(String(40))
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -1,0 +1,78 @@
+"""Read-side queries that turn database rows into the plain inputs of `corpus/` functions."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
+
+from corpus.bio import tags_to_spans
+from corpus.stats import LabelledSentence, StatInputs, english_labelled
+from db.models import Adjudication, AspectTerm, FinalChoice, SourceSentence, TaggingItem, Translation
+from db.schema import default_project_id
+
+
+def latest_final_translations(session: Session, project_id: int) -> dict[int, int | None]:
+    """sentence row id → translation id of the final choice in force (None: left out by the lead)."""
+    latest = (
+        select(func.max(FinalChoice.id))
+        .join(SourceSentence, FinalChoice.sentence_id == SourceSentence.id)
+        .where(SourceSentence.project_id == project_id)
+        .group_by(FinalChoice.sentence_id)
+    )
+    rows = session.execute(select(FinalChoice.sentence_id, FinalChoice.translation_id).where(FinalChoice.id.in_(latest)))
+    return dict(rows.all())
+
+
+def latest_gold_tags(session: Session, item_ids: list[int] | None = None) -> dict[int, list[str]]:
+    """tagging item id → the gold tags in force (the latest adjudication row)."""
+    latest = select(func.max(Adjudication.id)).group_by(Adjudication.item_id)
+    query = select(Adjudication.item_id, Adjudication.tags).where(Adjudication.id.in_(latest))
+    if item_ids is not None:
+        query = query.where(Adjudication.item_id.in_(item_ids))
+    return {item_id: list(tags) for item_id, tags in session.execute(query)}
+
+
+def load_stat_inputs(engine: Engine, project_id: int | None = None,
+                     domain: str | None = None, split: str | None = None) -> StatInputs:
+    with Session(engine) as session:
+        project_id = project_id or default_project_id(session)
+        query = select(SourceSentence.id, SourceSentence.domain, SourceSentence.text).where(
+            SourceSentence.project_id == project_id)
+        if domain:
+            query = query.where(SourceSentence.domain == domain)
+        if split:
+            query = query.where(SourceSentence.split == split)
+        sentences = session.execute(query.order_by(SourceSentence.ordinal)).all()
+        spans: dict[int, list[tuple[int, int]]] = {}
+        for sid, start, end in session.execute(
+            select(AspectTerm.sentence_id, AspectTerm.start, AspectTerm.end)
+            .join(SourceSentence, AspectTerm.sentence_id == SourceSentence.id)
+            .where(SourceSentence.project_id == project_id)
+        ):
+            spans.setdefault(sid, []).append((start, end))
+        english = [english_labelled(d, text, spans.get(sid, [])) for sid, d, text in sentences]
+
+        domains = {sid: d for sid, d, _ in sentences}
+        finals = {s: t for s, t in latest_final_translations(session, project_id).items() if t is not None and s in domains}
+        items = dict(session.execute(
+            select(TaggingItem.translation_id, TaggingItem.id).where(TaggingItem.translation_id.in_(list(finals.values())))
+        ).all()) if finals else {}
+        gold = latest_gold_tags(session, list(items.values())) if items else {}
+        hindi = []
+        for sid, tid in finals.items():
+            tags = gold.get(items.get(tid, -1))
+            if tags is not None:
+                hindi.append(LabelledSentence(domains[sid], tuple(tags), len(tags_to_spans(tags))))
+        return StatInputs(english, hindi)
+
+
+def latest_save_marker(engine: Engine) -> tuple:
+    """Changes whenever anything is saved: the cache key for derived tables on the dashboard."""
+    with Session(engine) as session:
+        return (
+            session.scalar(select(func.max(Translation.updated_at))),
+            session.scalar(select(func.count(Translation.id))),
+            session.scalar(select(func.max(Adjudication.id))),
+            session.scalar(select(func.max(FinalChoice.id))),
+            session.scalar(select(func.count(SourceSentence.id))),
+        )

@@ -1,0 +1,55 @@
+"""Create or upgrade the schema with Alembic, and make sure the default project exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, pool, select
+from sqlalchemy.orm import Session
+
+from db.models import Project
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+DEFAULT_PROJECT = "Hindi aspect extraction"
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the schema to head. SQLite migrations use their own connection with foreign keys off."""
+    url = engine.url.render_as_string(hide_password=False)
+    cfg = alembic_config(url)
+    migration_engine = create_engine(url, poolclass=pool.NullPool)
+    with migration_engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("PRAGMA journal_mode=WAL")
+            conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+        conn.commit()
+    migration_engine.dispose()
+    ensure_default_project(engine)
+
+
+def ensure_default_project(engine: Engine) -> int:
+    with Session(engine) as session:
+        project = session.scalars(select(Project).order_by(Project.id)).first()
+        if project is None:
+            project = Project(name=DEFAULT_PROJECT)
+            session.add(project)
+            session.commit()
+        return project.id
+
+
+def default_project_id(session: Session) -> int:
+    project_id = session.scalars(select(Project.id).order_by(Project.id)).first()
+    if project_id is None:
+        raise RuntimeError("no project: run `python -m corpus init` first")
+    return project_id

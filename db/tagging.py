@@ -1,0 +1,370 @@
+"""Aspect tagging: who tags what, frozen tokens, and annotation saves with optimistic locking.
+
+Each tagging target (a submitted translation, or only each phase's best one, by project setting) goes
+to K annotators who are never its translator, spread so that nobody gets far more work than others.
+Tokens are frozen in a ``TaggingItem`` when the first annotator opens the item, so every annotator
+labels the same tokens even if the tokenizer or the text changes later. Every save writes a revision.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
+from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
+from db.engine import transaction
+from db.models import (
+    Annotation,
+    AnnotationAssignment,
+    AspectAlignment,
+    AspectTerm,
+    AuditEvent,
+    Project,
+    SourceSentence,
+    TaggingItem,
+    Translation,
+    User,
+    UserRole,
+    utcnow,
+)
+from db.revisions import record_revision
+
+INACTIVE = ("reassigned", "skipped")
+SAVE_ACTIONS = ("autosave", "save", "submit")
+
+
+class NotAssigned(PermissionError):
+    """The user has no assignment for this item: annotators see only their own work."""
+
+
+class StaleAnnotation(RuntimeError):
+    """The annotation changed since it was loaded (another tab or device saved first)."""
+
+
+@dataclass(frozen=True)
+class AssignmentReport:
+    created: int
+    targets: int
+    short: list[int] = field(default_factory=list)  # translation ids with fewer than K eligible annotators
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    translation_id: int
+    sentence_key: str
+    phase: str
+    status: str  # assignment status: assigned, draft, submitted
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    span: tuple[int, int]
+    term: str  # the English aspect term the translator linked to these characters
+
+
+@dataclass(frozen=True)
+class AnnotationState:
+    annotation_id: int | None
+    tags: list[str]
+    no_aspects: bool
+    status: str
+    version: int | None
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        return tags_to_spans(self.tags)
+
+
+@dataclass(frozen=True)
+class ItemView:
+    item_id: int
+    translation_id: int
+    sentence_key: str
+    phase: str
+    tokens: list[str]
+    source_text: str | None  # None unless the project lets annotators see the source
+    source_aspects: list[str]
+    source_aspect_spans: list[tuple[int, int]]  # character offsets of the aspects in the source text
+    suggestions: list[Suggestion]
+    annotation: AnnotationState
+    text_changed: bool  # the translation was edited after its tokens were frozen
+
+
+def sentence_key(sentence: SourceSentence) -> str:
+    return f"{sentence.domain}/{sentence.split}/{sentence.sentence_id}"
+
+
+def _project(session: Session, project_id: int) -> Project:
+    project = session.get(Project, project_id)
+    if project is None:
+        raise ValueError(f"no project {project_id}")
+    return project
+
+
+def tagging_targets(session: Session, project_id: int) -> list[Translation]:
+    """The translations to tag under the project's ``tagging_scope`` ("all" or "best")."""
+    project = _project(session, project_id)
+    submitted = list(
+        session.scalars(
+            select(Translation)
+            .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+            .where(
+                SourceSentence.project_id == project_id,
+                Translation.status == "submitted",
+                Translation.untranslatable.is_(False),
+                Translation.text.is_not(None),
+            )
+            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id,
+                      Translation.phase, Translation.id)
+        )
+    )
+    if project.tagging_scope != "best":
+        return submitted
+    from db.final_choice import phase_winners
+
+    keep: set[int] = set()
+    for sentence_id in dict.fromkeys(t.sentence_id for t in submitted):
+        for winner in phase_winners(session, sentence_id).values():
+            if winner is not None:
+                keep.add(winner.translation_id)
+    return [t for t in submitted if t.id in keep]
+
+
+def active_annotators(session: Session) -> list[User]:
+    return list(
+        session.scalars(
+            select(User)
+            .join(UserRole, UserRole.user_id == User.id)
+            .where(UserRole.role == "annotator", User.active.is_(True))
+            .order_by(User.id)
+        ).unique()
+    )
+
+
+def assign_annotators(
+    engine: Engine, project_id: int, actor_id: int | None = None, per_item: int | None = None
+) -> AssignmentReport:
+    """Top every target up to K annotators (never its translator), least-loaded annotator first."""
+    with transaction(engine) as session:
+        k = per_item or _project(session, project_id).annotators_per_item
+        annotators = active_annotators(session)
+        existing = list(
+            session.scalars(select(AnnotationAssignment).where(AnnotationAssignment.status.not_in(INACTIVE)))
+        )
+        load = Counter({a.id: 0 for a in annotators})
+        load.update(a.user_id for a in existing if a.user_id in load)
+        assigned: dict[int, set[int]] = {}
+        for a in existing:
+            assigned.setdefault(a.translation_id, set()).add(a.user_id)
+        ever = {(a.user_id, a.translation_id) for a in session.scalars(select(AnnotationAssignment))}
+
+        targets = tagging_targets(session, project_id)
+        created, short = 0, []
+        for t in targets:
+            have = assigned.setdefault(t.id, set())
+            need = k - len(have)
+            if need <= 0:
+                continue
+            eligible = [
+                a.id for a in annotators
+                if a.id != t.translator_id and a.id not in have and (a.id, t.id) not in ever
+            ]
+            eligible.sort(key=lambda uid: (load[uid], uid))
+            for uid in eligible[:need]:
+                session.add(AnnotationAssignment(user_id=uid, translation_id=t.id, assigned_by=actor_id))
+                have.add(uid)
+                load[uid] += 1
+                created += 1
+            if len(have) < k:
+                short.append(t.id)
+        if created:
+            session.add(
+                AuditEvent(actor_id=actor_id, action="assign-annotators",
+                           detail={"project_id": project_id, "created": created, "per_item": k})
+            )
+        return AssignmentReport(created=created, targets=len(targets), short=short)
+
+
+def _assignment(session: Session, user_id: int, translation_id: int) -> AnnotationAssignment:
+    row = session.scalars(
+        select(AnnotationAssignment).where(
+            AnnotationAssignment.user_id == user_id,
+            AnnotationAssignment.translation_id == translation_id,
+            AnnotationAssignment.status.not_in(INACTIVE),
+        )
+    ).first()
+    if row is None:
+        raise NotAssigned("this item is not assigned to you")
+    return row
+
+
+def my_queue(engine: Engine, user_id: int) -> list[QueueRow]:
+    """The user's own assignments, in corpus order; nothing about other annotators."""
+    with Session(engine) as session:
+        rows = session.execute(
+            select(AnnotationAssignment, Translation, SourceSentence)
+            .join(Translation, AnnotationAssignment.translation_id == Translation.id)
+            .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+            .where(AnnotationAssignment.user_id == user_id, AnnotationAssignment.status.not_in(INACTIVE))
+            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id,
+                      Translation.phase, Translation.id)
+        ).all()
+        return [QueueRow(t.id, sentence_key(s), t.phase, a.status) for a, t, s in rows]
+
+
+def progress(engine: Engine, user_id: int) -> tuple[int, int]:
+    """(submitted, total) over the user's active assignments."""
+    queue = my_queue(engine, user_id)
+    return sum(1 for q in queue if q.status == "submitted"), len(queue)
+
+
+def freeze_item(session: Session, translation: Translation) -> TaggingItem:
+    """The item for a translation, creating it (tokens frozen now) if nobody opened it before."""
+    item = session.scalars(select(TaggingItem).where(TaggingItem.translation_id == translation.id)).first()
+    if item is not None:
+        return item
+    if translation.text is None:
+        raise ValueError("an untranslatable sentence has nothing to tag")
+    try:
+        with session.begin_nested():
+            item = TaggingItem(
+                translation_id=translation.id,
+                tokens=tokenize(translation.text),
+                tokenizer=TOKENIZER_SIGNATURE,
+                translation_version=translation.version,
+            )
+            session.add(item)
+    except IntegrityError:  # another annotator froze it a moment earlier
+        item = session.scalars(select(TaggingItem).where(TaggingItem.translation_id == translation.id)).one()
+    return item
+
+
+def suggestions_for(session: Session, item: TaggingItem, translation: Translation) -> list[Suggestion]:
+    """Token spans from the translator's aspect map, when the frozen tokens still match the text."""
+    if translation.text is None or tokenize(translation.text) != list(item.tokens):
+        return []
+    tokens = tokenize_with_offsets(translation.text)
+    out: list[Suggestion] = []
+    taken: list[tuple[int, int]] = []
+    for alignment, term in session.execute(
+        select(AspectAlignment, AspectTerm)
+        .join(AspectTerm, AspectAlignment.aspect_term_id == AspectTerm.id)
+        .where(AspectAlignment.translation_id == translation.id, AspectAlignment.dropped.is_(False))
+        .order_by(AspectAlignment.start)
+    ).all():
+        span = char_span_to_token_span(tokens, alignment.start, alignment.end)
+        if span is None or any(span[0] < e and s < span[1] for s, e in taken):
+            continue
+        taken.append(span)
+        out.append(Suggestion(span, term.term))
+    return out
+
+
+def _state(annotation: Annotation | None, n_tokens: int) -> AnnotationState:
+    if annotation is None:
+        return AnnotationState(None, ["O"] * n_tokens, False, "new", None)
+    return AnnotationState(annotation.id, list(annotation.tags), annotation.no_aspects, annotation.status,
+                           annotation.version)
+
+
+def _own_annotation(session: Session, item_id: int, user_id: int) -> Annotation | None:
+    return session.scalars(
+        select(Annotation).where(Annotation.item_id == item_id, Annotation.annotator_id == user_id)
+    ).first()
+
+
+def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
+    """What the annotator sees: frozen tokens, their own tags only, and optional context."""
+    with transaction(engine) as session:
+        _assignment(session, user_id, translation_id)
+        translation = session.get(Translation, translation_id)
+        item = freeze_item(session, translation)
+        sentence = session.get(SourceSentence, translation.sentence_id)
+        project = _project(session, sentence.project_id)
+        show_source = project.annotators_see_source
+        return ItemView(
+            item_id=item.id,
+            translation_id=translation.id,
+            sentence_key=sentence_key(sentence),
+            phase=translation.phase,
+            tokens=list(item.tokens),
+            source_text=sentence.text if show_source else None,
+            source_aspects=[a.term for a in sentence.aspects] if show_source else [],
+            source_aspect_spans=[(a.start, a.end) for a in sentence.aspects] if show_source else [],
+            suggestions=suggestions_for(session, item, translation) if project.prefill_from_aspect_map else [],
+            annotation=_state(_own_annotation(session, item.id, user_id), len(item.tokens)),
+            text_changed=tokenize(translation.text or "") != list(item.tokens),
+        )
+
+
+def save_annotation(
+    engine: Engine,
+    user_id: int,
+    item_id: int,
+    tags: list[str],
+    no_aspects: bool,
+    expected_version: int | None,
+    action: str = "autosave",
+    time_spent_s: float = 0.0,
+) -> AnnotationState:
+    """Save the annotator's tags; ``expected_version`` is the version they loaded (None for a first save).
+
+    "No aspects in this sentence" must be said explicitly: submitting all-O tags without it is an error,
+    so an untouched item can never pass as a finished one.
+    """
+    if action not in SAVE_ACTIONS:
+        raise ValueError(f"action must be one of {', '.join(SAVE_ACTIONS)}")
+    with transaction(engine) as session:
+        item = session.get(TaggingItem, item_id)
+        if item is None:
+            raise ValueError(f"no tagging item {item_id}")
+        assignment = _assignment(session, user_id, item.translation_id)
+        tags = list(tags)
+        if len(tags) != len(item.tokens):
+            raise ValueError(f"{len(tags)} tags for {len(item.tokens)} tokens")
+        problems = validate_tags(tags)
+        if problems:
+            raise ValueError(f"invalid BIO sequence: {problems[0]}")
+        has_spans = any(t != "O" for t in tags)
+        if no_aspects and has_spans:
+            raise ValueError('"No aspects in this sentence" cannot go with marked aspect spans')
+        if action == "submit" and not (has_spans or no_aspects):
+            raise ValueError('mark at least one aspect span, or answer "No aspects in this sentence"')
+
+        annotation = _own_annotation(session, item_id, user_id)
+        now = utcnow()
+        if annotation is None:
+            if expected_version is not None:
+                raise StaleAnnotation("this annotation no longer exists; reload the item")
+            annotation = Annotation(item_id=item_id, annotator_id=user_id, tags=tags, no_aspects=no_aspects,
+                                    status="draft", time_spent_s=time_spent_s, created_at=now)
+            session.add(annotation)
+        else:
+            if expected_version != annotation.version:
+                raise StaleAnnotation(
+                    "your tags were saved from another window since you loaded them; reload to see them"
+                )
+            annotation.tags = tags
+            annotation.no_aspects = no_aspects
+            annotation.time_spent_s = (annotation.time_spent_s or 0.0) + time_spent_s
+        annotation.updated_at = now
+        if action == "submit":
+            annotation.status = "submitted"
+            annotation.submitted_at = now
+        session.flush()
+        assignment.status = "submitted" if annotation.status == "submitted" else "draft"
+        record_revision(
+            session, "annotation", annotation.id, annotation.version, user_id, action,
+            {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
+             "tags": tags, "no_aspects": no_aspects, "status": annotation.status},
+        )
+        if annotation.status == "submitted":
+            from db.adjudication import auto_gold_if_agreed
+
+            auto_gold_if_agreed(session, item_id)
+        return _state(annotation, len(item.tokens))

@@ -1,0 +1,424 @@
+"""The translator's work: open a task, save drafts, submit, skip, and the team glossary.
+
+Every function takes the logged-in user's id and filters by it, so a translator can only ever
+reach their own tasks and their own translations, whatever id a page or URL hands in. Blindness
+is enforced here, not only in the page: an aware task will not open (or save) while the same
+translator's blind task of the sentence is open, and a blind task carries no aspect data at all.
+Every save writes a full snapshot to the revision history and checks the optimistic version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
+
+from corpus.assignment import aware_locked, blind_contaminated
+from corpus.glossary import GlossaryEntry, validate_entry
+from corpus.guidelines import guidelines_version as current_guidelines_version
+from corpus.records import UNTRANSLATABLE_REASONS
+from corpus.tokens import normalize, tokenize_with_offsets
+from db.engine import transaction
+from db.models import (
+    AspectAlignment,
+    AuditEvent,
+    GlossaryTerm,
+    Project,
+    SourceSentence,
+    Translation,
+    TranslationAssignment,
+    utcnow,
+)
+from db.revisions import record_revision
+
+ACTIONS = ("autosave", "save", "submit")
+# Time between two saves counts as work up to this many seconds (a tab left open overnight does not).
+MAX_SAVE_INTERVAL_S = 900.0
+
+
+class TaskNotFound(LookupError):
+    """No such task in this user's queue (it may exist for someone else: we do not say)."""
+
+
+class TaskLocked(PermissionError):
+    """The task exists but blindness forbids opening it now."""
+
+
+class SubmissionRefused(ValueError):
+    def __init__(self, problems: Sequence[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class AspectView:
+    id: int
+    position: int
+    term: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class LinkDraft:
+    """Where one source aspect went: a character span of the (canonical) translation, or dropped."""
+
+    aspect_term_id: int
+    start: int | None = None
+    end: int | None = None
+    dropped: bool = False
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Draft:
+    text: str | None
+    untranslatable: bool = False
+    reason: str | None = None
+    note: str | None = None
+    links: tuple[LinkDraft, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskView:
+    assignment_id: int
+    phase: str
+    status: str
+    sentence_pk: int
+    domain: str
+    split: str
+    sentence_id: str
+    source_text: str
+    # Always empty for a blind task: the aspects never leave the database for that page.
+    aspects: tuple[AspectView, ...] = ()
+    translation_id: int | None = None
+    text: str = ""
+    untranslatable: bool = False
+    reason: str | None = None
+    note: str | None = None
+    version: int = 0
+    translation_status: str | None = None
+    time_spent_s: float = 0.0
+    guidelines_version: str | None = None
+    updated_at: str | None = None
+    links: tuple[LinkDraft, ...] = field(default=())
+
+    @property
+    def draft(self) -> Draft:
+        return Draft(self.text, self.untranslatable, self.reason, self.note, self.links)
+
+
+class StaleTranslation(Exception):
+    """The translation changed since this page loaded it (another tab or window saved)."""
+
+    def __init__(self, mine: Draft, theirs: TaskView):
+        self.mine = mine
+        self.theirs = theirs
+        super().__init__(f"translation changed meanwhile: now version {theirs.version}")
+
+
+def canonical_text(text: str | None) -> str:
+    """The stored form of a translation: NFC, without surrounding whitespace. Character spans of
+    the aspect map are offsets into this form."""
+    return normalize(text or "").strip()
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _owned_assignment(session: Session, user_id: int, assignment_id: int) -> TranslationAssignment:
+    row = session.scalars(
+        select(TranslationAssignment).where(
+            TranslationAssignment.id == assignment_id,
+            TranslationAssignment.user_id == user_id,
+            TranslationAssignment.status != "reassigned",
+        )
+    ).first()
+    if row is None:
+        raise TaskNotFound(f"task {assignment_id} is not in your queue")
+    return row
+
+
+def _sibling_status(session: Session, a: TranslationAssignment, phase: str) -> str | None:
+    return session.scalars(
+        select(TranslationAssignment.status).where(
+            TranslationAssignment.user_id == a.user_id,
+            TranslationAssignment.sentence_id == a.sentence_id,
+            TranslationAssignment.phase == phase,
+            TranslationAssignment.status != "reassigned",
+        )
+    ).first()
+
+
+def _own_translation(session: Session, user_id: int, sentence_id: int, phase: str) -> Translation | None:
+    return session.scalars(
+        select(Translation).where(
+            Translation.sentence_id == sentence_id, Translation.phase == phase, Translation.translator_id == user_id
+        )
+    ).first()
+
+
+def _check_blindness(session: Session, a: TranslationAssignment) -> None:
+    if a.phase == "aware":
+        if aware_locked(_sibling_status(session, a, "blind")):
+            raise TaskLocked("this aware task opens after you submit your blind translation of the same sentence")
+    elif a.status != "submitted":
+        has_aware = _own_translation(session, a.user_id, a.sentence_id, "aware") is not None
+        if blind_contaminated(_sibling_status(session, a, "aware"), has_aware):
+            raise TaskLocked("you have already worked on the aware translation of this sentence, "
+                             "so you cannot translate it blind any more; ask your lead to reassign it")
+
+
+def _view(session: Session, a: TranslationAssignment) -> TaskView:
+    s = session.get(SourceSentence, a.sentence_id)
+    tr = _own_translation(session, a.user_id, a.sentence_id, a.phase)
+    aspects: tuple[AspectView, ...] = ()
+    links: tuple[LinkDraft, ...] = ()
+    if a.phase == "aware":
+        aspects = tuple(AspectView(t.id, t.position, t.term, t.start, t.end) for t in s.aspects)
+        if tr is not None:
+            links = tuple(
+                LinkDraft(link.aspect_term_id, link.start, link.end, link.dropped, link.drop_reason)
+                for link in sorted(tr.aspect_links, key=lambda x: x.aspect_term_id)
+            )
+    base = dict(
+        assignment_id=a.id, phase=a.phase, status=a.status, sentence_pk=s.id, domain=s.domain, split=s.split,
+        sentence_id=s.sentence_id, source_text=s.text, aspects=aspects,
+    )
+    if tr is None:
+        return TaskView(**base)
+    return TaskView(
+        **base, translation_id=tr.id, text=tr.text or "", untranslatable=tr.untranslatable,
+        reason=tr.untranslatable_reason, note=tr.untranslatable_note, version=tr.version,
+        translation_status=tr.status, time_spent_s=tr.time_spent_s or 0.0,
+        guidelines_version=tr.guidelines_version,
+        updated_at=tr.updated_at.strftime("%Y-%m-%d %H:%M:%S UTC") if tr.updated_at else None, links=links,
+    )
+
+
+def load_task(engine: Engine, user_id: int, assignment_id: int) -> TaskView:
+    """One of the user's own tasks; TaskNotFound for anyone else's, TaskLocked if blindness forbids it."""
+    with Session(engine) as session:
+        a = _owned_assignment(session, user_id, assignment_id)
+        _check_blindness(session, a)
+        return _view(session, a)
+
+
+# ----------------------------------------------------------------------------- validating and saving
+
+
+def _valid_links(text: str, draft: Draft, aspects: dict[int, AspectView]) -> tuple[list[LinkDraft], list[str]]:
+    """Links that fit the text's tokens, and the problems with those that do not."""
+    starts = {t.start for t in tokenize_with_offsets(text)}
+    ends = {t.end for t in tokenize_with_offsets(text)}
+    good, problems, seen = [], [], set()
+    for link in draft.links:
+        aspect = aspects.get(link.aspect_term_id)
+        if aspect is None:
+            raise ValueError(f"aspect term {link.aspect_term_id} does not belong to this sentence")
+        if link.aspect_term_id in seen:
+            raise ValueError(f"aspect term {link.aspect_term_id} is linked twice")
+        seen.add(link.aspect_term_id)
+        if link.dropped:
+            good.append(LinkDraft(link.aspect_term_id, None, None, True, (link.reason or "").strip() or None))
+        elif link.start is None or link.end is None:
+            continue
+        elif not (0 <= link.start < link.end <= len(text)) or link.start not in starts or link.end not in ends:
+            problems.append(f"the words marked for “{aspect.term}” no longer match your translation; mark them again")
+        else:
+            good.append(LinkDraft(link.aspect_term_id, link.start, link.end))
+    return good, problems
+
+
+def _submission_problems(text: str, draft: Draft, links: list[LinkDraft], aspects: Sequence[AspectView]) -> list[str]:
+    problems = []
+    if draft.untranslatable:
+        if draft.reason not in UNTRANSLATABLE_REASONS:
+            problems.append("choose why the sentence is untranslatable: " + ", ".join(UNTRANSLATABLE_REASONS))
+        elif draft.reason == "other" and not (draft.note or "").strip():
+            problems.append("say in the note why the sentence is untranslatable")
+        return problems
+    if not text:
+        problems.append("the translation is empty: write it, or mark the sentence untranslatable")
+        return problems
+    by_id = {link.aspect_term_id: link for link in links}
+    for aspect in aspects:
+        link = by_id.get(aspect.id)
+        if link is None:
+            problems.append(f"mark the Hindi words for “{aspect.term}”, or mark it dropped")
+        elif link.dropped and not link.reason:
+            problems.append(f"say why “{aspect.term}” was dropped")
+    return problems
+
+
+def _snapshot(tr: Translation, a: TranslationAssignment, s: SourceSentence, aspects: dict[int, AspectView]) -> dict:
+    return {
+        "assignment_id": a.id,
+        "sentence": {"domain": s.domain, "split": s.split, "id": s.sentence_id},
+        "phase": tr.phase,
+        "translator_id": tr.translator_id,
+        "text": tr.text,
+        "untranslatable": tr.untranslatable,
+        "reason": tr.untranslatable_reason,
+        "note": tr.untranslatable_note,
+        "status": tr.status,
+        "time_spent_s": tr.time_spent_s,
+        "guidelines_version": tr.guidelines_version,
+        "submitted_at": tr.submitted_at.isoformat() if tr.submitted_at else None,
+        "aspect_map": [
+            {
+                "aspect_term_id": link.aspect_term_id,
+                "position": aspects[link.aspect_term_id].position if link.aspect_term_id in aspects else None,
+                "term": aspects[link.aspect_term_id].term if link.aspect_term_id in aspects else None,
+                "start": link.start, "end": link.end, "dropped": link.dropped, "reason": link.drop_reason,
+            }
+            for link in sorted(tr.aspect_links, key=lambda x: x.aspect_term_id)
+        ],
+    }
+
+
+def _apply_links(session: Session, tr: Translation, links: list[LinkDraft]) -> None:
+    """Update the map in place (update, insert, delete by aspect) so the unique key never clashes."""
+    wanted = {link.aspect_term_id: link for link in links}
+    for row in list(tr.aspect_links):
+        link = wanted.pop(row.aspect_term_id, None)
+        if link is None:
+            tr.aspect_links.remove(row)
+            continue
+        row.start, row.end, row.dropped, row.drop_reason = link.start, link.end, link.dropped, link.reason
+    session.flush()
+    for link in wanted.values():
+        tr.aspect_links.append(
+            AspectAlignment(aspect_term_id=link.aspect_term_id, start=link.start, end=link.end,
+                            dropped=link.dropped, drop_reason=link.reason)
+        )
+
+
+def save_translation(
+    engine: Engine, user_id: int, assignment_id: int, draft: Draft, *, expected_version: int,
+    action: str = "save", elapsed_s: float = 0.0, guidelines_version: str | None = None,
+) -> TaskView:
+    """Autosave, save or submit the user's translation for one of their tasks.
+
+    ``expected_version`` is the translation version the page last saw (0 for none yet); if the
+    stored one differs, nothing is written and StaleTranslation carries both versions.
+    Submitting validates: text or an untranslatable reason, and in the aware phase a span or a
+    dropped reason for every source aspect. Returns the task as now stored.
+    """
+    if action not in ACTIONS:
+        raise ValueError(f"save_translation: action must be one of {ACTIONS}")
+    if draft.reason is not None and draft.reason not in UNTRANSLATABLE_REASONS:
+        raise ValueError(f"untranslatable reason must be one of {', '.join(UNTRANSLATABLE_REASONS)}")
+    text = canonical_text(draft.text)
+    try:
+        with transaction(engine) as session:
+            a = _owned_assignment(session, user_id, assignment_id)
+            _check_blindness(session, a)
+            if a.status == "submitted":
+                raise SubmissionRefused(["this translation is already submitted; ask your lead to reopen it"])
+            s = session.get(SourceSentence, a.sentence_id)
+            tr = _own_translation(session, user_id, a.sentence_id, a.phase)
+            current = tr.version if tr is not None else 0
+            if expected_version != current:
+                raise StaleTranslation(draft, _view(session, a))
+            if a.phase == "blind" and draft.links:
+                raise ValueError("a blind translation has no aspect map")
+            aspects = (
+                {t.id: AspectView(t.id, t.position, t.term, t.start, t.end) for t in s.aspects}
+                if a.phase == "aware" else {}
+            )
+            links, link_problems = _valid_links(text, draft, aspects)
+            if action == "submit":
+                problems = _submission_problems(text, draft, links, list(aspects.values()))
+                if not draft.untranslatable:
+                    problems = link_problems + problems
+                if problems:
+                    raise SubmissionRefused(problems)
+            if tr is None:
+                tr = Translation(sentence_id=a.sentence_id, phase=a.phase, translator_id=user_id, status="draft",
+                                 time_spent_s=0.0)
+                session.add(tr)
+            submitting = action == "submit"
+            tr.untranslatable = bool(draft.untranslatable)
+            tr.untranslatable_reason = draft.reason if draft.untranslatable else None
+            tr.untranslatable_note = ((draft.note or "").strip() or None) if draft.untranslatable else None
+            tr.text = None if (submitting and draft.untranslatable) or not text else text
+            tr.time_spent_s = (tr.time_spent_s or 0.0) + min(max(float(elapsed_s), 0.0), MAX_SAVE_INTERVAL_S)
+            tr.guidelines_version = guidelines_version or current_guidelines_version()
+            tr.updated_at = utcnow()
+            tr.status = "submitted" if submitting else "draft"
+            if submitting:
+                tr.submitted_at = utcnow()
+            session.flush()
+            _apply_links(session, tr, [] if (submitting and draft.untranslatable) else links)
+            a.status = "submitted" if submitting else "draft"
+            session.flush()
+            session.refresh(tr)
+            record_revision(session, "translation", tr.id, tr.version, user_id, action, _snapshot(tr, a, s, aspects))
+            return _view(session, a)
+    except StaleDataError:
+        # Another save won the race between our read and our write.
+        with Session(engine) as session:
+            a = _owned_assignment(session, user_id, assignment_id)
+            raise StaleTranslation(draft, _view(session, a)) from None
+
+
+def skip_task(engine: Engine, user_id: int, assignment_id: int) -> None:
+    """Put a task back for later: it moves behind the fresh tasks in the queue."""
+    with transaction(engine) as session:
+        a = _owned_assignment(session, user_id, assignment_id)
+        if a.status == "submitted":
+            raise SubmissionRefused(["a submitted translation cannot be skipped"])
+        a.status = "skipped"
+
+
+# ----------------------------------------------------------------------------- glossary and settings
+
+
+def transliteration_scheme(engine: Engine, project_id: int) -> str:
+    """The project's default typing scheme (a known one, else ITRANS)."""
+    from corpus.transliterate import DEFAULT_SCHEME, SCHEME_KEYS
+
+    with Session(engine) as session:
+        project = session.get(Project, project_id)
+        scheme = project.transliteration_scheme if project else None
+    return scheme if scheme in SCHEME_KEYS else DEFAULT_SCHEME
+
+
+def glossary(engine: Engine, project_id: int) -> list[GlossaryEntry]:
+    with Session(engine) as session:
+        rows = session.scalars(
+            select(GlossaryTerm).where(GlossaryTerm.project_id == project_id).order_by(GlossaryTerm.english)
+        )
+        return [GlossaryEntry(r.english, r.hindi, r.rule) for r in rows]
+
+
+def set_glossary_term(
+    engine: Engine, project_id: int, english: str, hindi: str, rule: str, actor_id: int | None,
+) -> GlossaryEntry:
+    """Add or change how the team writes a term (one row per English term, case-insensitive)."""
+    entry = validate_entry(english, hindi, rule)
+    with transaction(engine) as session:
+        rows = session.scalars(select(GlossaryTerm).where(GlossaryTerm.project_id == project_id))
+        row = next((r for r in rows if r.english.casefold() == entry.english.casefold()), None)
+        if row is None:
+            row = GlossaryTerm(project_id=project_id, english=entry.english, created_by=actor_id)
+            session.add(row)
+        row.hindi, row.rule = entry.hindi, entry.rule
+        session.add(AuditEvent(actor_id=actor_id, action="set-glossary-term",
+                               detail={"english": entry.english, "hindi": entry.hindi, "rule": entry.rule}))
+    return entry
+
+
+def delete_glossary_term(engine: Engine, project_id: int, english: str, actor_id: int | None) -> bool:
+    with transaction(engine) as session:
+        rows = session.scalars(select(GlossaryTerm).where(GlossaryTerm.project_id == project_id))
+        row = next((r for r in rows if r.english.casefold() == english.strip().casefold()), None)
+        if row is None:
+            return False
+        session.delete(row)
+        session.add(AuditEvent(actor_id=actor_id, action="delete-glossary-term", detail={"english": row.english}))
+        return True

@@ -1,0 +1,103 @@
+"""The lead's user administration: roles, password resets, deactivation.
+
+Resetting a password or deactivating bumps the user's ``session_epoch``, which ends every login
+session they have at once (``db.auth.resume_session`` compares epochs). Deactivating also moves
+their unfinished translation tasks to other translators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from corpus.records import ROLES
+from db.assignment import AssignmentSummary, reassign_open_work
+from db.auth import hash_password, validate_password
+from db.engine import transaction
+from db.models import AuditEvent, User, UserRole, utcnow
+
+
+@dataclass(frozen=True)
+class UserRow:
+    id: int
+    username: str
+    display_name: str
+    roles: tuple[str, ...]
+    active: bool
+    can_log_in: bool
+    locked: bool
+
+
+def list_users(engine: Engine) -> list[UserRow]:
+    now = utcnow()
+    with Session(engine) as session:
+        users = session.scalars(select(User).order_by(User.username))
+        return [
+            UserRow(u.id, u.username, u.display_name or u.username, tuple(sorted(u.role_names)), u.active,
+                    u.password_hash is not None, bool(u.locked_until and u.locked_until > now))
+            for u in users
+        ]
+
+
+def _user(session: Session, user_id: int) -> User:
+    user = session.get(User, user_id)
+    if user is None:
+        raise LookupError(f"no user {user_id}")
+    return user
+
+
+def set_roles(engine: Engine, user_id: int, roles: Iterable[str], actor_id: int | None) -> None:
+    roles = set(roles)
+    unknown = roles - set(ROLES)
+    if unknown or not roles:
+        raise ValueError(f"roles must be some of {', '.join(ROLES)}")
+    with transaction(engine) as session:
+        user = _user(session, user_id)
+        if user_id == actor_id and not roles & {"lead", "admin"} and user.role_names & {"lead", "admin"}:
+            raise ValueError("you cannot remove your own lead role")
+        for row in list(user.roles):
+            if row.role not in roles:
+                user.roles.remove(row)
+        session.flush()
+        for role in sorted(roles - user.role_names):
+            user.roles.append(UserRole(role=role))
+        session.add(AuditEvent(actor_id=actor_id, action="set-roles", detail={"user": user.username,
+                                                                               "roles": sorted(roles)}))
+
+
+def reset_password(engine: Engine, user_id: int, password: str, actor_id: int | None) -> None:
+    """Set a new password and end the user's login sessions."""
+    validate_password(password)
+    with transaction(engine) as session:
+        user = _user(session, user_id)
+        user.password_hash = hash_password(password)
+        user.session_epoch += 1
+        user.failed_logins = 0
+        user.locked_until = None
+        session.add(AuditEvent(actor_id=actor_id, action="reset-password", detail={"user": user.username}))
+
+
+def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> AssignmentSummary:
+    """Log the user out everywhere, stop new logins, and reassign their unfinished translation tasks."""
+    if user_id == actor_id:
+        raise ValueError("you cannot deactivate yourself")
+    with transaction(engine) as session:
+        user = _user(session, user_id)
+        user.active = False
+        user.session_epoch += 1
+        session.flush()
+        summary = reassign_open_work(session, user_id, actor_id)
+        session.add(AuditEvent(actor_id=actor_id, action="deactivate-user",
+                               detail={"user": user.username, "reassigned_sentences": summary.sentences,
+                                       "new_tasks": summary.created}))
+        return summary
+
+
+def reactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> None:
+    with transaction(engine) as session:
+        user = _user(session, user_id)
+        user.active = True
+        session.add(AuditEvent(actor_id=actor_id, action="reactivate-user", detail={"user": user.username}))
