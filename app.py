@@ -1,0 +1,83 @@
+"""Router: login, then the pages the user's roles allow (st.navigation)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from db.auth import LoginFailed, authenticate, end_session, start_session  # noqa: E402
+from pages._common import SESSION_PARAM, current_user, get_engine  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+LEAD = ("lead",)
+
+# (file, title, icon, roles that may open it, section)
+PAGES = [
+    ("pages/home.py", "Home", ":material/home:", ("translator", "annotator", "lead"), "Work"),
+    ("pages/translate.py", "Translate", ":material/translate:", ("translator",), "Work"),
+    ("pages/tag.py", "Tag aspects", ":material/label:", ("annotator",), "Work"),
+    ("pages/dashboard.py", "Dashboard", ":material/monitoring:", LEAD, "Lead"),
+    ("pages/assign.py", "Assignments", ":material/assignment_ind:", LEAD, "Lead"),
+    ("pages/adjudicate.py", "Adjudication", ":material/gavel:", LEAD, "Lead"),
+    ("pages/final.py", "Final translations", ":material/done_all:", LEAD, "Lead"),
+    ("pages/export.py", "Export", ":material/download:", LEAD, "Lead"),
+    ("pages/import_semeval.py", "Import", ":material/upload:", LEAD, "Corpus"),
+    ("pages/sentences.py", "Sentences", ":material/list:", LEAD, "Corpus"),
+    ("pages/statistics.py", "Statistics", ":material/table_chart:", LEAD, "Corpus"),
+    ("pages/audit.py", "Audit a dataset", ":material/fact_check:", LEAD, "Corpus"),
+    ("pages/users.py", "Users", ":material/group:", LEAD, "Admin"),
+    ("pages/settings.py", "Project settings", ":material/settings:", LEAD, "Admin"),
+    ("pages/backup.py", "Backup", ":material/backup:", LEAD, "Admin"),
+]
+
+
+def login_page() -> None:
+    st.title("Hindi aspect corpus")
+    st.caption("Translate SemEval-2014 reviews into Hindi, tag aspect terms, and measure agreement.")
+    with st.form("login"):
+        username = st.text_input("Username", key="login_username")
+        password = st.text_input("Password", type="password", key="login_password")
+        submitted = st.form_submit_button("Log in", type="primary")
+    if submitted:
+        try:
+            user = authenticate(get_engine(), username, password)
+        except LoginFailed as exc:
+            st.error(str(exc))
+            return
+        token = start_session(get_engine(), user.id)
+        st.session_state["session_token"] = token
+        st.session_state["user"] = user
+        st.query_params[SESSION_PARAM] = token
+        st.rerun()
+
+
+def logout() -> None:
+    end_session(get_engine(), st.session_state.get("session_token"))
+    for key in ("session_token", "user"):
+        st.session_state.pop(key, None)
+    st.query_params.clear()
+    st.rerun()
+
+
+def main() -> None:
+    st.set_page_config(page_title="Hindi review corpus", page_icon=":material/translate:", layout="wide")
+    user = current_user()
+    if user is None:
+        st.navigation([st.Page(login_page, title="Log in", icon=":material/login:")]).run()
+        return
+    sections: dict[str, list] = {}
+    for file, title, icon, roles, section in PAGES:
+        if user.has(*roles) and (HERE / file).exists():
+            sections.setdefault(section, []).append(st.Page(file, title=title, icon=icon))
+    with st.sidebar:
+        st.write(f"**{user.display_name}** · {', '.join(sorted(user.roles))}")
+        if st.button("Log out", key="logout"):
+            logout()
+    st.navigation(sections).run()
+
+
+main()

@@ -1,0 +1,56 @@
+"""Token chips as HTML for the tagging and adjudication views. Every token and term is escaped, so a
+translation holding ``<script>`` or ``<img onerror=...>`` shows as text and never runs."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from corpus.bio import spans_to_tags
+
+_BASE = "display:inline-block;margin:2px 1px;padding:2px 6px;border-radius:6px;font-size:1.05rem;"
+_STYLE = {
+    "O": _BASE + "border:1px solid #ccc;background:#fafafa;",
+    "B": _BASE + "border:2px solid #1b7f4b;border-left-width:6px;background:#d8f3dc;font-weight:600;",
+    "I": _BASE + "border:2px solid #1b7f4b;background:#d8f3dc;font-weight:600;",
+    "S": _BASE + "border:2px dashed #c77700;background:#fff4dc;",
+}
+
+
+def token_chips(
+    tokens: Sequence[str], spans: Sequence[tuple[int, int]] = (), suggested: Sequence[tuple[int, int]] = ()
+) -> str:
+    """One chip per token: aspect spans solid green (B has the thick left edge), suggestions dashed orange."""
+    tags = spans_to_tags(len(tokens), list(spans))
+    hinted = {i for s, e in suggested for i in range(s, e)}
+    chips = []
+    for i, (token, tag) in enumerate(zip(tokens, tags)):
+        style = _STYLE["S"] if tag == "O" and i in hinted else _STYLE[tag]
+        kind = "suggestion" if tag == "O" and i in hinted else tag
+        chips.append(
+            f'<span class="tok" data-i="{i}" data-tag="{tag}" title="token {i + 1}: {kind}" style="{style}">'
+            f'{html.escape(token)}<sub style="color:#777;font-size:0.6em;margin-left:2px">{i + 1}</sub></span>'
+        )
+    return f'<div class="token-chips" lang="hi" style="line-height:2.2">{"".join(chips)}</div>'
+
+
+def marked_text(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """Plain text with character spans highlighted (the English source and its aspect terms)."""
+    out, last = [], 0
+    for start, end in sorted(spans):
+        if start < last:
+            continue
+        out.append(html.escape(text[last:start]))
+        out.append(f'<mark style="background:#fff0a8">{html.escape(text[start:end])}</mark>')
+        last = end
+    out.append(html.escape(text[last:]))
+    return f'<div class="source-text">{"".join(out)}</div>'
+
+
+def span_text(tokens: Sequence[str], span: tuple[int, int]) -> str:
+    return " ".join(tokens[span[0]:span[1]])
+
+
+def span_where(span: tuple[int, int]) -> str:
+    """Token positions as people count them (from 1)."""
+    return f"token {span[0] + 1}" if span[1] - span[0] == 1 else f"tokens {span[0] + 1}–{span[1]}"

@@ -1,0 +1,245 @@
+"""Lead dashboard: agreement (seed paper Table 2), progress, people, distributions, weak sentences, coverage.
+
+Every number comes from ``corpus.metrics`` over ``db.metrics_data``; this page only renders. Derived
+tables are cached on a fingerprint of the latest save, so a new save shows on the next run.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+from sqlalchemy.orm import Session
+
+from corpus.agreement import filter_input
+from corpus.metrics import EXPLANATIONS, compute_agreement, dashboard_tables, sentence_agreement
+from corpus.progress import filter_counts, person_progress, phase_progress, submitted_counts
+from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, project_settings
+from pages._common import get_engine, project_id, require_role
+
+require_role("lead")
+engine = get_engine()
+pid = project_id()
+DB_KEY = engine.url.render_as_string(hide_password=True)
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _input(db: str, project: int, stamp: tuple):
+    """The raw records (about 150,000 at paper scale) are kept as they are, not pickled on every hit."""
+    with Session(engine) as session:
+        return load_metrics_input(session, project)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _agreement(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]):
+    data = filter_input(_input(db, project, stamp), domains, splits)
+    return data, compute_agreement(data)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _tables(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
+    data, agreement = _agreement(db, project, stamp, domains, splits)
+    return dashboard_tables(data, agreement, lowest=200)
+
+
+def _all_sentences(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> list[dict]:
+    return sentence_agreement(*_agreement(db, project, stamp, domains, splits))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
+    data = filter_input(_input(db, project, stamp), domains, splits)
+    with Session(engine) as session:
+        open_work = load_progress(session, project, submitted=False)
+        settings = project_settings(session, project)
+    counts = filter_counts(open_work, domains, splits) + submitted_counts(data)
+    return {
+        "phases": phase_progress(counts, len(data.sentences), settings["translators_per_phase"], settings["annotators_per_item"]),
+        "people": person_progress(counts),
+    }
+
+
+def csv_button(label: str, rows, name: str) -> None:
+    """A CSV download; the file is built only when clicked."""
+
+    def build() -> bytes:
+        frame = rows() if callable(rows) else rows
+        return pd.DataFrame(frame).to_csv(index=False).encode("utf-8")
+
+    st.download_button(f"CSV: {label}", build, file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}", on_click="ignore")
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+with Session(engine) as session:
+    stamp = latest_save(session, pid)
+everything = _input(DB_KEY, pid, stamp)
+all_domains = sorted({s.domain for s in everything.sentences})
+all_splits = sorted({s.split for s in everything.sentences})
+
+st.title("Agreement dashboard")
+left, right = st.columns(2)
+chosen_domains = left.multiselect("Domain", all_domains, default=all_domains, key="dash_domains")
+chosen_splits = right.multiselect("Split", all_splits, default=all_splits, key="dash_splits")
+domains = tuple(sorted(chosen_domains))
+splits = tuple(sorted(chosen_splits))
+if not everything.sentences:
+    st.info("No sentences yet: import SemEval-2014 sentences first.")
+    st.stop()
+
+tables = _tables(DB_KEY, pid, stamp, domains, splits)
+
+# --- Table 2 -----------------------------------------------------------------------------------------
+st.subheader("Agreement (seed paper Table 2)")
+table2 = pd.DataFrame(tables["table2"])
+st.dataframe(table2, hide_index=True, key="dash_table2", column_config={
+    c: st.column_config.NumberColumn(c, format="%.3f") for c in ("aware", "blind", "overall", "best")
+})
+csv_button("Table 2", tables["table2"], "table2")
+for key in ("rouge", "best", "fleiss"):
+    st.caption(EXPLANATIONS[key])
+rouge = tables["rouge_l"]
+st.caption(
+    f"ROUGE-L over {rouge['units']['aware']} aware and {rouge['units']['blind']} blind sentences "
+    f"({rouge['pairs']} pairs); {rouge['excluded_units']} sentence-phase units left out for having fewer than "
+    "2 translations. Weighting: " + rouge["weighting"] + "."
+)
+for reason in tables["reasons"]:
+    st.info(reason)
+st.caption("Signature: " + tables["signature"]["text"])
+
+# --- Progress ---------------------------------------------------------------------------------------
+st.subheader("Progress")
+progress = _progress(DB_KEY, pid, stamp, domains, splits)
+st.dataframe(pd.DataFrame(progress["phases"]), hide_index=True, key="dash_progress_phases")
+csv_button("progress per phase", progress["phases"], "progress_phases")
+st.dataframe(pd.DataFrame(progress["people"]), hide_index=True, key="dash_progress_people")
+csv_button("progress per person", progress["people"], "progress_people")
+
+# --- People -----------------------------------------------------------------------------------------
+st.subheader("Translators: mean ROUGE-L against peers")
+translators = pd.DataFrame(tables["translators"])
+if translators.empty:
+    st.info("No sentence has two translations in a phase yet.")
+else:
+    st.dataframe(translators, hide_index=True, key="dash_translators")
+    st.altair_chart(
+        alt.Chart(translators[translators["phase"] != "all"]).mark_bar().encode(
+            x=alt.X("mean_f:Q", title="mean ROUGE-L F", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("translator:N", title=None),
+            color="phase:N",
+            yOffset="phase:N",
+            tooltip=["translator", "phase", "pairs", alt.Tooltip("mean_f:Q", format=".3f")],
+        ),
+        width="stretch",
+    )
+csv_button("translators", tables["translators"], "translators")
+
+st.subheader("Annotators: agreement with the others")
+st.caption("Cohen's kappa over the tokens an annotator shares with each other annotator, and exact-match span F1.")
+annotators = pd.DataFrame(tables["annotators"])
+if annotators.empty:
+    st.info("No translation has been tagged by two annotators yet.")
+else:
+    st.dataframe(annotators, hide_index=True, key="dash_annotators")
+    st.dataframe(pd.DataFrame(tables["annotator_pairs"]), hide_index=True, key="dash_annotator_pairs")
+csv_button("annotators", tables["annotators"], "annotators")
+csv_button("annotator pairs", tables["annotator_pairs"], "annotator_pairs")
+
+# --- Distributions and time -------------------------------------------------------------------------
+st.subheader("Distributions")
+c1, c2 = st.columns(2)
+bars = pd.DataFrame(tables["pair_histogram"])
+if not bars.empty and bars["count"].sum():
+    c1.altair_chart(
+        alt.Chart(bars).mark_bar().encode(
+            x=alt.X("from:Q", bin="binned", title="ROUGE-L F of a translation pair"),
+            x2="to:Q",
+            y=alt.Y("count:Q", title="pairs"),
+            color=alt.Color("group:N", title="phase"),
+            tooltip=["group", "from", "to", "count"],
+        ),
+        width="stretch",
+    )
+tag_bars = pd.DataFrame(tables["tag_histogram"])
+if not tag_bars.empty and tag_bars["count"].sum():
+    c2.altair_chart(
+        alt.Chart(tag_bars).mark_bar().encode(
+            x=alt.X("from:Q", bin="binned", title="share of tokens all annotators tag alike"),
+            x2="to:Q",
+            y=alt.Y("count:Q", title="sentence-phase units"),
+            tooltip=["from", "to", "count"],
+        ),
+        width="stretch",
+    )
+
+st.subheader("Agreement by week of submission")
+weeks = pd.DataFrame(tables["weeks"])
+if weeks.empty:
+    st.info("Nothing submitted yet.")
+else:
+    long = weeks.melt(id_vars="week", value_vars=["rouge_l_mean_f", "fleiss_kappa"], var_name="figure").dropna()
+    if not long.empty:
+        st.altair_chart(
+            alt.Chart(long).mark_line(point=True).encode(
+                x=alt.X("week:N", title="week (Monday)"), y=alt.Y("value:Q", title=None), color="figure:N",
+                tooltip=["week", "figure", alt.Tooltip("value:Q", format=".3f")],
+            ),
+            width="stretch",
+        )
+    st.dataframe(weeks, hide_index=True, key="dash_weeks")
+csv_button("agreement by week", tables["weeks"], "agreement_by_week")
+
+# --- Lowest agreement -------------------------------------------------------------------------------
+st.subheader("Lowest-agreement sentences")
+st.caption("Translation agreement (mean ROUGE-L between translators) first, then tag agreement (share of tokens all annotators tag alike).")
+sentences = tables["sentences"]
+shown = pd.DataFrame(sentences[:50])
+st.dataframe(shown, hide_index=True, key="dash_lowest")
+csv_button(
+    f"agreement of all {tables['sentence_count']} sentence-phase units",
+    lambda: _all_sentences(DB_KEY, pid, stamp, domains, splits),
+    "sentence_agreement",
+)
+if sentences:
+    labels = [f"{r['domain']}/{r['split']}/{r['sentence_id']} ({r['phase']})" for r in sentences[:200]]
+    pick = st.selectbox("Open a sentence", ["-"] + labels, key="dash_open")
+    if pick != "-":
+        row = sentences[labels.index(pick)]
+        with Session(engine) as session:
+            detail = load_sentence_detail(session, pid, row["domain"], row["split"], row["sentence_id"])
+        if detail is None:
+            st.warning("That sentence is no longer in the project.")
+        else:
+            st.text(detail.text)
+            st.caption("Source aspects: " + (", ".join(detail.aspects) or "none"))
+            for phase in ("aware", "blind"):
+                versions = [t for t in detail.translations if t.phase == phase]
+                if not versions:
+                    continue
+                st.markdown(f"**Aspect-{phase} translations**")
+                columns = st.columns(len(versions))
+                for column, t in zip(columns, versions):
+                    column.caption(f"{t.translator} · {t.status}")
+                    column.text("(untranslatable: " + (t.reason or "no reason") + ")" if t.untranslatable else (t.text or ""))
+                for t in versions:
+                    if t.tokens and (t.tag_sets or t.adjudicated):
+                        frame = pd.DataFrame({"token": t.tokens})
+                        for name, tags in t.tag_sets.items():
+                            frame[name] = list(tags) + [""] * (len(t.tokens) - len(tags))
+                        if t.adjudicated:
+                            frame["gold"] = list(t.adjudicated) + [""] * (len(t.tokens) - len(t.adjudicated))
+                        st.caption(f"Tags on {t.translator}'s {phase} translation")
+                        st.dataframe(frame.T, key=f"dash_tags_{phase}_{t.translator}")
+
+# --- Coverage ---------------------------------------------------------------------------------------
+st.subheader("Aspect coverage: aware vs blind")
+coverage = tables["coverage"]
+percent = "n/a" if coverage["percent"] is None else f"{coverage['percent']:.1f}%"
+st.metric("Sentences that lost aspects in the blind phase", f"{coverage['fewer_in_blind']} of {coverage['compared']}", percent, delta_color="off")
+st.caption(EXPLANATIONS["coverage"])
+if coverage["sentences"]:
+    st.dataframe(pd.DataFrame(coverage["sentences"]), hide_index=True, key="dash_coverage")
+csv_button("coverage", coverage["sentences"], "coverage")

@@ -1,0 +1,90 @@
+"""Lead: export the dataset: options, a preview of what goes in and what is left out, downloads."""
+
+import pandas as pd
+import streamlit as st
+
+from corpus.export import FORMATS, files_by_format
+from corpus.export.options import LAYOUTS, FormatOptions
+from corpus.export.writer import zip_bytes
+from db.export_data import ExportOptions, export_files
+from pages._common import get_engine, require_role
+
+require_role("lead")
+st.title("Export dataset")
+st.caption("Final translations with gold BIO labels (adjudicated, or agreed by the annotators), in training "
+           "formats, with a dataset card. Sentences that cannot go in are counted by reason, never dropped silently.")
+
+with st.form("export_options"):
+    c1, c2 = st.columns(2)
+    formats = c1.multiselect("Formats", list(FORMATS), default=list(FORMATS), key="export_formats")
+    layout = c1.selectbox("Files per split", LAYOUTS, key="export_layout",
+                          format_func={"both": "combined and per domain", "combined": "combined",
+                                       "per-domain": "per domain"}.get)
+    dev = c1.number_input("Dev split (share of train, 0 = none)", min_value=0.0, max_value=0.5, value=0.0,
+                          step=0.05, key="export_dev")
+    all_translations = c2.checkbox("Every translation (all translators, both phases), for augmentation",
+                                   key="export_all")
+    agreed_only = c2.checkbox("Only items the annotators agreed on", key="export_agreed")
+    pseudonymize = c2.checkbox("Pseudonymize translators", value=True, key="export_pseudo")
+    id_comments = c2.checkbox("`# id = …` lines in CoNLL files", key="export_ids")
+    prepared = st.form_submit_button("Prepare export", type="primary", key="export_prepare")
+
+if prepared:
+    if not formats:
+        st.error("Choose at least one format.")
+        st.stop()
+    options = ExportOptions(all_translations=all_translations, agreed_only=agreed_only, pseudonymize=pseudonymize,
+                            dev_fraction=dev or None)
+    with st.spinner("Exporting…"):
+        files, dataset = export_files(get_engine(), options, formats, FormatOptions(id_comments, layout))
+    st.session_state["export_result"] = {
+        "files": files,
+        "counts": [{"domain": r.domain, "split": r.split, "aspects": len(r.hi_aspects)} for r in dataset.sentences],
+        "left_out": dataset.left_out_counts(),
+        "zips": {},
+    }
+
+result = st.session_state.get("export_result")
+if result is None:
+    st.info("Choose the options and press **Prepare export**.")
+    st.stop()
+
+files = result["files"]
+counts = pd.DataFrame(result["counts"], columns=["domain", "split", "aspects"])
+m1, m2, m3 = st.columns(3)
+m1.metric("Sentences exported", len(counts))
+m2.metric("Hindi aspect terms", int(counts["aspects"].sum()) if len(counts) else 0)
+m3.metric("Left out", sum(result["left_out"].values()))
+
+st.subheader("What goes in")
+if len(counts):
+    table = counts.pivot_table(index="split", columns="domain", values="aspects", aggfunc="count", fill_value=0)
+    st.dataframe(table, width="stretch")
+else:
+    st.warning("No sentence is ready for export yet (each needs a final translation with gold labels).")
+
+st.subheader("What is left out, and why")
+if result["left_out"]:
+    st.dataframe(pd.DataFrame([{"reason": k, "count": v} for k, v in result["left_out"].items()]),
+                 hide_index=True, width="stretch")
+    st.caption("Each item is listed in `left_out.tsv` inside the export.")
+else:
+    st.write("Nothing is left out.")
+
+st.subheader("Downloads")
+zips = result["zips"]
+if "all" not in zips:
+    zips["all"] = zip_bytes(files)
+st.download_button("Download everything (zip)", zips["all"], "hindi-aspect-corpus.zip", "application/zip",
+                   key="export_zip_all", type="primary")
+cols = st.columns(3)
+for i, (name, group) in enumerate(files_by_format(files).items()):
+    if name not in zips:
+        zips[name] = zip_bytes(group, root=f"hindi-aspect-corpus-{name}")
+    cols[i % 3].download_button(f"{name} ({len(group) - 2} files)", zips[name], f"hindi-aspect-corpus-{name}.zip",
+                                "application/zip", key=f"export_zip_{name}")
+st.download_button("Dataset card (README.md)", files["README.md"].encode("utf-8"), "README.md", "text/markdown",
+                   key="export_card")
+
+with st.expander("Dataset card preview"):
+    st.markdown(files["README.md"])

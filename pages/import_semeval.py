@@ -1,0 +1,69 @@
+"""Lead: import SemEval-2014 XML or a work file from the browser — preview, then all or nothing."""
+
+import pandas as pd
+import streamlit as st
+
+from corpus.errors import InputRejected
+from corpus.semeval import parse_semeval
+from db.importing import import_sentences
+from db.workfile import import_work_file
+from pages._common import get_engine, require_role
+
+MAX_UPLOAD_MB = 60
+
+user = require_role("lead")
+st.title("Import")
+st.caption("Imports are all or nothing: a file with any error writes nothing. Re-importing a file never "
+           "deletes or overwrites anyone's work.")
+
+
+def error_table(errors) -> None:
+    st.error(f"{len(errors)} problem(s) found — nothing was imported.")
+    st.dataframe(
+        pd.DataFrame([{"file": e.file, "line": e.line, "sentence id": e.sentence_id, "problem": e.message} for e in errors]),
+        hide_index=True, width="stretch",
+    )
+
+
+semeval_tab, work_tab = st.tabs(["SemEval-2014 XML", "Work file (JSONL)"])
+
+with semeval_tab:
+    upload = st.file_uploader("SemEval-2014 XML file", type=["xml"], key="semeval_file")
+    c1, c2 = st.columns(2)
+    domain = c1.selectbox("Domain", ["restaurant", "laptop"], key="semeval_domain")
+    split = c2.selectbox("Split", ["train", "test"], key="semeval_split")
+    if upload is not None:
+        data = upload.getvalue()
+        if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
+            st.error(f"{upload.name}: the file is larger than {MAX_UPLOAD_MB} MB")
+            st.stop()
+        records, errors = parse_semeval(data, upload.name, domain, split)
+        if errors:
+            error_table(errors)
+        else:
+            flagged = [r for r in records if r.flags]
+            m1, m2, m3 = st.columns(3)
+            m1.metric("Sentences", f"{len(records):,}")
+            m2.metric("Aspect terms", f"{sum(len(r.aspects) for r in records):,}")
+            m3.metric("Flagged for review", f"{len(flagged):,}")
+            if flagged:
+                with st.expander("Flagged sentences (imported as they are)"):
+                    st.dataframe(pd.DataFrame([{"sentence id": r.key.id, "flags": ", ".join(r.flags),
+                                                "text": r.text} for r in flagged]), hide_index=True)
+            if st.button(f"Import {len(records):,} sentences as {domain}/{split}", type="primary", key="semeval_import"):
+                try:
+                    summary = import_sentences(get_engine(), records, upload.name, actor_id=user.id)
+                except InputRejected as exc:
+                    error_table(exc.errors)
+                else:
+                    st.success(f"{summary}; {summary.unchanged} already present and unchanged.")
+
+with work_tab:
+    work_upload = st.file_uploader("Work file (JSONL)", type=["jsonl", "json", "txt"], key="work_file")
+    if work_upload is not None and st.button("Import work file", type="primary", key="work_import"):
+        try:
+            summary = import_work_file(get_engine(), work_upload.getvalue(), work_upload.name, actor_id=user.id)
+        except InputRejected as exc:
+            error_table(exc.errors)
+        else:
+            st.success(str(summary))

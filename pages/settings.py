@@ -1,0 +1,82 @@
+"""Project settings (lead): the method's knobs, and the team's transliteration glossary."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from corpus.final_choice import POLICIES
+from corpus.glossary import RULES
+from corpus.transliterate import SCHEME_KEYS, scheme_label
+from db.project_settings import TAGGING_SCOPES, ProjectSettings, load_settings, save_settings
+from db.translation import delete_glossary_term, glossary, set_glossary_term
+from pages._common import get_engine, project_id, require_role
+
+user = require_role("lead")
+engine = get_engine()
+pid = project_id()
+current = load_settings(engine, pid)
+
+st.title("Project settings")
+
+with st.form("project_settings"):
+    name = st.text_input("Project name", value=current.name)
+    c1, c2 = st.columns(2)
+    per_phase = c1.number_input("Translators per sentence and phase", 1, 20, current.translators_per_phase,
+                                help="The seed paper had 4 translators per phase.")
+    per_item = c2.number_input("Annotators per translation", 1, 10, current.annotators_per_item)
+    groups = st.radio(
+        "Translator groups", ("same", "disjoint"), index=("same", "disjoint").index(current.phase_groups),
+        format_func=lambda g: {"same": "Same people may do both phases (blind first, enforced)",
+                               "disjoint": "Separate groups for the blind and the aware phase"}[g],
+    )
+    scope = st.radio("Tagging scope", TAGGING_SCOPES, index=TAGGING_SCOPES.index(current.tagging_scope),
+                     format_func=lambda s: {"all": "Tag every submitted translation",
+                                            "best": "Tag only each phase's best translation"}[s])
+    see_source = st.checkbox("Annotators see the English sentence", value=current.annotators_see_source)
+    prefill = st.checkbox("Pre-fill tagging from the translators' aspect maps", value=current.prefill_from_aspect_map)
+    policies = list(POLICIES)
+    policy = st.selectbox("Final translation policy", policies,
+                          index=policies.index(current.final_policy) if current.final_policy in policies else 0,
+                          help="\n\n".join(f"**{k}**: {v}" for k, v in POLICIES.items()))
+    scheme = st.selectbox("Default typing scheme for translators", SCHEME_KEYS, format_func=scheme_label,
+                          index=SCHEME_KEYS.index(current.transliteration_scheme)
+                          if current.transliteration_scheme in SCHEME_KEYS else 0)
+    saved = st.form_submit_button("Save settings", type="primary")
+
+if saved:
+    new = ProjectSettings(name, int(per_phase), int(per_item), groups, scope, see_source, prefill, policy, scheme)
+    try:
+        changed = save_settings(engine, pid, new, user.id)
+    except ValueError as exc:
+        st.error(str(exc))
+    else:
+        st.success(f"Saved ({len(changed)} changed)." if changed else "Nothing changed.")
+
+st.header("Glossary")
+st.caption("How the team writes terms: rule 2 transliterates into Devanagari, rule 1 keeps names in Roman "
+           "script. Translators get these as suggestions and gentle warnings.")
+entries = glossary(engine, pid)
+if entries:
+    st.dataframe([{"English": e.english, "write": e.hindi, "rule": e.rule} for e in entries],
+                 hide_index=True, use_container_width=True)
+with st.form("glossary_add", clear_on_submit=True):
+    c1, c2, c3 = st.columns([2, 2, 1])
+    english = c1.text_input("English term")
+    hindi = c2.text_input("Written as", help="Devanagari for 'transliterate'; the Roman form for 'keep-roman'.")
+    rule = c3.selectbox("Rule", RULES)
+    add = st.form_submit_button("Add or update term")
+if add:
+    try:
+        entry = set_glossary_term(engine, pid, english, hindi, rule, user.id)
+    except ValueError as exc:
+        st.error(str(exc))
+    else:
+        st.success(f"Saved: {entry.english} → {entry.hindi}")
+        st.rerun()
+if entries:
+    with st.form("glossary_delete"):
+        gone = st.selectbox("Remove a term", [e.english for e in entries], index=None)
+        remove = st.form_submit_button("Remove")
+    if remove and gone:
+        delete_glossary_term(engine, pid, gone, user.id)
+        st.rerun()

@@ -1,0 +1,402 @@
+"""Translate: the translator's own queue, one task at a time, aspect-blind or aspect-aware.
+
+Everything here is rendered from db.translation / db.assignment, which only ever return the
+logged-in translator's own tasks; a blind task arrives without any aspect data at all. Every
+change of the editor autosaves (a draft plus a revision), so a refresh or a dropped connection
+loses at most the text still being typed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+
+import streamlit as st
+
+from corpus.aspect_map import NotContiguous, relocate, selection_to_span, span_to_selection
+from corpus.glossary import check_translation, suggestions
+from corpus.guidelines import load_guidelines
+from corpus.records import UNTRANSLATABLE_REASONS
+from corpus.tokens import tokenize_with_offsets
+from corpus.transliterate import DEFAULT_SCHEME, SCHEME_KEYS, cheat_sheet, scheme_label, to_devanagari
+from db.assignment import my_queue, next_task_id
+from db.translation import (
+    Draft,
+    LinkDraft,
+    StaleTranslation,
+    SubmissionRefused,
+    TaskLocked,
+    TaskNotFound,
+    TaskView,
+    canonical_text,
+    glossary,
+    load_task,
+    save_translation,
+    skip_task,
+    transliteration_scheme,
+)
+from pages._common import get_engine, project_id, require_role
+
+TASK_PARAM = "task"
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:")
+
+
+def md_escape(text: str) -> str:
+    """Plain text for st.markdown: every Markdown, directive and LaTeX character escaped."""
+    return "".join("\\" + c if c in _MD_SPECIAL else c for c in text)
+
+
+def source_markdown(text: str, spans: list[tuple[int, int]]) -> str:
+    """The sentence with the given character spans highlighted (escaped; no HTML)."""
+    out, pos = [], 0
+    for start, end in sorted(spans):
+        if start < pos:
+            continue
+        out.append(md_escape(text[pos:start]))
+        out.append(f":orange-background[**{md_escape(text[start:end])}**]")
+        pos = end
+    out.append(md_escape(text[pos:]))
+    return "".join(out)
+
+
+user = require_role("translator")
+engine = get_engine()
+
+# A finished action asks for another task; honour it before anything reads the query string.
+if "tx_goto" in st.session_state:
+    goto = st.session_state.pop("tx_goto")
+    if goto is None:
+        st.query_params.pop(TASK_PARAM, None)
+    else:
+        st.query_params[TASK_PARAM] = str(goto)
+
+st.title("Translate")
+queue = my_queue(engine, user.id)
+if not queue:
+    st.info("Your queue is empty. Your lead will assign sentences to you.")
+    st.stop()
+
+done = sum(1 for q in queue if q.status == "submitted")
+st.progress(done / len(queue), text=f"{done} of {len(queue)} submitted")
+
+requested = st.query_params.get(TASK_PARAM)
+current: int | None = None
+if requested is not None:
+    try:
+        current = int(requested)
+    except ValueError:
+        st.error("That task is not in your queue.")
+        st.stop()
+if current is None:
+    current = next_task_id(engine, user.id)
+if current is None:
+    st.success("You have submitted everything in your queue. Thank you!")
+    current = queue[0].assignment_id
+
+by_id = {q.assignment_id: q for q in queue}
+
+
+def _pick() -> None:
+    st.session_state["tx_goto"] = st.session_state["tx_queue_pick"]
+
+
+if current in by_id:
+    st.session_state["tx_queue_pick"] = current
+    st.selectbox(
+        "Your queue", [q.assignment_id for q in queue], format_func=lambda a: by_id[a].label,
+        key="tx_queue_pick", on_change=_pick,
+        help="Tasks in working order; a locked task opens once its blind translation is submitted.",
+    )
+
+try:
+    task = load_task(engine, user.id, current)
+except TaskNotFound:
+    st.error("That task is not in your queue.")
+    st.stop()
+except TaskLocked as exc:
+    st.warning(f"Locked: {exc}.")
+    st.stop()
+
+aid = task.assignment_id
+K = f"tx{aid}_"
+aware = task.phase == "aware"
+editable = task.status != "submitted"
+
+
+def _init_state(view: TaskView) -> None:
+    """Load the stored draft into the editor's widgets (on opening a task or after a conflict)."""
+    st.session_state[K + "text"] = view.text
+    st.session_state[K + "untr"] = view.untranslatable
+    st.session_state[K + "reason"] = view.reason
+    st.session_state[K + "note"] = view.note or ""
+    st.session_state[K + "version"] = view.version
+    st.session_state[K + "links"] = view.links
+    st.session_state[K + "map_text"] = view.text
+    for a in view.aspects:
+        link = next((x for x in view.links if x.aspect_term_id == a.id), None)
+        st.session_state[K + f"drop{a.id}"] = bool(link and link.dropped)
+        st.session_state[K + f"why{a.id}"] = (link.reason or "") if link and link.dropped else ""
+    st.session_state[K + "mark"] = time.monotonic()
+    st.session_state.pop(K + "conflict", None)
+
+
+if st.session_state.get("tx_active") != aid:
+    st.session_state["tx_active"] = aid
+    _init_state(task)
+elif K + "text" not in st.session_state:  # widget state dropped by Streamlit after a page switch
+    _init_state(task)
+
+
+def _pill_key(aspect_id: int, text: str) -> str:
+    return K + f"map{aspect_id}_" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+
+
+def _collect() -> tuple[Draft, list[str]]:
+    """The editor's state as a Draft (the map carried over to the current text), plus problems."""
+    text = canonical_text(st.session_state.get(K + "text"))
+    links: list[LinkDraft] = []
+    problems: list[str] = []
+    if aware:
+        map_text = st.session_state.get(K + "map_text", "")
+        old = tokenize_with_offsets(map_text)
+        new = tokenize_with_offsets(text)
+        for a in task.aspects:
+            if st.session_state.get(K + f"drop{a.id}"):
+                links.append(LinkDraft(a.id, dropped=True, reason=st.session_state.get(K + f"why{a.id}") or None))
+                continue
+            chosen = st.session_state.get(_pill_key(a.id, map_text))
+            if chosen is None:  # widget not drawn yet: keep what is stored
+                stored = next((x for x in st.session_state.get(K + "links", ()) if x.aspect_term_id == a.id), None)
+                chosen = span_to_selection(old, stored.start, stored.end) if stored and not stored.dropped else []
+            if map_text != text:
+                chosen = relocate([t.text for t in old], chosen, [t.text for t in new])
+            try:
+                span = selection_to_span(new, chosen)
+            except (NotContiguous, IndexError):
+                problems.append(f"the words for “{a.term}” must be next to each other; "
+                                "select the part that names it")
+                continue
+            if span:
+                links.append(LinkDraft(a.id, span[0], span[1]))
+    untr = bool(st.session_state.get(K + "untr"))
+    draft = Draft(text, untr, st.session_state.get(K + "reason") if untr else None,
+                  st.session_state.get(K + "note") if untr else None, tuple(links))
+    return draft, problems
+
+
+def _write(draft: Draft, action: str) -> bool:
+    """One save through the service; on success the editor's version and map follow the stored row."""
+    now = time.monotonic()
+    elapsed = now - st.session_state.get(K + "mark", now)
+    try:
+        view = save_translation(
+            engine, user.id, aid, draft, expected_version=st.session_state.get(K + "version", 0),
+            action=action, elapsed_s=elapsed, guidelines_version=guidelines_version,
+        )
+    except StaleTranslation as exc:
+        st.session_state[K + "conflict"] = exc
+        return False
+    except (TaskLocked, TaskNotFound) as exc:
+        st.session_state[K + "problems"] = [str(exc)]
+        return False
+    st.session_state[K + "mark"] = now
+    st.session_state[K + "version"] = view.version
+    st.session_state[K + "links"] = view.links
+    st.session_state[K + "saved_at"] = time.strftime("%H:%M:%S")
+    return True
+
+
+def _save(action: str) -> bool:
+    """Save the editor; a refused submission still keeps the work as a draft and says why."""
+    draft, problems = _collect()
+    st.session_state.pop(K + "problems", None)
+    if action == "submit":
+        if problems and not draft.untranslatable:
+            st.session_state[K + "problems"] = problems
+            _write(draft, "save")
+            return False
+        try:
+            return _write(draft, "submit")
+        except SubmissionRefused as exc:
+            st.session_state[K + "problems"] = exc.problems
+            _write(draft, "save")
+            return False
+    try:
+        return _write(draft, action)
+    except SubmissionRefused as exc:
+        st.session_state[K + "problems"] = exc.problems
+        return False
+
+
+def _autosave() -> None:
+    _save("autosave")
+
+
+def _submit() -> None:
+    if _save("submit"):
+        st.session_state["tx_goto"] = next_task_id(engine, user.id, exclude=aid)
+        st.session_state["tx_flash"] = "Submitted. Here is your next task."
+
+
+def _skip() -> None:
+    _save("autosave")
+    try:
+        skip_task(engine, user.id, aid)
+    except SubmissionRefused as exc:
+        st.session_state[K + "problems"] = exc.problems
+        return
+    st.session_state["tx_goto"] = next_task_id(engine, user.id, exclude=aid)
+
+
+def _keep_mine() -> None:
+    conflict: StaleTranslation = st.session_state.pop(K + "conflict")
+    st.session_state[K + "version"] = conflict.theirs.version
+    _save("save")
+
+
+def _take_theirs() -> None:
+    conflict: StaleTranslation = st.session_state.pop(K + "conflict")
+    _init_state(conflict.theirs)
+
+
+def _insert() -> None:
+    roman = st.session_state.get(K + "roman", "")
+    converted = to_devanagari(roman, st.session_state.get("tx_scheme", DEFAULT_SCHEME))
+    if converted.strip():
+        current_text = st.session_state.get(K + "text") or ""
+        sep = "" if not current_text or current_text.endswith((" ", "\n")) else " "
+        st.session_state[K + "text"] = current_text + sep + converted
+        st.session_state[K + "roman"] = ""
+        _save("autosave")
+
+
+guidelines_version, guidelines_md = load_guidelines("translation", phase=task.phase)
+entries = glossary(engine, project_id())
+
+flash = st.session_state.pop("tx_flash", None)
+if flash:
+    st.success(flash)
+
+left, right = st.columns([3, 2], gap="large")
+
+with left:
+    st.subheader("Aspect-aware translation" if aware else "Blind translation")
+    st.caption(f"{task.domain} · {task.split} · sentence {task.sentence_id}")
+    st.markdown(source_markdown(task.source_text, [(a.start, a.end) for a in task.aspects]))
+
+    if not editable:
+        st.info("Submitted. Ask your lead if it needs to be reopened.")
+        if task.untranslatable:
+            st.write(f"Marked untranslatable ({task.reason}). {task.note or ''}")
+        else:
+            st.text(task.text)
+        st.stop()
+
+    conflict = st.session_state.get(K + "conflict")
+    if conflict:
+        st.error("This translation was saved from another tab or window after you opened it. "
+                 "Nothing was overwritten. Choose which version to keep.")
+        c1, c2 = st.columns(2)
+        with c1:
+            st.markdown("**Your version (not saved)**")
+            st.text(conflict.mine.text or "(empty)")
+            st.button("Keep mine", key=K + "keep_mine", on_click=_keep_mine)
+        with c2:
+            st.markdown(f"**Saved version {conflict.theirs.version}** · {conflict.theirs.updated_at or ''}")
+            st.text(conflict.theirs.text or "(empty)")
+            st.button("Use the saved version", key=K + "take_theirs", on_click=_take_theirs)
+
+    st.text_area(
+        "Your Hindi translation", key=K + "text", height=120, on_change=_autosave,
+        placeholder="Type in Devanagari, or use the typing help below. Ctrl+Enter saves.",
+    )
+
+    with st.container(border=True):
+        st.markdown("**Typing help** · type Roman letters, press Enter to preview, then insert")
+        if "tx_scheme" not in st.session_state:
+            st.session_state["tx_scheme"] = transliteration_scheme(engine, project_id())
+        c1, c2 = st.columns([1, 3])
+        c1.selectbox("Scheme", SCHEME_KEYS, format_func=scheme_label, key="tx_scheme")
+        c2.text_input("Roman", key=K + "roman", placeholder="e.g. kIborD bahuta achChA hai")
+        preview = to_devanagari(st.session_state.get(K + "roman", ""), st.session_state["tx_scheme"])
+        if preview.strip():
+            st.markdown("Preview: " + md_escape(preview))
+        st.button("Insert into translation", key=K + "insert", on_click=_insert)
+
+    if aware and task.aspects:
+        st.markdown("**Where did each highlighted term go?** Click the Hindi words that render it, "
+                    "or mark it dropped.")
+        text_now = canonical_text(st.session_state.get(K + "text"))
+        tokens = tokenize_with_offsets(text_now)
+        st.session_state[K + "map_text"] = text_now
+        stored = {x.aspect_term_id: x for x in st.session_state.get(K + "links", ())}
+        for n, a in enumerate(task.aspects, start=1):
+            with st.container(border=True):
+                dropped = st.checkbox(f"{n}. “{a.term}” is dropped in my translation", key=K + f"drop{a.id}",
+                                      on_change=_autosave)
+                if dropped:
+                    st.text_input("Why was it dropped?", key=K + f"why{a.id}", on_change=_autosave)
+                elif tokens:
+                    link = stored.get(a.id)
+                    default = span_to_selection(tokens, link.start, link.end) if link and not link.dropped else []
+                    st.pills(
+                        f"{n}. “{a.term}” is rendered by", list(range(len(tokens))),
+                        format_func=lambda i, tokens=tokens: tokens[i].text, selection_mode="multi",
+                        default=default, key=_pill_key(a.id, text_now), on_change=_autosave,
+                    )
+                else:
+                    st.caption(f"{n}. “{a.term}”: write your translation first, then mark its words here.")
+
+    untr = st.checkbox("This sentence is untranslatable", key=K + "untr", on_change=_autosave)
+    if untr:
+        c1, c2 = st.columns([1, 2])
+        c1.selectbox("Reason", UNTRANSLATABLE_REASONS, index=None, key=K + "reason",
+                     placeholder="Choose a reason", on_change=_autosave)
+        c2.text_input("Note", key=K + "note", on_change=_autosave,
+                      placeholder="What makes it untranslatable?")
+
+    for problem in st.session_state.get(K + "problems", ()):
+        st.error(problem)
+
+    warnings = check_translation(st.session_state.get(K + "text"), entries, task.source_text)
+    for w in warnings:
+        st.warning(w.message, icon=":material/spellcheck:")
+
+    b1, b2, b3 = st.columns(3)
+    b1.button("Submit & next", key=K + "submit", type="primary", on_click=_submit, use_container_width=True)
+    b2.button("Save draft", key=K + "save", on_click=_save, args=("save",), use_container_width=True)
+    b3.button("Skip for now", key=K + "skip", on_click=_skip, use_container_width=True)
+    saved_at = st.session_state.get(K + "saved_at")
+    spent = (task.time_spent_s or 0) + time.monotonic() - st.session_state.get(K + "mark", time.monotonic())
+    st.caption(
+        (f"Draft saved at {saved_at}. " if saved_at else "")
+        + f"Time on this task: {int(spent // 60)} min. Changes save by themselves when you press Ctrl+Enter "
+        "or leave a field."
+    )
+
+with right:
+    tab_rules, tab_typing, tab_glossary = st.tabs(["Guidelines", "Typing cheat sheet", "Glossary"])
+    with tab_rules:
+        st.caption(f"Guidelines version {guidelines_version}")
+        with st.container(height=640, border=False):
+            st.markdown(re.sub(r"(?m)^(#{1,4}) ", lambda m: "#" * (len(m.group(1)) + 2) + " ", guidelines_md))
+    with tab_typing:
+        scheme = st.session_state.get("tx_scheme", DEFAULT_SCHEME)
+        st.caption(f"{scheme_label(scheme)}: type the left column to get the right one.")
+        st.table([{"type": r["type"], "gives": r["gives"], "note": r["note"]} for r in cheat_sheet(scheme)])
+    with tab_glossary:
+        st.caption("How the team writes terms (rule 1: keep in Roman; rule 2: transliterate).")
+        if aware:
+            matched = suggestions(task.source_text, entries)
+            if matched:
+                st.markdown("**In this sentence**")
+                st.table([{"English": e.english, "write": e.hindi, "rule": e.rule} for e in matched])
+        look = st.text_input("Look up a word", key="tx_glossary_lookup")
+        if look.strip():
+            hits = [e for e in entries if look.strip().casefold() in e.english.casefold()
+                    or look.strip() in e.hindi]
+            if hits:
+                st.table([{"English": e.english, "write": e.hindi, "rule": e.rule} for e in hits])
+            else:
+                st.caption("Not in the glossary yet. Ask your lead to add your spelling.")
