@@ -1,0 +1,119 @@
+"""Real-browser journeys for tagging: an annotator marks two spans and submits; HTML in a translation
+stays inert text in the tagging and adjudication views."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import login, screenshot
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from db.engine import make_engine
+from db.models import Annotation, Revision
+from db.schema import upgrade
+from db.tagging import assign_annotators, open_item, save_annotation
+from tests.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id, set_project
+
+pytestmark = pytest.mark.browser
+
+HINDI = "लेकिन स्टाफ़ सर्विस और खाना बहुत बुरा था।"  # लेकिन स्टाफ़ सर्विस और खाना बहुत बुरा था ।
+XSS_TEXT = '<script>window.__xss=1</script> स्टाफ़ <img src=x onerror="window.__xss=2"> बुरा था।'
+XSS_SOURCE = 'The <b>staff</b> <img src=y onerror="window.__xss=3"> was bad.'
+
+
+@pytest.fixture
+def database(tmp_path):
+    url = f"sqlite:///{tmp_path / 'browser.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    yield url, engine
+    engine.dispose()
+
+
+def open_tagging(page, base_url: str, username: str) -> None:
+    login(page, base_url, username, PASSWORD)
+    page.get_by_role("link", name="Tag aspects").click()
+    page.get_by_role("heading", name="Tag aspects").wait_for()
+
+
+def pill(page, token: str):
+    return page.get_by_role("button", name=token, exact=True)
+
+
+def test_annotator_tags_two_spans_in_a_hindi_sentence_and_submits(database, start_app, browser_page):
+    url, engine = database
+    set_project(engine, prefill_from_aspect_map=False)
+    asha = add_user(engine, "asha", "translator")
+    meera = add_user(engine, "meera", "annotator")
+    s = add_sentence(engine, "1", "But the staff service and the food were very bad.", ["staff service", "food"])
+    add_translation(engine, s, "aware", asha, HINDI)
+    assign_annotators(engine, project_id(engine), per_item=1)
+
+    server = start_app(url)
+    page = browser_page
+    open_tagging(page, server.url, "meera")
+    pill(page, "स्टाफ़").click()
+    pill(page, "सर्विस").click()
+    page.get_by_role("button", name="Add span").click()
+    page.get_by_text("Saved automatically.").wait_for()
+    page.locator('.tok[data-tag="I"]').wait_for()
+    pill(page, "खाना").click()
+    page.get_by_role("button", name="Add span").click()
+    page.locator('.tok[data-i="4"][data-tag="B"]').wait_for()
+    screenshot(page, "tagging-two-spans")
+    page.get_by_role("button", name="Submit").click()
+    page.get_by_text("Submitted.").wait_for()
+    page.get_by_text("1 of 1 submitted").wait_for()
+    screenshot(page, "tagging-submitted")
+
+    with Session(engine) as session:
+        annotation = session.scalars(select(Annotation).where(Annotation.annotator_id == meera)).one()
+        actions = session.scalars(select(Revision.action).where(Revision.entity == "annotation")).all()
+    assert annotation.tags == ["O", "B", "I", "O", "B", "O", "O", "O", "O"]
+    assert (annotation.status, annotation.no_aspects) == ("submitted", False)
+    assert actions == ["autosave", "autosave", "submit"]
+
+
+def assert_inert(page) -> None:
+    assert page.evaluate("window.__xss") is None
+    assert page.locator('img[src="x"], img[src="y"]').count() == 0
+    assert page.locator("b", has_text="staff").count() == 0
+    chips = page.locator(".token-chips").first.inner_text()
+    assert "<" in chips and "script" in chips and "onerror" in chips
+
+
+def test_html_in_a_translation_renders_as_text_in_tagging_and_adjudication(database, start_app, browser_page):
+    url, engine = database
+    asha = add_user(engine, "asha", "translator")
+    meera = add_user(engine, "meera", "annotator")
+    kiran = add_user(engine, "kiran", "annotator")
+    add_user(engine, "lena", "lead")
+    s = add_sentence(engine, "x1", XSS_SOURCE, ["staff"])
+    t = add_translation(engine, s, "aware", asha, XSS_TEXT, aspect_map={"staff": "स्टाफ़"})
+    assign_annotators(engine, project_id(engine), per_item=2)
+    view = open_item(engine, kiran, t)
+    staff = view.tokens.index("स्टाफ़")
+    tags = ["O"] * len(view.tokens)
+    tags[staff] = "B"
+    save_annotation(engine, kiran, view.item_id, tags, False, None, "submit")
+    save_annotation(engine, meera, view.item_id, ["O"] * len(view.tokens), True, None, "submit")
+    # the two answers differ, so the item is in the lead's adjudication queue
+    dialogs: list[str] = []
+
+    server = start_app(url)
+    page = browser_page
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    open_tagging(page, server.url, "meera")
+    page.locator(".source-text").wait_for()
+    assert "<b>staff</b>" in page.locator(".source-text").inner_text()
+    assert_inert(page)
+    screenshot(page, "xss-tagging-view")
+
+    page.get_by_role("button", name="Log out").click()
+    login(page, server.url, "lena", PASSWORD)
+    page.get_by_role("link", name="Adjudication").click()
+    page.get_by_role("heading", name="Annotators side by side").wait_for()
+    assert page.locator(".token-chips").count() == 2
+    assert_inert(page)
+    screenshot(page, "xss-adjudication-view")
+    assert dialogs == []

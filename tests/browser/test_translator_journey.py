@@ -1,0 +1,87 @@
+"""A translator's day in a real browser: log in, type Roman and convert, submit the blind translation,
+then the aware one with its aspect map, and find both stored."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import login, screenshot
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from db.engine import make_engine  # noqa: E402
+from db.models import AspectAlignment, Revision, Translation  # noqa: E402
+from db.schema import upgrade  # noqa: E402
+from tests.translation_fixtures import PASSWORD, add_sentence, add_user, assign  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+SOURCE = "The battery life of this Lenovo is great."
+ROMAN = "is {Lenovo} kI baiTarI lAif bahuta achChI hai."
+BLIND = "इस Lenovo की बैटरी लाइफ़ बहुत अच्छी है।"
+AWARE = "इस Lenovo की बैटरी लाइफ़ शानदार है।"
+
+
+@pytest.fixture
+def translator_db(tmp_path):
+    url = f"sqlite:///{tmp_path / 'journey.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    sid = add_sentence(engine, "L-42", SOURCE, ["battery life"], domain="laptop", split="test")
+    asha = add_user(engine, "asha", "translator")
+    assign(engine, asha, sid, "blind")
+    assign(engine, asha, sid, "aware")
+    yield url, engine
+    engine.dispose()
+
+
+def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(translator_db, start_app, browser_page):
+    url, engine = translator_db
+    server = start_app(url)
+    page = browser_page
+    login(page, server.url, "asha", PASSWORD)
+    page.get_by_role("link", name="Translate").click()
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    assert page.get_by_text("battery life", exact=False).count() == 1  # only inside the sentence
+    assert page.locator("mark").count() == 0
+
+    roman = page.get_by_role("textbox", name="Roman")
+    roman.fill(ROMAN)
+    roman.press("Enter")
+    page.get_by_text("Preview: " + BLIND).wait_for()
+    screenshot(page, "translator-1-blind-preview")
+    page.get_by_role("button", name="Insert into translation").click()
+    editor = page.get_by_role("textbox", name="Your Hindi translation")
+    page.wait_for_function(
+        "t => [...document.querySelectorAll('textarea')].some(e => e.value === t)", arg=BLIND
+    )
+    screenshot(page, "translator-2-blind-inserted")
+    page.get_by_role("button", name="Submit & next").click()
+
+    page.get_by_role("heading", name="Aspect-aware translation").wait_for()
+    page.get_by_text("Submitted. Here is your next task.").wait_for()
+    editor = page.get_by_role("textbox", name="Your Hindi translation")
+    editor.fill(AWARE)
+    editor.press("Control+Enter")  # commits the text: autosave, and the words become selectable
+    page.get_by_role("button", name="बैटरी", exact=True).click()
+    page.wait_for_timeout(500)
+    page.get_by_role("button", name="लाइफ़", exact=True).click()
+    page.wait_for_timeout(500)
+    screenshot(page, "translator-3-aware-map")
+    page.get_by_role("button", name="Submit & next").click()
+    page.get_by_text("You have submitted everything in your queue").wait_for()
+    screenshot(page, "translator-4-done")
+
+    with Session(engine) as session:
+        rows = {t.phase: t for t in session.scalars(select(Translation))}
+        assert rows["blind"].text == BLIND and rows["blind"].status == "submitted"
+        assert rows["aware"].text == AWARE and rows["aware"].status == "submitted"
+        link = session.scalars(select(AspectAlignment)).one()
+        assert AWARE[link.start:link.end] == "बैटरी लाइफ़"
+        assert rows["aware"].guidelines_version and rows["aware"].time_spent_s > 0
+        actions = [r.action for r in session.scalars(select(Revision).order_by(Revision.id))]
+        assert actions.count("submit") == 2 and "autosave" in actions

@@ -1,0 +1,132 @@
+"""The adjudication page in AppTest: accepting a version or editing sets gold, kept with who and when."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from streamlit.testing.v1 import AppTest
+
+from db.auth import start_session
+from db.engine import make_engine
+from db.models import Adjudication, Annotation, Revision
+from db.schema import upgrade
+from db.tagging import assign_annotators, open_item, save_annotation
+from tests.tagging_fixtures import add_sentence, add_translation, add_user, project_id
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+HINDI = "लेकिन स्टाफ़ सर्विस बहुत बुरी थी।"  # लेकिन स्टाफ़ सर्विस बहुत बुरी थी ।
+AGREED = "खाना अच्छा था।"
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    engine = make_engine(url)
+    upgrade(engine)
+    ids = {
+        "engine": engine,
+        "asha": add_user(engine, "asha", "translator"),
+        "meera": add_user(engine, "meera", "annotator"),
+        "kiran": add_user(engine, "kiran", "annotator"),
+        "lead": add_user(engine, "lena", "lead"),
+    }
+    s1 = add_sentence(engine, "s1", "But the staff service was very bad.", ["staff service"], ordinal=1)
+    s2 = add_sentence(engine, "s2", "The food was good.", ["food"], ordinal=2)
+    ids["t1"] = add_translation(engine, s1, "aware", ids["asha"], HINDI)
+    ids["t2"] = add_translation(engine, s2, "aware", ids["asha"], AGREED)
+    assign_annotators(engine, project_id(engine), per_item=2)
+    for user, tags in ((ids["meera"], ["O", "B", "I", "O", "O", "O", "O"]),
+                       (ids["kiran"], ["O", "B", "O", "O", "O", "O", "O"])):
+        view = open_item(engine, user, ids["t1"])
+        save_annotation(engine, user, view.item_id, tags, False, None, "submit")
+        ids["item"] = view.item_id
+        agreed = open_item(engine, user, ids["t2"])
+        save_annotation(engine, user, agreed.item_id, ["B", "O", "O", "O"], False, None, "submit")
+        ids["agreed_item"] = agreed.item_id
+    yield ids
+    engine.dispose()
+
+
+def adjudication_page(world) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=30)
+    at.query_params["session"] = start_session(world["engine"], world["lead"])
+    at.run()
+    at.switch_page("pages/adjudicate.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_queue_shows_the_disagreement_side_by_side_and_accepting_sets_gold(world):
+    at = adjudication_page(world)
+    assert at.selectbox(key="adj_item").options == [
+        "restaurant/train/s1 · aware · by asha · 14% of tokens differ"
+    ]
+    chips = [m.value for m in at.markdown if "token-chips" in m.value]
+    assert len(chips) == 2 and chips[0].count('data-tag="I"') == 1 and chips[1].count('data-tag="I"') == 0
+    with Session(world["engine"]) as session:
+        meera = session.scalars(select(Annotation.id).where(Annotation.annotator_id == world["meera"],
+                                                            Annotation.item_id == world["item"])).one()
+    at.text_input(key=f"adj_note_{world['item']}").input("multi-word term is one span")
+    at.button(key=f"adj_accept_{world['item']}_{meera}").click().run()
+    assert not at.exception
+    with Session(world["engine"]) as session:
+        gold = session.scalars(select(Adjudication).where(Adjudication.item_id == world["item"])).all()
+    assert [(g.source, g.tags, g.accepted_annotation_id, g.decided_by, g.note) for g in gold] == [
+        ("accepted", ["O", "B", "I", "O", "O", "O", "O"], meera, world["lead"], "multi-word term is one span")
+    ]
+    assert gold[0].created_at is not None
+    assert any("No disagreements waiting" in s.value for s in at.success)
+
+
+def test_lead_edits_gold_from_a_version(world):
+    at = adjudication_page(world)
+    item = world["item"]
+    with Session(world["engine"]) as session:
+        kiran = session.scalars(select(Annotation.id).where(Annotation.annotator_id == world["kiran"],
+                                                            Annotation.item_id == item)).one()
+    at.button(key=f"adj_from_{item}_{kiran}").click().run()
+    at.pills(key=f"adj_sel_{item}").set_value([3]).run()
+    at.button(key=f"adj_add_{item}").click().run()
+    at.button(key=f"adj_save_{item}").click().run()
+    assert not at.exception
+    with Session(world["engine"]) as session:
+        gold = session.scalars(select(Adjudication).where(Adjudication.item_id == item)).one()
+        revision = session.scalars(select(Revision).where(Revision.entity == "adjudication")).all()
+    assert (gold.source, gold.tags, gold.decided_by) == ("edited", ["O", "B", "O", "B", "O", "O", "O"], world["lead"])
+    assert [r.author_id for r in revision if r.payload["item_id"] == item] == [world["lead"]]
+
+
+def test_agreed_items_are_gold_without_a_lead(world):
+    adjudication_page(world)
+    with Session(world["engine"]) as session:
+        gold = session.scalars(select(Adjudication).where(Adjudication.item_id == world["agreed_item"])).all()
+    assert [(g.source, g.decided_by) for g in gold] == [("agreed", None)]
+
+
+def test_an_annotator_opening_the_page_directly_is_refused(world):
+    at = AppTest.from_file(str(APP.parent / "pages" / "adjudicate.py"), default_timeout=30)
+    at.query_params["session"] = start_session(world["engine"], world["meera"])
+    at.run()
+    assert [e.value for e in at.error] == ["You do not have access to this page."]
+    assert not [m for m in at.markdown if "token-chips" in m.value]
+
+
+def test_lead_assigns_annotators_from_the_assignments_page(world):
+    s3 = add_sentence(world["engine"], "s3", "Nice view.", ["view"], ordinal=3)
+    t3 = add_translation(world["engine"], s3, "aware", world["asha"], "अच्छा नज़ारा।")
+    at = AppTest.from_file(str(APP.parent / "pages" / "assign.py"), default_timeout=30)
+    at.query_params["session"] = start_session(world["engine"], world["lead"])
+    at.run()
+    at.button(key="assign_annotators").click().run()
+    assert not at.exception
+    assert any("2 new tagging assignment(s)" in s.value for s in at.success)
+    with Session(world["engine"]) as session:
+        from db.models import AnnotationAssignment
+
+        users = set(session.scalars(select(AnnotationAssignment.user_id).where(AnnotationAssignment.translation_id == t3)))
+    assert users == {world["meera"], world["kiran"]}

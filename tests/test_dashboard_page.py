@@ -1,0 +1,138 @@
+"""AppTest: the lead's dashboard on a small project with known figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from streamlit.testing.v1 import AppTest
+
+from conftest import session_token
+from db.engine import make_engine
+from db.models import Translation, User
+from db.schema import upgrade
+from metrics_fixtures import build_small_project, expected_rouge
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def project_db(tmp_path: Path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'dash.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    engine = make_engine(url)
+    upgrade(engine)
+    build_small_project(engine, domain_r2="laptop")
+    from db.auth import create_user
+
+    create_user(engine, "lead", {"lead"}, "lead-password")
+    yield engine
+    engine.dispose()
+
+
+def open_dashboard(engine, username: str = "lead") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "dashboard.py"), default_timeout=60)
+    at.query_params["session"] = session_token(engine, username)
+    return at.run()
+
+
+def set_blind_text(engine, translator: str, text: str) -> None:
+    with Session(engine) as session:
+        t = session.scalars(
+            select(Translation).join(User, User.id == Translation.translator_id)
+            .where((Translation.phase == "blind") & (User.username == translator))
+        ).one()
+        t.text = text
+        session.commit()
+
+
+def table2(at: AppTest):
+    return at.dataframe[0].value.set_index("figure")
+
+
+def texts(at: AppTest) -> list[str]:
+    return [str(e.value) for kind in ("caption", "text", "markdown", "info") for e in getattr(at, kind)]
+
+
+def test_table_2_shows_the_known_figures_with_an_explanation_each(project_db):
+    at = open_dashboard(project_db)
+    assert not at.exception
+    t2 = table2(at)
+    expected = expected_rouge()
+    assert t2.loc["ROUGE-L F (weighted)", "aware"] == pytest.approx(expected["aware"])
+    assert t2.loc["ROUGE-L F (weighted)", "blind"] == pytest.approx(1.0)
+    assert t2.loc["ROUGE-L F (weighted)", "overall"] == pytest.approx(expected["overall"])
+    assert t2.loc["ROUGE-L F (weighted)", "best"] == pytest.approx(expected["best"])
+    assert t2.loc["Fleiss' kappa (B/I/O tokens)", "aware"] == pytest.approx(43 / 59)
+    assert t2.loc["Fleiss' kappa (B/I/O tokens)", "overall"] == pytest.approx(13 / 17)
+    shown = "\n".join(texts(at))
+    assert "ROUGE-L F: how much two translations" in shown
+    assert "Fleiss' kappa: how far annotators agree" in shown
+    assert "Fleiss' kappa blind: every annotator gave every item the same label (O)" in shown
+    assert "Signature: tok:hi-canon/1.0" in shown
+
+
+def test_every_table_has_a_csv_download(project_db):
+    at = open_dashboard(project_db)
+    labels = [b.label for b in at.get("download_button")]
+    for name in ("Table 2", "progress per phase", "progress per person", "translators", "annotators",
+                 "agreement by week", "agreement of all 2 sentence-phase units", "coverage"):
+        assert f"CSV: {name}" in labels
+
+
+def test_people_tables_show_translator_rouge_and_annotator_kappa(project_db):
+    at = open_dashboard(project_db)
+    frames = {tuple(df.value.columns): df.value for df in at.dataframe}
+    translators = next(v for k, v in frames.items() if "translator" in k and "mean_f" in k)
+    chitra = translators[(translators["translator"] == "chitra") & (translators["phase"] == "aware")]
+    assert chitra["mean_f"].iloc[0] == pytest.approx(13 / 42)
+    annotators = next(v for k, v in frames.items() if "kappa vs others" in k)
+    assert annotators.set_index("annotator").loc["meera", "kappa vs others"] == pytest.approx(23 / 30)
+
+
+def test_coverage_counts_the_sentence_that_lost_its_aspect(project_db):
+    at = open_dashboard(project_db)
+    metric = at.metric[0]
+    assert metric.value == "1 of 1"
+    assert any("a sentence lost aspects when" in t for t in texts(at))
+
+
+def test_opening_a_sentence_shows_its_translations_side_by_side_as_text(project_db):
+    set_blind_text(project_db, "asha", "<b>खाना</b> अच्छा था <script>alert(1)</script>")
+    at = open_dashboard(project_db)
+    options = at.selectbox(key="dash_open").options
+    r1 = next(o for o in options if "r1 (blind)" in o)
+    at.selectbox(key="dash_open").select(r1).run()
+    assert not at.exception
+    shown = [t.value for t in at.text]
+    assert "But the staff was so horrible" in shown
+    assert "<b>खाना</b> अच्छा था <script>alert(1)</script>" in shown  # rendered as text, never markup
+    assert not any("<script>" in str(m.value) for m in at.markdown)
+    tag_frames = [df.value for df in at.dataframe if "meera" in df.value.index]
+    assert tag_frames, "tag sets of the opened sentence are shown"
+
+
+def test_a_new_save_shows_at_once(project_db):
+    at = open_dashboard(project_db)
+    assert table2(at).loc["ROUGE-L F (weighted)", "blind"] == pytest.approx(1.0)
+    set_blind_text(project_db, "asha", "बिलकुल अलग शब्द")
+    at.run()
+    assert table2(at).loc["ROUGE-L F (weighted)", "blind"] == pytest.approx(0.0)
+
+
+def test_filtering_by_domain_recomputes_the_figures(project_db):
+    at = open_dashboard(project_db)
+    assert "laptop" in at.multiselect(key="dash_domains").options
+    at.multiselect(key="dash_domains").set_value(["laptop"]).run()
+    assert not at.exception
+    t2 = table2(at)
+    assert t2.loc["ROUGE-L F (weighted)"].isna().all()  # laptop has only r2: one translation, excluded
+    assert any("1 sentence-phase units left out" in t for t in texts(at))
+
+
+def test_translators_cannot_open_the_dashboard(project_db):
+    at = open_dashboard(project_db, "asha")
+    assert at.error and "do not have access" in at.error[0].value
+    assert not at.dataframe

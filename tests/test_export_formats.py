@@ -1,0 +1,364 @@
+"""Formatters over plain records: every format re-read by an independent reader gives the stored spans."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import defusedxml.ElementTree as DET
+import pyarrow.json as pajson
+import pytest
+from seqeval.metrics import f1_score
+from seqeval.metrics.sequence_labeling import get_entities
+from seqeval.scheme import IOB2
+
+from corpus.export import FORMATS, build_files
+from corpus.export.options import FormatOptions
+from corpus.export.records import (
+    Alignment,
+    EnglishAspect,
+    ExportDataset,
+    RecordProblem,
+    build_sentence,
+)
+from corpus.export.splits import apply_dev_split, carve_dev, iterative_stratification, split_divergence
+from corpus.export.writer import write_directory, zip_bytes
+from corpus.tokens import normalize, tokenize
+
+# (case, English text, English aspects, Hindi text, Hindi aspect terms, links {english position: hindi term})
+CASES = [
+    ("nukta", "But the staff was so horrible to us.", [("staff", 8, 13, "negative")],
+     "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।", ["स्टाफ़"], {0: "स्टाफ़"}),
+    ("precomposed-nukta", "The food was awful.", [("food", 4, 8, "negative")],
+     "खाना बहुत \u095eीका था।", ["खाना"], {0: "खाना"}),
+    ("zwj", "The screen is bright.", [("screen", 4, 10, "positive")],
+     "स्\u200dक्रीन चमकदार है।", ["स्\u200dक्रीन"], {0: "स्\u200dक्रीन"}),
+    ("roman-proper-noun", "I went to Brooklyn for the miso soup.", [("miso soup", 27, 36, "positive")],
+     "मैं मिसो सूप के लिए Brooklyn गया।", ["मिसो सूप"], {0: "मिसो सूप"}),
+    ("empty-aspects", "Brooklyn is great.", [], "Brooklyn बढ़िया है।", [], {}),
+    ("multi-word-split", "The everything bagel with lox spread was good.",
+     [("everything bagel with lox spread", 4, 36, "positive")],
+     "लॉक्स स्प्रेड के साथ एवरीथिंग बेगल अच्छा था।", ["लॉक्स स्प्रेड", "एवरीथिंग बेगल"],
+     {0: "लॉक्स स्प्रेड के साथ एवरीथिंग बेगल"}),
+    ("adjacent-and-final", "Sushi, rice were fine; try the hard drive",
+     [("Sushi", 0, 5, "positive"), ("rice", 7, 11, "positive"), ("hard drive", 31, 41, "neutral")],
+     "सुशी चावल ठीक थे; हार्ड ड्राइव", ["सुशी", "चावल", "हार्ड ड्राइव"], {0: "सुशी", 1: "चावल", 2: "हार्ड ड्राइव"}),
+    ("xml-special", 'Food & drinks <cheap> "great"', [("drinks", 7, 13, "positive")],
+     'खाना & ड्रिंक्स <सस्ते> "बढ़िया"', ["ड्रिंक्स"], {0: "ड्रिंक्स"}),
+]
+
+
+def _tags(text: str, terms: list[str]) -> list[str]:
+    from corpus.bio import char_spans_to_tags
+    from corpus.tokens import tokenize_with_offsets
+
+    text = normalize(text)
+    spans, pos = [], 0
+    for term in terms:
+        start = text.index(normalize(term), pos)
+        spans.append((start, start + len(normalize(term))))
+        pos = start + 1
+    return char_spans_to_tags(tokenize_with_offsets(text), spans)
+
+
+def make_record(case, split="train", domain="restaurant", phase="aware", translator="asha"):
+    name, en, en_aspects, hi, terms, links = case
+    norm = normalize(hi)
+    alignments = [Alignment(p, norm.index(normalize(t)), norm.index(normalize(t)) + len(normalize(t)))
+                  for p, t in links.items()]
+    return build_sentence(
+        uid=f"{domain}/{split}/{name}", sentence_id=name, domain=domain, split=split, en_text=en,
+        en_aspects=[EnglishAspect(t, s, e, p, i) for i, (t, s, e, p) in enumerate(en_aspects)],
+        hi_text=hi, frozen_tokens=tokenize(hi), tags=_tags(hi, terms), phase=phase, translator=translator,
+        alignments=alignments, categories=[("food", "positive")] if name == "nukta" else [],
+    )
+
+
+def dataset(cases=CASES) -> ExportDataset:
+    recs = [make_record(c, split="test" if i % 3 == 2 else "train", domain="laptop" if i % 4 == 3 else "restaurant")
+            for i, c in enumerate(cases)]
+    return ExportDataset(recs)
+
+
+# --- independent readers (no corpus.bio, no corpus.tokens) ------------------------------------------
+
+
+def read_conll(text: str, columns: int = 2) -> list[tuple[str | None, list[list[str]]]]:
+    """Sentences of a CoNLL file: (id from a ``# id =`` line or None, rows of columns)."""
+    sentences, rows, sid = [], [], None
+    for line in text.split("\n"):
+        if line == "":
+            if rows:
+                sentences.append((sid, rows))
+            rows, sid = [], None
+        elif "\t" not in line and line.startswith("# id = "):
+            sid = line[len("# id = "):]
+        else:
+            cells = line.split("\t")
+            assert len(cells) == columns, line
+            rows.append(cells)
+    assert not rows, "file must end with a blank line"
+    return sentences
+
+
+def spans_from_tags(tags: list[str]) -> list[tuple[int, int]]:
+    spans, start = [], None
+    for i, tag in enumerate(tags + ["O"]):
+        if tag in ("B", "O") and start is not None:
+            spans.append((start, i))
+            start = None
+        if tag == "B":
+            start = i
+        assert tag in ("B", "I", "O")
+        assert not (tag == "I" and start is None), "I without B"
+    return spans
+
+
+def char_offsets(text: str, tokens: list[str]) -> list[tuple[int, int]]:
+    out, pos = [], 0
+    for tok in tokens:
+        start = text.index(tok, pos)
+        assert text[pos:start].strip() == "", "tokens must cover the text in order"
+        out.append((start, start + len(tok)))
+        pos = start + len(tok)
+    return out
+
+
+# --- tests ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_hindi_spans_satisfy_text_slice_equals_term(case):
+    rec = make_record(case)
+    assert rec.hi_text == normalize(case[3])
+    assert [a.term for a in rec.hi_aspects] == [normalize(t) for t in case[4]]
+    for a in rec.hi_aspects:
+        assert rec.hi_text[a.start:a.end] == a.term
+        assert "".join(rec.hi_tokens[a.token_start:a.token_end]) == a.term.replace(" ", "")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_conll_round_trip_gives_stored_spans(case):
+    ds = ExportDataset([make_record(case)])
+    files = build_files(ds, ["conll"], FormatOptions(id_comments=True, layout="combined"))
+    [(sid, rows)] = read_conll(files["conll/train.conll"])
+    rec = ds.sentences[0]
+    assert sid == rec.uid
+    tokens, tags = [r[0] for r in rows], [r[1] for r in rows]
+    spans = spans_from_tags(tags)
+    assert spans == [(a.token_start, a.token_end) for a in rec.hi_aspects]
+    offsets = char_offsets(rec.hi_text, tokens)
+    assert [(offsets[s][0], offsets[e - 1][1]) for s, e in spans] == [(a.start, a.end) for a in rec.hi_aspects]
+    assert [rec.hi_text[offsets[s][0]:offsets[e - 1][1]] for s, e in spans] == [a.term for a in rec.hi_aspects]
+    assert [(s, e) for _, s, e in get_entities(tags)] == [(s, e - 1) for s, e in spans]  # seqeval: inclusive end
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_conll_en_is_parallel_and_follows_semeval_offsets(case):
+    rec = make_record(case)
+    ds = ExportDataset([rec])
+    files = build_files(ds, ["conll", "conll-en"], FormatOptions(layout="combined"))
+    [(_, rows)] = read_conll(files["conll-en/train.conll"])
+    tokens, tags = [r[0] for r in rows], [r[1] for r in rows]
+    offsets = char_offsets(rec.en_text, tokens)
+    expected = []
+    for term, start, end, _ in case[2]:
+        inside = [i for i, (s, e) in enumerate(offsets) if s < end and e > start]
+        expected.append((inside[0], inside[-1] + 1))
+    assert spans_from_tags(tags) == sorted(expected)
+    assert len(read_conll(files["conll/train.conll"])) == len(read_conll(files["conll-en/train.conll"]))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_jsonl_round_trip_gives_stored_spans(case):
+    rec = make_record(case)
+    files = build_files(ExportDataset([rec]), ["jsonl"], FormatOptions(layout="combined"))
+    [obj] = [json.loads(line) for line in files["jsonl/train.jsonl"].splitlines()]
+    assert obj["text"] == rec.hi_text and obj["tokens"] == list(rec.hi_tokens)
+    assert [(a["from"], a["to"]) for a in obj["aspects"]] == [(a.start, a.end) for a in rec.hi_aspects]
+    for a in obj["aspects"]:
+        assert obj["text"][a["from"]:a["to"]] == a["term"]
+        assert (a["token_from"], a["token_to"]) in spans_from_tags(obj["tags"])
+    for a in obj["en_aspects"]:
+        assert obj["en_text"][a["from"]:a["to"]] == a["term"]
+    assert [a["polarity"] for a in obj["aspects"]] == [a.polarity for a in rec.hi_aspects]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_semeval_xml_round_trip_gives_stored_spans(case):
+    rec = make_record(case)
+    files = build_files(ExportDataset([rec]), ["semeval-xml"])
+    root = DET.fromstring(files["semeval-xml/restaurant/train.xml"].encode("utf-8"))
+    assert root.tag == "sentences"
+    [sentence] = root.findall("sentence")
+    assert sentence.get("id") == rec.sentence_id
+    assert [c.tag for c in sentence] == ["text"] + (["aspectTerms"] if rec.hi_aspects else []) + (
+        ["aspectCategories"] if rec.categories else [])
+    text = sentence.find("text").text
+    assert text == rec.hi_text
+    terms = sentence.findall("aspectTerms/aspectTerm")
+    assert [(t.get("term"), int(t.get("from")), int(t.get("to"))) for t in terms] == [
+        (a.term, a.start, a.end) for a in rec.hi_aspects]
+    for t in terms:
+        assert text[int(t.get("from")):int(t.get("to"))] == t.get("term")
+        assert set(t.attrib) <= {"term", "polarity", "from", "to"}
+
+
+def test_polarity_is_carried_over_only_where_the_aspect_map_links():
+    case = CASES[3]
+    rec = make_record(case[:5] + ({},))
+    assert [a.polarity for a in rec.hi_aspects] == [None]
+    files = build_files(ExportDataset([rec]), ["semeval-xml"])
+    term = DET.fromstring(files["semeval-xml/restaurant/train.xml"].encode()).find(".//aspectTerm")
+    assert "polarity" not in term.attrib
+    linked = make_record(case)
+    assert [(a.polarity, a.source_position) for a in linked.hi_aspects] == [("positive", 0)]
+    split = make_record(CASES[5])
+    assert [a.polarity for a in split.hi_aspects] == ["positive", "positive"]
+
+
+def test_lince_labels_devanagari_roman_proper_nouns_and_punctuation():
+    ds = ExportDataset([make_record(CASES[3])])
+    files = build_files(ds, ["lince"], FormatOptions(layout="combined"))
+    [(_, rows)] = read_conll(files["lince/train.conll"], columns=3)
+    lid = {tok: lab for tok, lab, _ in rows}
+    assert lid["Brooklyn"] == "ne" and lid["मिसो"] == "lang2" and lid["।"] == "other"
+    assert spans_from_tags([r[2] for r in rows]) == [(1, 3)]
+    assert {lab for _, lab, _ in rows} <= {"lang1", "lang2", "ne", "other"}
+
+
+def test_tsv_pairs_are_parallel_one_row_per_sentence():
+    ds = dataset()
+    files = build_files(ds, ["tsv"], FormatOptions(layout="combined"))
+    lines = files["tsv/train.tsv"].rstrip("\n").split("\n")
+    assert lines[0].split("\t") == ["id", "domain", "split", "phase", "en", "hi"]
+    train = [r for r in ds.sentences if r.split == "train"]
+    assert len(lines) - 1 == len(train)
+    for line, rec in zip(lines[1:], train):
+        cells = line.split("\t")
+        assert cells[0] == rec.uid and cells[4] == rec.en_text and cells[5] == rec.hi_text
+
+
+def test_seqeval_parses_every_conll_file():
+    files = build_files(dataset(), ["conll", "conll-en", "lince"])
+    for path, text in files.items():
+        if not path.endswith(".conll"):
+            continue
+        columns = 3 if path.startswith("lince/") else 2
+        seqs = [[r[-1] for r in rows] for _, rows in read_conll(text, columns)]
+        assert f1_score(seqs, seqs, mode="strict", scheme=IOB2) == pytest.approx(1.0) or not any(
+            t != "O" for s in seqs for t in s), path
+
+
+def test_jsonl_loads_with_the_arrow_json_reader_huggingface_uses():
+    files = build_files(dataset(), ["jsonl"])
+    for path, text in files.items():
+        if path.endswith(".jsonl"):
+            table = pajson.read_json(io.BytesIO(text.encode("utf-8")))
+            assert table.num_rows == text.count("\n")
+            assert {"id", "tokens", "tags", "aspects", "en_text", "agreement"} <= set(table.column_names)
+
+
+def test_layouts_give_combined_and_per_domain_files():
+    ds = dataset()
+    both = build_files(ds, ["conll"])
+    assert {"conll/train.conll", "conll/test.conll", "conll/restaurant/train.conll", "conll/laptop/train.conll"} <= set(both)
+    combined = build_files(ds, ["conll"], FormatOptions(layout="combined"))
+    assert not any(p.count("/") > 1 for p in combined)
+    per_domain_sentences = sum(len(read_conll(t)) for p, t in both.items() if p.count("/") == 2)
+    assert per_domain_sentences == len(ds.sentences)
+
+
+def test_id_comments_are_optional():
+    ds = dataset()
+    without = build_files(ds, ["conll"], FormatOptions(layout="combined"))["conll/train.conll"]
+    assert "# id" not in without
+    with_ids = build_files(ds, ["conll"], FormatOptions(id_comments=True, layout="combined"))["conll/train.conll"]
+    assert [sid for sid, _ in read_conll(with_ids)] == [r.uid for r in ds.sentences if r.split == "train"]
+
+
+def test_unknown_format_is_an_error_naming_it():
+    with pytest.raises(ValueError, match="bogus"):
+        build_files(dataset(), ["bogus"])
+
+
+def test_stale_tokens_and_invalid_tags_are_reported_not_repaired():
+    name, en, aspects, hi, terms, links = CASES[0]
+    with pytest.raises(RecordProblem) as stale:
+        build_sentence(uid="x", sentence_id="x", domain="restaurant", split="train", en_text=en, en_aspects=[],
+                       hi_text=hi + " और", frozen_tokens=tokenize(hi), tags=_tags(hi, terms), phase="aware",
+                       translator="a")
+    assert stale.value.reason == "tokens changed after tagging"
+    bad = ["I"] + ["O"] * (len(tokenize(hi)) - 1)
+    with pytest.raises(RecordProblem) as invalid:
+        build_sentence(uid="x", sentence_id="x", domain="restaurant", split="train", en_text=en, en_aspects=[],
+                       hi_text=hi, frozen_tokens=tokenize(hi), tags=bad, phase="aware", translator="a")
+    assert invalid.value.reason == "invalid gold tags"
+
+
+def test_english_offsets_survive_nfc_normalization():
+    en = "The cafe\u0301 au lait was cold."  # decomposed é: NFC shortens the text by one
+    rec = build_sentence(uid="x", sentence_id="x", domain="restaurant", split="train", en_text=en,
+                         en_aspects=[EnglishAspect("lait", 13, 17, "negative", 0)], hi_text="कॉफ़ी ठंडी थी।",
+                         frozen_tokens=tokenize("कॉफ़ी ठंडी थी।"), tags=["O", "O", "O", "O"], phase="aware",
+                         translator="a")
+    assert en[13:17] == "lait"
+    [a] = rec.en_aspects
+    assert (a.start, a.end) == (12, 16)
+    assert rec.en_text[a.start:a.end] == "lait"
+
+
+def test_iterative_stratification_spreads_each_label_in_proportion():
+    label_sets = [{"tag:B", "len:<=10"} if i % 3 else {"tag:O", "len:>20"} for i in range(300)]
+    assignment = iterative_stratification(label_sets, [0.8, 0.2], seed=1)
+    assert sum(assignment) == pytest.approx(60, abs=2)
+    rare = [a for a, labels in zip(assignment, label_sets) if "tag:O" in labels]
+    assert sum(rare) == pytest.approx(20, abs=2)
+
+
+def test_dev_split_keeps_translations_of_one_sentence_together_and_reports_kl():
+    recs = []
+    for i in range(60):
+        case = CASES[i % len(CASES)]
+        case = (f"s{i}",) + case[1:]
+        for translator in ("asha", "ravi"):
+            r = make_record(case, split="train", translator=translator)
+            recs.append(r.__class__(**{**r.__dict__, "uid": f"{r.uid}/{translator}"}))
+    carved = carve_dev(recs, 0.2, seed=3)
+    dev_ids = {r.sentence_id for r in carved if r.split == "dev"}
+    assert 8 <= len(dev_ids) <= 16
+    for r in carved:
+        assert (r.split == "dev") == (r.sentence_id in dev_ids)
+        assert r.source_split == "train"
+    report = split_divergence(carved)
+    assert set(report) == {"train", "dev"}
+    assert all(v["kl_vs_whole"] >= 0 for v in report.values())
+    ds = apply_dev_split(ExportDataset(list(recs)), 0.2, seed=3)
+    assert "iterative stratification" in build_files(ds, ["conll"])["README.md"]
+    with pytest.raises(ValueError):
+        carve_dev(recs, 1.5)
+
+
+def test_card_has_counts_statistics_tokenizer_and_license_field():
+    card = build_files(dataset(), ["conll"])["README.md"]
+    for heading in ("Counts per split and domain", "Table 1", "Table 2", "Splits", "What was left out",
+                    "Guidelines", "License", "hi-canon/1.0"):
+        assert heading in card
+
+
+def test_writer_writes_directory_and_zip_with_the_same_files(tmp_path):
+    files = build_files(dataset())
+    written = write_directory(files, tmp_path)
+    assert len(written) == len(files)
+    assert (tmp_path / "conll" / "train.conll").read_text(encoding="utf-8") == files["conll/train.conll"]
+    with zipfile.ZipFile(io.BytesIO(zip_bytes(files))) as zf:
+        names = zf.namelist()
+        assert sorted(n.split("/", 1)[1] for n in names) == sorted(files)
+        assert zf.read("hindi-aspect-corpus/README.md").decode("utf-8") == files["README.md"]
+    with pytest.raises(ValueError):
+        write_directory({"../evil.txt": "x"}, tmp_path)
+
+
+def test_every_format_is_registered():
+    assert set(FORMATS) == {"conll", "conll-en", "jsonl", "semeval-xml", "tsv", "lince"}

@@ -1,0 +1,163 @@
+"""Final translation: best per phase by mean ROUGE-L, aware vs blind by policy, overrides counted."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from corpus.final_choice import (
+    DEFAULT_POLICY,
+    POLICIES,
+    Candidate,
+    choose_between,
+    choose_final,
+    mean_scores,
+    override_rate,
+    phase_winner,
+)
+from corpus.rouge import rouge_l_f_text
+from db.final_choice import choose, compare, overview, override_stats, record_auto_choices
+from db.models import FinalChoice, Revision
+from tests.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
+
+
+def cand(tid, phase="aware", mean=0.5, kept=1, minute=0, untranslatable=False, text="कुछ"):
+    return Candidate(tid, phase, f"t{tid}", None if untranslatable else text, untranslatable, kept, mean,
+                     datetime(2026, 1, 1, 12, minute))
+
+
+def test_mean_scores_average_each_text_against_the_others():
+    means = mean_scores({1: "a b c", 2: "a b c", 3: "x y z"}, rouge_l_f_text)
+    assert means == {1: 0.5, 2: 0.5, 3: 0.0}
+    assert mean_scores({1: "a"}, rouge_l_f_text) == {1: None}
+
+
+@pytest.mark.parametrize(
+    ("candidates", "winner"),
+    [
+        ([cand(1, mean=0.4), cand(2, mean=0.6)], 2),
+        ([cand(1, mean=0.6, kept=1), cand(2, mean=0.6, kept=2)], 2),
+        ([cand(1, mean=0.6, kept=2, minute=5), cand(2, mean=0.6, kept=2, minute=1)], 2),
+        ([cand(1, mean=None, untranslatable=True), cand(2, mean=None)], 2),
+        ([cand(1, untranslatable=True)], None),
+        ([], None),
+    ],
+    ids=["higher-rouge", "tie-more-aspects", "tie-earlier", "untranslatable-cannot-win", "only-untranslatable",
+         "none"],
+)
+def test_phase_winner(candidates, winner):
+    result = phase_winner(candidates)
+    assert (result.translation_id if result else None) == winner
+
+
+@pytest.mark.parametrize(
+    ("aware", "blind", "policy", "chosen"),
+    [
+        # default: blind only when the aware kept no more aspects AND blind scores higher
+        (cand(1, mean=0.5, kept=2), cand(2, "blind", mean=0.7, kept=2), DEFAULT_POLICY, 2),
+        (cand(1, mean=0.5, kept=3), cand(2, "blind", mean=0.7, kept=2), DEFAULT_POLICY, 1),
+        (cand(1, mean=0.7, kept=1), cand(2, "blind", mean=0.5, kept=2), DEFAULT_POLICY, 1),
+        (cand(1, mean=0.6, kept=2), cand(2, "blind", mean=0.6, kept=2), DEFAULT_POLICY, 1),
+        (cand(1, mean=0.5, kept=3), cand(2, "blind", mean=0.7, kept=2), "blind", 2),
+        (cand(1, mean=0.5, kept=0), cand(2, "blind", mean=0.7, kept=2), "aware", 1),
+        (cand(1, mean=0.5, kept=3), cand(2, "blind", mean=0.7, kept=2), "higher-rouge", 2),
+        (None, cand(2, "blind"), DEFAULT_POLICY, 2),
+        (None, None, DEFAULT_POLICY, None),
+    ],
+)
+def test_choice_between_phase_winners_follows_the_policy(aware, blind, policy, chosen):
+    pick = choose_between(aware, blind, policy)
+    assert (pick.candidate.translation_id if pick.candidate else None) == chosen
+    assert pick.reason
+
+
+def test_an_unknown_policy_is_an_error_not_a_silent_default():
+    with pytest.raises(ValueError, match="final policy 'newest'"):
+        choose_between(cand(1), cand(2, "blind"), "newest")
+    assert DEFAULT_POLICY in POLICIES
+
+
+def test_choose_final_picks_per_phase_first():
+    pick = choose_final([cand(1, mean=0.2), cand(2, mean=0.3), cand(3, "blind", mean=0.9, kept=1)])
+    assert (pick.aware.translation_id, pick.blind.translation_id, pick.candidate.translation_id) == (2, 3, 3)
+
+
+def test_override_rate_counts_lead_decisions_only():
+    rate = override_rate([True, False, False, True])
+    assert (rate.reviewed, rate.overridden, rate.rate) == (4, 2, 0.5)
+    assert override_rate([]).rate is None
+
+
+@pytest.fixture
+def world(engine):
+    ids = {name: add_user(engine, name, "translator") for name in ("asha", "ravi", "uma", "dev")}
+    ids["lead"] = add_user(engine, "lena", "lead")
+    s = add_sentence(engine, "7", "The sushi and the miso soup were great.", ["sushi", "miso soup"])
+    ids["sentence"] = s
+    ids["a1"] = add_translation(engine, s, "aware", ids["asha"], "सुशी और मिसो सूप बहुत अच्छे थे।",
+                                aspect_map={"sushi": "सुशी", "miso soup": "मिसो सूप"})
+    ids["a2"] = add_translation(engine, s, "aware", ids["ravi"], "सुशी और मिसो सूप शानदार थे।",
+                                aspect_map={"sushi": "सुशी", "miso soup": "मिसो सूप"}, minutes=1)
+    ids["a3"] = add_translation(engine, s, "aware", ids["uma"], "सुशी और सूप बढ़िया थे।",
+                                aspect_map={"sushi": "सुशी", "miso soup": None}, minutes=2)
+    ids["b1"] = add_translation(engine, s, "blind", ids["dev"], "सुशी और मिसो सूप बहुत अच्छे थे।", minutes=3)
+    ids["b2"] = add_translation(engine, s, "blind", ids["uma"], None, untranslatable=True, minutes=4)
+    return ids
+
+
+def test_comparison_shows_every_candidate_its_scores_and_votes(engine, world):
+    comparison = compare(engine, world["sentence"])
+    by_id = {c.translation_id: c for c in comparison.candidates}
+    assert set(by_id) == {world[k] for k in ("a1", "a2", "a3", "b1", "b2")}
+    assert by_id[world["a3"]].aspects_kept == 1 and by_id[world["a1"]].aspects_kept == 2
+    assert by_id[world["b1"]].mean_rouge_l is None  # the only translated blind candidate
+    assert comparison.untranslatable_votes == {"aware": 0, "blind": 1}
+    assert comparison.policy == DEFAULT_POLICY and comparison.policy_text == POLICIES[DEFAULT_POLICY]
+    expected_a1 = (rouge_l_f_text(by_id[world["a1"]].text, by_id[world["a2"]].text)
+                   + rouge_l_f_text(by_id[world["a1"]].text, by_id[world["a3"]].text)) / 2
+    assert by_id[world["a1"]].mean_rouge_l == pytest.approx(expected_a1)
+    # a2 sits between a1 and a3, so it has the highest mean ROUGE-L in the aware phase
+    assert comparison.pick.candidate.translation_id == world["a2"]
+
+
+def test_automatic_choice_is_recorded_once_and_an_override_is_counted(engine, world):
+    pid = project_id(engine)
+    assert record_auto_choices(engine, pid) == 1
+    assert record_auto_choices(engine, pid) == 0
+    assert override_stats(engine, pid).reviewed == 0
+    choice = choose(engine, world["sentence"], world["a1"], world["lead"], note="more natural")
+    assert choice.overridden and choice.auto_translation_id == world["a2"] and choice.chosen_by == "lena"
+    assert compare(engine, world["sentence"]).in_force.translation_id == world["a1"]
+    stats = override_stats(engine, pid)
+    assert (stats.reviewed, stats.overridden, stats.rate) == (1, 1, 1.0)
+    assert record_auto_choices(engine, pid) == 0  # the rule never replaces a lead's decision
+    confirm = choose(engine, world["sentence"], world["a2"], world["lead"])
+    assert not confirm.overridden
+    assert override_stats(engine, pid).rate == 0.0
+    with Session(engine) as session:
+        rows = session.scalars(select(FinalChoice).order_by(FinalChoice.id)).all()
+        actions = session.scalars(select(Revision.action).where(Revision.entity == "final_choice")).all()
+    assert [r.overridden for r in rows] == [False, True, False]
+    assert actions == ["auto", "override", "confirm"]
+    assert overview(engine, pid)[0].chosen_translation_id == world["a2"]
+
+
+def test_untranslatable_or_foreign_translations_cannot_be_chosen(engine, world):
+    with pytest.raises(ValueError, match="submitted, translated"):
+        choose(engine, world["sentence"], world["b2"], world["lead"])
+    other = add_sentence(engine, "8", "Nice.")
+    with pytest.raises(ValueError, match="does not belong"):
+        choose(engine, other, world["a1"], world["lead"])
+    with pytest.raises(PermissionError):
+        choose(engine, world["sentence"], world["a1"], world["asha"])
+
+
+def test_policy_setting_changes_the_pick(engine, world):
+    set_project(engine, final_policy="blind")
+    assert compare(engine, world["sentence"]).pick.candidate.translation_id == world["b1"]
+    set_project(engine, final_policy="bogus")
+    with pytest.raises(ValueError, match="unknown"):
+        compare(engine, world["sentence"])

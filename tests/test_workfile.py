@@ -1,0 +1,131 @@
+"""Work files: byte-identical round trip, all-or-nothing import, located errors, no overwrites."""
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from corpus.errors import InputRejected
+from corpus.workfile import dump_work_file, parse_work_file
+from db.demo import load_demo
+from db.models import Annotation, Revision, Translation, User
+from db.workfile import import_work_file, load_work
+
+SENTENCE = {"type": "sentence", "id": "3121", "domain": "restaurant", "split": "train",
+            "text": "But the staff was so horrible to us.",
+            "aspects": [{"term": "staff", "from": 8, "to": 13, "polarity": "negative"}]}
+AWARE = {"type": "translation", "sentence_id": "3121", "phase": "aware", "translator": "asha",
+         "text": "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।", "untranslatable": False}
+BLIND = {"type": "translation", "sentence_id": "3121", "phase": "blind", "translator": "ravi", "text": None,
+         "untranslatable": True, "reason": "idiom"}
+TAGS = ["O", "B", "O", "O", "O", "O", "O", "O"]
+ANNOTATION = {"type": "annotation", "sentence_id": "3121", "phase": "aware", "translator": "asha",
+              "annotator": "meera", "tags": TAGS}
+
+
+def jsonl(*objects) -> bytes:
+    return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objects).encode()
+
+
+def count(engine, model):
+    with Session(engine) as s:
+        return s.scalar(select(func.count()).select_from(model))
+
+
+def test_dump_import_dump_is_byte_identical(any_engine, tmp_path):
+    from db.engine import make_engine
+    from db.schema import upgrade
+
+    load_demo(any_engine)
+    first = dump_work_file(load_work(any_engine))
+    empty = make_engine(f"sqlite:///{tmp_path / 'empty.db'}")
+    upgrade(empty)
+    import_work_file(empty, first.encode(), "dump.jsonl")
+    assert dump_work_file(load_work(empty)) == first
+    assert first.count('"type": "translation"') == 24
+
+
+def test_contract_example_imports_and_creates_users_without_passwords(engine):
+    summary = import_work_file(engine, jsonl(SENTENCE, AWARE, BLIND, ANNOTATION), "w.jsonl")
+    assert (summary.sentences, summary.translations, summary.annotations) == (1, 2, 1)
+    with Session(engine) as s:
+        users = {u.username: u for u in s.scalars(select(User))}
+        assert users["asha"].role_names == {"translator"}
+        assert users["meera"].role_names == {"annotator"}
+        assert users["meera"].password_hash is None
+        assert s.scalar(select(func.count()).select_from(Revision)) == 3
+
+
+def test_hindi_text_is_nfc_normalized_on_import(engine):
+    decomposed = dict(AWARE, text="लेकिन \u095bरूर")  # precomposed ज़
+    import_work_file(engine, jsonl(SENTENCE, decomposed), "w.jsonl")
+    with Session(engine) as s:
+        assert s.scalars(select(Translation.text)).one() == "लेकिन \u091c\u093cरूर"
+
+
+def test_reimport_skips_identical_records(engine):
+    data = jsonl(SENTENCE, AWARE, BLIND, ANNOTATION)
+    import_work_file(engine, data, "w.jsonl")
+    again = import_work_file(engine, data, "w.jsonl")
+    assert (again.sentences, again.translations, again.annotations, again.unchanged) == (0, 0, 0, 4)
+
+
+def test_a_different_translation_is_refused_not_overwritten(engine):
+    import_work_file(engine, jsonl(SENTENCE, AWARE), "a.jsonl")
+    with pytest.raises(InputRejected) as exc:
+        import_work_file(engine, jsonl(dict(AWARE, text="कुछ और")), "b.jsonl")
+    assert "not overwritten" in str(exc.value.errors[0])
+    assert exc.value.errors[0].line == 1
+    with Session(engine) as s:
+        assert s.scalars(select(Translation.text)).one() == AWARE["text"]
+
+
+BAD_LINES = [
+    ("unknown phase", dict(AWARE, phase="middle"), "unknown phase 'middle'"),
+    ("unknown sentence", dict(AWARE, sentence_id="999"), "unknown sentence"),
+    ("empty text", dict(AWARE, text="   "), "non-empty text"),
+    ("I after O", dict(ANNOTATION, tags=["O", "I", "O", "O", "O", "O", "O", "O"]), "I follows O"),
+    ("unknown tag", dict(ANNOTATION, tags=["O", "X", "O", "O", "O", "O", "O", "O"]), "unknown tag 'X'"),
+    ("wrong tag count", dict(ANNOTATION, tags=["O", "B"]), "2 tags for 8 tokens"),
+    ("tokens not canonical", dict(ANNOTATION, tokens=["लेकिन", "स्टाफ़", "हमारे", "साथ", "बहुत", "बुरा", "था।", "x"]),
+     "differ from the canonical tokens"),
+    ("annotation of missing translation", dict(ANNOTATION, translator="nobody"), "does not exist"),
+    ("bad reason", dict(BLIND, reason="lazy"), "unknown untranslatable reason"),
+]
+
+
+@pytest.mark.parametrize("name,bad,message", BAD_LINES, ids=[b[0] for b in BAD_LINES])
+def test_bad_record_is_located_and_nothing_is_written(engine, name, bad, message):
+    with pytest.raises(InputRejected) as exc:
+        import_work_file(engine, jsonl(SENTENCE, AWARE, bad), "w.jsonl")
+    errors = exc.value.errors
+    assert any(message in e.message for e in errors), [str(e) for e in errors]
+    assert all(e.line == 3 for e in errors)
+    assert str(errors[0]).startswith("w.jsonl:3 sentence ")
+    assert count(engine, Translation) == 0
+
+
+def test_ambiguous_sentence_id_needs_domain_and_split():
+    laptop = dict(SENTENCE, domain="laptop")
+    work, errors = parse_work_file(jsonl(SENTENCE, laptop, AWARE), "w.jsonl")
+    assert len(errors) == 1 and "ambiguous" in errors[0].message and errors[0].line == 3
+    work, errors = parse_work_file(jsonl(SENTENCE, laptop, dict(AWARE, domain="laptop")), "w.jsonl")
+    assert errors == [] and work.translations[0].key.domain == "laptop"
+
+
+def test_invalid_json_and_bad_encoding_are_located():
+    _, errors = parse_work_file(b'{"type": "sentence"\n', "w.jsonl")
+    assert errors[0].line == 1 and "not valid JSON" in errors[0].message
+    _, errors = parse_work_file(jsonl(SENTENCE) + "\xff".encode("latin-1"), "w.jsonl")
+    assert errors[0].line == 2 and "UTF-8" in errors[0].message
+
+
+def test_dump_is_sorted_and_contract_shaped(engine, tmp_path):
+    import_work_file(engine, jsonl(SENTENCE, BLIND, AWARE, ANNOTATION), "w.jsonl")
+    lines = [json.loads(line) for line in dump_work_file(load_work(engine)).splitlines()]
+    assert [o["type"] for o in lines] == ["sentence", "translation", "translation", "annotation"]
+    assert [o.get("phase") for o in lines[1:3]] == ["aware", "blind"]
+    assert lines[3]["tokens"][1] == "स्टाफ़" and lines[3]["tags"] == TAGS
+    assert count(engine, Annotation) == 1
