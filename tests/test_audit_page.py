@@ -4,7 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import session_token
+from login_tokens import session_token
 
 ROOT = Path(__file__).resolve().parent.parent
 AKHTAR = ROOT / "tests" / "fixtures" / "audit" / "akhtar_defects.xml"

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from conftest import session_token
+from login_tokens import session_token
 from db.engine import make_engine
 from db.models import Translation, User
 from db.schema import upgrade

@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from conftest import session_token
+from login_tokens import session_token
 from db.models import SourceSentence
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -109,17 +109,3 @@ def browser_page(chromium):
     page.set_default_timeout(45000)
     yield page
     context.close()
-
-
-def screenshot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def login(page, base_url: str, username: str, password: str) -> None:
-    """Log in through the real login form."""
-    page.goto(base_url)
-    page.get_by_role("textbox", name="Username").fill(username)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_role("button", name="Log out").wait_for()

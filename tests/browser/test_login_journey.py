@@ -1,6 +1,6 @@
 """A newcomer logs in to the demo project in a real browser and sees the lead's screens."""
 
-from conftest import login, screenshot
+from journey_steps import login, screenshot
 
 
 def test_lead_logs_in_and_sees_the_corpus(demo_db, start_app, browser_page):

@@ -4,7 +4,7 @@ stays inert text in the tagging and adjudication views."""
 from __future__ import annotations
 
 import pytest
-from conftest import login, screenshot
+from journey_steps import login, screenshot
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 

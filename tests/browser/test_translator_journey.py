@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import login, screenshot
+from journey_steps import login, screenshot
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
