@@ -23,9 +23,26 @@ class CommandError(Exception):
 
 
 def _engine(args: argparse.Namespace):
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
     from db.engine import make_engine
 
-    return make_engine(args.db)
+    try:
+        return make_engine(args.db)
+    except (ArgumentError, NoSuchModuleError, ValueError) as exc:
+        raise CommandError("--db", f"not a usable database URL ({exc})") from exc
+
+
+def _write_text(path: str, text: str) -> None:
+    """Write through a temporary file beside the target, so a failed write never leaves half a file."""
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.partial")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(target)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise CommandError(path, f"cannot write: {exc.strerror or exc}") from exc
 
 
 def _read_bytes(path: str) -> bytes:
@@ -77,8 +94,7 @@ def cmd_dump_work(args: argparse.Namespace, engine) -> int:
     from corpus.workfile import dump_work_file
     from db.workfile import load_work
 
-    text = dump_work_file(load_work(engine))
-    Path(args.file).write_text(text, encoding="utf-8")
+    _write_text(args.file, dump_work_file(load_work(engine)))
     return 0
 
 
@@ -98,10 +114,11 @@ def cmd_metrics(args: argparse.Namespace, engine) -> int:
     from sqlalchemy.orm import Session
 
     from corpus.metrics import format_report
+    from db.engine import reader
     from db.metrics_data import metrics_report
     from db.schema import default_project_id
 
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         report = metrics_report(session, default_project_id(session))
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
@@ -219,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from sqlalchemy.exc import OperationalError
+
     args = build_parser().parse_args(argv)
     try:
         engine = _engine(args)
@@ -234,4 +253,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except CommandError as exc:
         print(f"{exc.where}: {exc.message}", file=sys.stderr)
+        return 1
+    except OperationalError as exc:
+        where = args.db or "database"
+        print(f"{where}: cannot use the database: {exc.orig or exc}", file=sys.stderr)
         return 1

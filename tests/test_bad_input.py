@@ -452,11 +452,12 @@ def test_cli_prints_where_message_and_exits_non_zero_without_writing(case, tmp_p
     engine.dispose()
 
 
-@pytest.mark.xfail(strict=True, reason="corpus/cli.py lets OSError from dump-work and a bad --db URL escape as a "
-                                       "traceback instead of `WHERE: message` (reported to the lead)")
-@pytest.mark.parametrize("args", [["dump-work", "/nonexistent-dir/out.jsonl"], ["--db", "bogus://x", "stats"]],
-                         ids=["dump-work-unwritable", "bad-db-url"])
-def test_cli_reports_environment_errors_as_where_message(args, tmp_path, capsys):
+@pytest.mark.parametrize(("args", "where"), [
+    (["dump-work", "/nonexistent-dir/out.jsonl"], "/nonexistent-dir/out.jsonl: cannot write"),
+    (["--db", "bogus://x", "stats"], "--db: not a usable database URL"),
+    (["--db", "postgresql://postgres@127.0.0.1:1/none", "stats"], "postgresql://postgres@127.0.0.1:1/none: cannot use"),
+], ids=["dump-work-unwritable", "bad-db-url", "unreachable-db"])
+def test_cli_reports_environment_errors_as_where_message(args, where, tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     argv = args if args[0] == "--db" else ["--db", url, *args]
     try:
@@ -464,4 +465,15 @@ def test_cli_reports_environment_errors_as_where_message(args, tmp_path, capsys)
     except Exception:  # noqa: BLE001 - an escaping exception is exactly the bug
         code = None
     assert code == 1
-    assert re.search(r"^\S.*: ", capsys.readouterr().err, re.M)
+    assert capsys.readouterr().err.startswith(where)
+
+
+def test_cli_dump_work_replaces_a_file_whole(tmp_path, capsys):
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    out = tmp_path / "work.jsonl"
+    out.write_text("old content\n", encoding="utf-8")
+    assert cli_main(["--db", url, "init", "--demo"]) == 0
+    assert cli_main(["--db", url, "dump-work", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "old content" not in text and text.count("\n") > 10
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
