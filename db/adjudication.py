@@ -13,7 +13,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from corpus.bio import tags_agree, tags_to_spans, token_disagreement, validate_tags
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.models import (
     Adjudication,
     Annotation,
@@ -187,7 +187,7 @@ def _entry(session: Session, item: TaggingItem, submitted: list[Annotation], use
 
 def disagreement_queue(engine: Engine, project_id: int, include_resolved: bool = False) -> list[QueueEntry]:
     """Complete items whose annotators disagree, worst (most differing tokens) first."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         users = _users(session)
         entries = []
         for item_id in _project_items(session, project_id):
@@ -205,7 +205,7 @@ def disagreement_queue(engine: Engine, project_id: int, include_resolved: bool =
 
 
 def item_entry(engine: Engine, item_id: int) -> QueueEntry:
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         item = session.get(TaggingItem, item_id)
         if item is None:
             raise ValueError(f"no tagging item {item_id}")
@@ -247,7 +247,7 @@ def edit(engine: Engine, item_id: int, tags: list[str], lead_id: int, note: str 
 
 def decisions(engine: Engine, item_id: int) -> list[GoldDecision]:
     """Every decision for an item, oldest first; the last one is in force."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         users = _users(session)
         rows = session.scalars(select(Adjudication).where(Adjudication.item_id == item_id).order_by(Adjudication.id))
         return [_decision(r, users) for r in rows]
@@ -255,7 +255,7 @@ def decisions(engine: Engine, item_id: int) -> list[GoldDecision]:
 
 def gold_count(engine: Engine, project_id: int) -> tuple[int, int]:
     """(items with gold, tagging items) in the project."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         items = _project_items(session, project_id)
         with_gold = set(session.scalars(select(Adjudication.item_id).where(Adjudication.item_id.in_(items)))) if items else set()
         return len(with_gold), len(items)

@@ -18,7 +18,7 @@ from corpus.assignment import (
     plan_assignments,
     queue_order,
 )
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.models import (
     AnnotationAssignment,
     AuditEvent,
@@ -264,7 +264,7 @@ def reassign_open_work(session: Session, user_id: int, actor_id: int | None) -> 
 
 def my_queue(engine: Engine, user_id: int) -> list[QueueItem]:
     """The user's own tasks (never anyone else's), in working order."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         return _queue(session, user_id)
 
 
@@ -317,7 +317,7 @@ def queue_counts(items: Sequence[QueueItem]) -> dict[str, int]:
 
 def annotation_counts(engine: Engine, user_id: int) -> dict[str, int]:
     """A tagger's queue counts (read-only; the tagging workspace owns annotation work)."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         rows = session.execute(
             select(AnnotationAssignment.status, func.count())
             .where(AnnotationAssignment.user_id == user_id, AnnotationAssignment.status != "reassigned")
@@ -330,7 +330,7 @@ def annotation_counts(engine: Engine, user_id: int) -> dict[str, int]:
 
 def assignment_overview(engine: Engine) -> list[dict[str, object]]:
     """Per translator and phase: tasks by status (for the lead)."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         rows = session.execute(
             select(User.username, User.active, TranslationAssignment.phase, TranslationAssignment.status, func.count())
             .join(User, User.id == TranslationAssignment.user_id)
@@ -350,7 +350,7 @@ def assignment_overview(engine: Engine) -> list[dict[str, object]]:
 
 def coverage(engine: Engine, project_id: int) -> list[dict[str, object]]:
     """Per domain/split and phase: sentences, active tasks, submitted translations (for the lead)."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         rows = session.execute(
             select(SourceSentence.domain, SourceSentence.split, TranslationAssignment.phase,
                    TranslationAssignment.status, func.count())

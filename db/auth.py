@@ -12,7 +12,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from corpus.records import ROLES
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.models import AuditEvent, LoginSession, User, UserRole, utcnow
 
 MAX_FAILED_LOGINS = 5
@@ -141,7 +141,7 @@ def resume_session(engine: Engine, token: str | None) -> CurrentUser | None:
     """The user behind a token, or None if it is unknown, expired, revoked, or the user was deactivated."""
     if not token:
         return None
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         row = session.scalars(select(LoginSession).where(LoginSession.token_hash == _token_hash(token))).first()
         if row is None or row.revoked or row.expires_at < utcnow():
             return None

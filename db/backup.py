@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from corpus.tokens import TOKENIZER_SIGNATURE
 from corpus.workfile import dump_work_file
-from db.engine import is_sqlite
+from db.engine import is_sqlite, reader
 from db.models import Annotation, Revision, SourceSentence, Translation
 from db.write_gate import write_turn
 from db.workfile import WorkImportSummary, import_work_file, load_work
@@ -58,7 +58,7 @@ def _sha256(data: bytes) -> str:
 
 
 def counts(engine: Engine) -> dict[str, int]:
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         return {
             name: session.scalar(select(func.count()).select_from(model)) or 0
             for name, model in (("sentences", SourceSentence), ("translations", Translation),

@@ -73,7 +73,8 @@ def make_engine(url: str | None = None) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # Room for every save slot (db.write_gate) plus the reads of a dozen open pages.
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
@@ -82,13 +83,17 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 
 @contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
-    """One all-or-nothing unit of work: commit on success, roll back on any exception."""
-    session = Session(engine, expire_on_commit=False)
-    try:
-        yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+    """One all-or-nothing unit of work: commit on success, roll back on any exception. It holds one of
+    this process's write slots (``db.write_gate``), like every save."""
+    from db.write_gate import write_turn
+
+    with write_turn(engine):
+        session = Session(engine, expire_on_commit=False)
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()

@@ -29,7 +29,7 @@ from corpus.final_choice import (
 from corpus.kappa import tag_string
 from corpus.records import PHASES
 from corpus.rouge import rouge_l_f_text
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.models import (
     Adjudication,
     Annotation,
@@ -218,7 +218,7 @@ class OverviewRow:
 
 
 def overview(engine: Engine, project_id: int) -> list[OverviewRow]:
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         policy = project_policy(session, project_id)
         sentences = _sentences(session, project_id)
         ids = [s.id for s in sentences]
@@ -240,7 +240,7 @@ def overview(engine: Engine, project_id: int) -> list[OverviewRow]:
 
 def compare(engine: Engine, sentence_id: int) -> Comparison:
     """The comparison screen's data: all candidates, their scores, votes, the automatic pick and the choice."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         sentence = session.get(SourceSentence, sentence_id)
         if sentence is None:
             raise ValueError(f"no sentence {sentence_id}")
@@ -317,7 +317,7 @@ def choose(engine: Engine, sentence_id: int, translation_id: int, lead_id: int, 
 
 def override_stats(engine: Engine, project_id: int) -> OverrideRate:
     """Over the sentences whose choice in force is a lead's: how many replaced the automatic pick."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         ids = list(session.scalars(select(SourceSentence.id).where(SourceSentence.project_id == project_id)))
         decisions = [c.overridden for c in _in_force(session, ids).values() if c.chosen_by is not None]
         return override_rate(decisions)

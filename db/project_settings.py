@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from corpus.assignment import PHASE_GROUP_MODES
 from corpus.final_choice import POLICIES
 from corpus.transliterate import SCHEME_KEYS
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.models import AuditEvent, Project
 
 TAGGING_SCOPES = ("all", "best")
@@ -31,7 +31,7 @@ class ProjectSettings:
 
 
 def load_settings(engine: Engine, project_id: int) -> ProjectSettings:
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         p = session.get(Project, project_id)
         if p is None:
             raise LookupError(f"no project {project_id}")

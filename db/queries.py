@@ -7,6 +7,7 @@ from sqlalchemy.orm import Session
 
 from corpus.bio import tags_to_spans
 from corpus.stats import LabelledSentence, StatInputs, english_labelled
+from db.engine import reader
 from db.models import Adjudication, AspectTerm, FinalChoice, SourceSentence, TaggingItem, Translation
 from db.schema import default_project_id
 
@@ -34,7 +35,7 @@ def latest_gold_tags(session: Session, item_ids: list[int] | None = None) -> dic
 
 def load_stat_inputs(engine: Engine, project_id: int | None = None,
                      domain: str | None = None, split: str | None = None) -> StatInputs:
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         project_id = project_id or default_project_id(session)
         query = select(SourceSentence.id, SourceSentence.domain, SourceSentence.text).where(
             SourceSentence.project_id == project_id)
@@ -68,7 +69,7 @@ def load_stat_inputs(engine: Engine, project_id: int | None = None,
 
 def latest_save_marker(engine: Engine) -> tuple:
     """Changes whenever anything is saved: the cache key for derived tables on the dashboard."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         return (
             session.scalar(select(func.max(Translation.updated_at))),
             session.scalar(select(func.count(Translation.id))),

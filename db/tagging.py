@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.models import (
     Annotation,
     AnnotationAssignment,
@@ -205,7 +205,7 @@ def _assignment(session: Session, user_id: int, translation_id: int) -> Annotati
 
 def my_queue(engine: Engine, user_id: int) -> list[QueueRow]:
     """The user's own assignments, in corpus order; nothing about other annotators."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         rows = session.execute(
             select(AnnotationAssignment, Translation, SourceSentence)
             .join(Translation, AnnotationAssignment.translation_id == Translation.id)

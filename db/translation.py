@@ -21,7 +21,7 @@ from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import normalize, tokenize_with_offsets
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.models import (
     AspectAlignment,
     AuditEvent,
@@ -201,7 +201,7 @@ def _view(session: Session, a: TranslationAssignment) -> TaskView:
 
 def load_task(engine: Engine, user_id: int, assignment_id: int) -> TaskView:
     """One of the user's own tasks; TaskNotFound for anyone else's, TaskLocked if blindness forbids it."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         a = _owned_assignment(session, user_id, assignment_id)
         _check_blindness(session, a)
         return _view(session, a)
@@ -361,7 +361,7 @@ def save_translation(
             return _view(session, a)
     except StaleDataError:
         # Another save won the race between our read and our write.
-        with Session(engine) as session:
+        with Session(reader(engine)) as session:
             a = _owned_assignment(session, user_id, assignment_id)
             raise StaleTranslation(draft, _view(session, a)) from None
 
@@ -382,14 +382,14 @@ def transliteration_scheme(engine: Engine, project_id: int) -> str:
     """The project's default typing scheme (a known one, else ITRANS)."""
     from corpus.transliterate import DEFAULT_SCHEME, SCHEME_KEYS
 
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         project = session.get(Project, project_id)
         scheme = project.transliteration_scheme if project else None
     return scheme if scheme in SCHEME_KEYS else DEFAULT_SCHEME
 
 
 def glossary(engine: Engine, project_id: int) -> list[GlossaryEntry]:
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         rows = session.scalars(
             select(GlossaryTerm).where(GlossaryTerm.project_id == project_id).order_by(GlossaryTerm.english)
         )

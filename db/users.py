@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from corpus.records import ROLES
 from db.assignment import AssignmentSummary, reassign_open_work
 from db.auth import hash_password, validate_password
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.models import AuditEvent, User, UserRole, utcnow
 
 
@@ -33,7 +33,7 @@ class UserRow:
 
 def list_users(engine: Engine) -> list[UserRow]:
     now = utcnow()
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         users = session.scalars(select(User).order_by(User.username))
         return [
             UserRow(u.id, u.username, u.display_name or u.username, tuple(sorted(u.role_names)), u.active,

@@ -27,7 +27,7 @@ from corpus.records import (
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize
 from corpus.workfile import parse_work_file
 from db.auth import get_or_create_user
-from db.engine import transaction
+from db.engine import reader, transaction
 from db.importing import insert_sentences, plan_sentence_import
 from db.models import (
     Annotation,
@@ -92,7 +92,7 @@ def translation_record(row: Translation, key: SentenceKey, positions: dict[int, 
 
 def load_work(engine: Engine, project_id: int | None = None) -> WorkFile:
     """Every sentence and the latest revision of every translation and annotation."""
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         project_id = project_id or default_project_id(session)
         sentences = session.scalars(select(SourceSentence).where(SourceSentence.project_id == project_id)).all()
         keys = {s.id: SentenceKey(s.domain, s.split, s.sentence_id) for s in sentences}

@@ -10,7 +10,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from db.auth import CurrentUser, resume_session
-from db.engine import default_url, make_engine
+from db.engine import default_url, make_engine, reader
 from db.schema import upgrade
 
 SESSION_PARAM = "session"
@@ -59,5 +59,5 @@ def project_id() -> int:
 
     from db.schema import default_project_id
 
-    with Session(get_engine()) as session:
+    with Session(reader(get_engine())) as session:
         return default_project_id(session)

@@ -15,6 +15,7 @@ from db.assignment import (
     save_translator_groups,
     select_sentences,
 )
+from db.engine import reader
 from pages._common import get_engine, project_id, require_role
 
 user = require_role("lead")
@@ -23,7 +24,7 @@ pid = project_id()
 
 st.title("Translation assignments")
 
-with Session(engine) as session:
+with Session(reader(engine)) as session:
     settings = assignment_settings(session, pid)
     translators = {u.id: u.username for u in active_translators(session)}
     available = domains_and_splits(session, pid)
@@ -70,7 +71,7 @@ if go:
                 raise ValueError("choose a group for each phase")
             groups = {"blind": blind_group, "aware": aware_group}
             save_translator_groups(engine, pid, groups, user.id)
-        with Session(engine) as session:
+        with Session(reader(engine)) as session:
             chosen = select_sentences(session, pid, None if domain == "all" else domain,
                                       None if split == "all" else split, int(first), int(last) or None)
         if not chosen:

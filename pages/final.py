@@ -6,6 +6,7 @@ import streamlit as st
 from sqlalchemy.orm import Session
 
 from corpus.final_choice import POLICIES
+from db.engine import reader
 from db.final_choice import choose, compare, overview, override_stats, project_policy, record_auto_choices
 from pages._common import get_engine, project_id, require_role
 
@@ -35,7 +36,7 @@ def on_choose(sentence_id: int) -> None:
 
 st.title("Final translations")
 try:
-    with Session(engine) as session:
+    with Session(reader(engine)) as session:
         policy = project_policy(session, pid)
 except ValueError as exc:
     st.error(str(exc))
