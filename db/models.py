@@ -231,7 +231,7 @@ class Translation(Base):
     guidelines_version: Mapped[str | None] = mapped_column(String(40))
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
     submitted_at: Mapped[datetime | None] = mapped_column(DateTime)
 
     translator: Mapped[User] = relationship(lazy="joined")
@@ -326,7 +326,7 @@ class Annotation(Base):
     time_spent_s: Mapped[float] = mapped_column(Float, default=0.0)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
     submitted_at: Mapped[datetime | None] = mapped_column(DateTime)
 
     item: Mapped[TaggingItem] = relationship(lazy="joined")

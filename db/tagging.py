@@ -152,42 +152,77 @@ def assign_annotators(
     """Top every target up to K annotators (never its translator), least-loaded annotator first."""
     with transaction(engine) as session:
         k = per_item or _project(session, project_id).annotators_per_item
-        annotators = active_annotators(session)
-        existing = list(
-            session.scalars(select(AnnotationAssignment).where(AnnotationAssignment.status.not_in(INACTIVE)))
-        )
-        load = Counter({a.id: 0 for a in annotators})
-        load.update(a.user_id for a in existing if a.user_id in load)
-        assigned: dict[int, set[int]] = {}
-        for a in existing:
-            assigned.setdefault(a.translation_id, set()).add(a.user_id)
-        ever = {(a.user_id, a.translation_id) for a in session.scalars(select(AnnotationAssignment))}
-
-        targets = tagging_targets(session, project_id)
-        created, short = 0, []
-        for t in targets:
-            have = assigned.setdefault(t.id, set())
-            need = k - len(have)
-            if need <= 0:
-                continue
-            eligible = [
-                a.id for a in annotators
-                if a.id != t.translator_id and a.id not in have and (a.id, t.id) not in ever
-            ]
-            eligible.sort(key=lambda uid: (load[uid], uid))
-            for uid in eligible[:need]:
-                session.add(AnnotationAssignment(user_id=uid, translation_id=t.id, assigned_by=actor_id))
-                have.add(uid)
-                load[uid] += 1
-                created += 1
-            if len(have) < k:
-                short.append(t.id)
-        if created:
+        report = _top_up(session, tagging_targets(session, project_id), k, actor_id)
+        if report.created:
             session.add(
                 AuditEvent(actor_id=actor_id, action="assign-annotators",
-                           detail={"project_id": project_id, "created": created, "per_item": k})
+                           detail={"project_id": project_id, "created": report.created, "per_item": k})
             )
-        return AssignmentReport(created=created, targets=len(targets), short=short)
+        return report
+
+
+def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int | None) -> AssignmentReport:
+    annotators = active_annotators(session)
+    existing = list(
+        session.scalars(select(AnnotationAssignment).where(AnnotationAssignment.status.not_in(INACTIVE)))
+    )
+    load = Counter({a.id: 0 for a in annotators})
+    load.update(a.user_id for a in existing if a.user_id in load)
+    assigned: dict[int, set[int]] = {}
+    for a in existing:
+        assigned.setdefault(a.translation_id, set()).add(a.user_id)
+    # Nobody gets an item back that they gave up, skipped, or had taken from them.
+    ever = {(a.user_id, a.translation_id) for a in session.scalars(select(AnnotationAssignment))}
+
+    created, short = 0, []
+    for t in targets:
+        have = assigned.setdefault(t.id, set())
+        need = k - len(have)
+        if need <= 0:
+            continue
+        eligible = [
+            a.id for a in annotators
+            if a.id != t.translator_id and a.id not in have and (a.id, t.id) not in ever
+        ]
+        eligible.sort(key=lambda uid: (load[uid], uid))
+        for uid in eligible[:need]:
+            session.add(AnnotationAssignment(user_id=uid, translation_id=t.id, assigned_by=actor_id))
+            have.add(uid)
+            load[uid] += 1
+            created += 1
+        if len(have) < k:
+            short.append(t.id)
+    session.flush()
+    return AssignmentReport(created=created, targets=len(targets), short=short)
+
+
+def reassign_open_tagging(session: Session, user_id: int, actor_id: int | None) -> AssignmentReport:
+    """Move a (deactivated) user's unfinished tagging tasks to other annotators. Their submitted
+    annotations stay and count; their drafts stay stored but the item goes to someone else."""
+    rows = list(
+        session.scalars(
+            select(AnnotationAssignment).where(
+                AnnotationAssignment.user_id == user_id,
+                AnnotationAssignment.status.in_(("assigned", "draft")),
+            )
+        )
+    )
+    for row in rows:
+        row.status = "reassigned"
+    session.flush()
+    if not rows:
+        return AssignmentReport(created=0, targets=0)
+    translations = list(
+        session.scalars(select(Translation).where(Translation.id.in_([r.translation_id for r in rows]))
+                        .order_by(Translation.id))
+    )
+    created, short = 0, []
+    for project_id in sorted({t.sentence.project_id for t in translations}):
+        k = _project(session, project_id).annotators_per_item
+        report = _top_up(session, [t for t in translations if t.sentence.project_id == project_id], k, actor_id)
+        created += report.created
+        short += report.short
+    return AssignmentReport(created=created, targets=len(translations), short=short)
 
 
 def _assignment(session: Session, user_id: int, translation_id: int) -> AnnotationAssignment:

@@ -2,7 +2,7 @@
 
 Resetting a password or deactivating bumps the user's ``session_epoch``, which ends every login
 session they have at once (``db.auth.resume_session`` compares epochs). Deactivating also moves
-their unfinished translation tasks to other translators.
+their unfinished translation and tagging tasks to other people.
 """
 
 from __future__ import annotations
@@ -18,6 +18,21 @@ from db.assignment import AssignmentSummary, reassign_open_work
 from db.auth import hash_password, validate_password
 from db.engine import reader, transaction
 from db.models import AuditEvent, User, UserRole, utcnow
+from db.tagging import AssignmentReport, reassign_open_tagging
+
+
+@dataclass(frozen=True)
+class Reassignment:
+    """What deactivating a user moved to others."""
+
+    translation: AssignmentSummary
+    tagging: AssignmentReport
+
+    def __str__(self) -> str:
+        text = f"translation: {self.translation}; tagging: {self.tagging.created} new tasks for {self.tagging.targets} items"
+        if self.tagging.short:
+            text += f" ({len(self.tagging.short)} items lack an eligible annotator)"
+        return text
 
 
 @dataclass(frozen=True)
@@ -80,8 +95,9 @@ def reset_password(engine: Engine, user_id: int, password: str, actor_id: int | 
         session.add(AuditEvent(actor_id=actor_id, action="reset-password", detail={"user": user.username}))
 
 
-def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> AssignmentSummary:
-    """Log the user out everywhere, stop new logins, and reassign their unfinished translation tasks."""
+def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Reassignment:
+    """Log the user out everywhere, stop new logins, and reassign their unfinished translation and
+    tagging tasks."""
     if user_id == actor_id:
         raise ValueError("you cannot deactivate yourself")
     with transaction(engine) as session:
@@ -89,11 +105,14 @@ def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Assig
         user.active = False
         user.session_epoch += 1
         session.flush()
-        summary = reassign_open_work(session, user_id, actor_id)
+        translation = reassign_open_work(session, user_id, actor_id)
+        tagging = reassign_open_tagging(session, user_id, actor_id)
         session.add(AuditEvent(actor_id=actor_id, action="deactivate-user",
-                               detail={"user": user.username, "reassigned_sentences": summary.sentences,
-                                       "new_tasks": summary.created}))
-        return summary
+                               detail={"user": user.username, "reassigned_sentences": translation.sentences,
+                                       "new_tasks": translation.created,
+                                       "reassigned_tagging_items": tagging.targets,
+                                       "new_tagging_tasks": tagging.created}))
+        return Reassignment(translation, tagging)
 
 
 def reactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> None:

@@ -186,3 +186,31 @@ def test_agreeing_submissions_become_gold_automatically(engine, world):
     with Session(engine) as session:
         gold = session.scalars(select(Adjudication).where(Adjudication.item_id == item_id)).all()
     assert [(g.source, g.tags, g.decided_by) for g in gold] == [("agreed", tags, None)]
+
+
+def test_deactivating_an_annotator_moves_their_open_items_and_keeps_their_submitted_ones(engine, world):
+    from db.users import deactivate_user
+
+    lead = add_user(engine, "lead", "lead")
+    add_user(engine, "dev", "annotator")
+    assign_annotators(engine, project_id(engine))
+    meera = world["meera"]
+    queue = my_queue(engine, meera)
+    assert len(queue) >= 2
+    done, *open_items = [q.translation_id for q in queue]
+    item_id = open_item(engine, meera, done).item_id
+    n = len(open_item(engine, meera, done).tokens)
+    save_annotation(engine, meera, item_id, ["O"] * n, True, None, "submit")
+
+    moved = deactivate_user(engine, meera, lead)
+
+    with Session(engine) as session:
+        rows = session.scalars(select(AnnotationAssignment)).all()
+        translators = {t.id: t.translator_id for t in session.scalars(select(Translation))}
+    status = {(r.user_id, r.translation_id): r.status for r in rows}
+    assert status[(meera, done)] == "submitted"
+    assert all(status[(meera, t)] == "reassigned" for t in open_items)
+    assert moved.tagging.targets == len(open_items) and moved.tagging.created == len(open_items)
+    for t in [done, *open_items]:
+        active = {r.user_id for r in rows if r.translation_id == t and r.status not in ("reassigned", "skipped")}
+        assert len(active) == 2 and translators[t] not in active
