@@ -4,8 +4,13 @@ Per source sentence: its final translation (the latest FinalChoice) with gold BI
 latest Adjudication of its tagging item, or, without one, the submitted annotations when they all
 agree. Sentences that the majority found untranslatable, that the lead left out, or that are still
 unresolved are not exported and are listed with their reason in ``ExportDataset.left_out``; nothing
-is dropped silently. Tables are read in bulk with plain column selects so a paper-scale corpus
-loads in well under a second.
+is dropped silently. Tables are read in bulk with plain column selects (Core rows, one read
+transaction) so a paper-scale corpus loads in about a second.
+
+Every agreement figure (per record, the card's Table 2, ``metrics.json``) comes from the one
+implementation behind ``python -m corpus metrics --json``: ``db.metrics_data.load_metrics_input`` and
+``corpus.metrics.compute_agreement`` (``corpus.rouge``, ``corpus.kappa``, ``corpus.agreement``), read
+in the same transaction as the records.
 """
 
 from __future__ import annotations
@@ -22,10 +27,10 @@ import numpy as np
 from sqlalchemy import Engine, Text, cast, func, select
 from sqlalchemy.orm import Session
 
+from corpus.agreement import RougeResult
 from corpus.bio import tags_agree, token_disagreement
 from corpus.export import FormatOptions, build_files
 from corpus.export.lid import SOURCE as LID_SOURCE
-from corpus.export.metrics import cohen_kappa, compact_tags, fleiss_from_counts, tag_count_table
 from corpus.export.records import (
     Alignment,
     EnglishAspect,
@@ -36,7 +41,12 @@ from corpus.export.records import (
     build_sentence,
 )
 from corpus.export.splits import apply_dev_split
-from corpus.tokens import TOKENIZER_SIGNATURE, words
+from corpus.final_choice import POLICIES
+from corpus.kappa import cohen_from_confusion, tag_codes
+from corpus.metrics import compute_agreement, paused_gc
+from corpus.tokens import TOKENIZER_SIGNATURE
+from db.engine import reader
+from db.metrics_data import load_metrics_input, tags_from_json
 from db.models import (
     Adjudication,
     Annotation,
@@ -52,14 +62,6 @@ from db.models import (
     User,
 )
 from db.schema import default_project_id
-
-try:  # the project's ROUGE-L (metrics issue): values equal rouge-score's
-    from corpus.rouge import f_from_lcs, lcs_with_masks, word_lists, word_masks
-except ImportError:  # pragma: no cover - the export's stand-in gives the same values
-    from corpus.export.metrics import f_from_lcs, lcs_with_masks, word_masks
-
-    def word_lists(texts):
-        return [words(t or "") for t in texts]
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ class ExportOptions:
                  else "one final translation per sentence"]
         parts.append("agreed items only" if self.agreed_only else "agreed or adjudicated labels")
         if self.pseudonymize:
-            parts.append("translators pseudonymized")
+            parts.append("translators and annotators pseudonymized")
         if self.dev_fraction:
             parts.append(f"dev fraction {self.dev_fraction:g} (seed {self.seed})")
         return "; ".join(parts)
@@ -99,16 +101,23 @@ class _Translation:
 
 
 def load_export(engine: Engine, options: ExportOptions | None = None) -> ExportDataset:
-    options = options or ExportOptions()
-    with Session(engine) as session:
+    with paused_gc():
+        return _load_export(engine, options or ExportOptions())
+
+
+def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
+    # One read transaction (DEFERRED on SQLite: never the write lock) for the records and the figures,
+    # so both describe the same snapshot.
+    with Session(reader(engine)) as session:
         project_id = options.project_id or default_project_id(session)
         project = session.get(Project, project_id)
         per_item = project.annotators_per_item
         settings = dict(project.settings or {})
         final_policy = project.final_policy
         project_name = project.name
+        conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
 
-        sentences = session.execute(
+        sentences = conn.execute(
             select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
                    SourceSentence.text)
             .where(SourceSentence.project_id == project_id)
@@ -118,32 +127,32 @@ def load_export(engine: Engine, options: ExportOptions | None = None) -> ExportD
 
         aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
         aspect_position: dict[int, int] = {}
-        for row in session.execute(
+        for row in conn.execute(
             select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term, AspectTerm.start,
                    AspectTerm.end, AspectTerm.polarity)
             .where(AspectTerm.sentence_id.in_(in_project)).order_by(AspectTerm.sentence_id, AspectTerm.position)
-        ):
+        ).all():
             aspects[row.sentence_id].append(EnglishAspect(row.term, row.start, row.end, row.polarity, row.position))
             aspect_position[row.id] = row.position
 
         categories: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
-        for row in session.execute(
+        for row in conn.execute(
             select(AspectCategory.sentence_id, AspectCategory.category, AspectCategory.polarity)
             .where(AspectCategory.sentence_id.in_(in_project))
             .order_by(AspectCategory.sentence_id, AspectCategory.position)
-        ):
+        ).all():
             categories[row.sentence_id].append((row.category, row.polarity))
 
         translations: dict[int, list[_Translation]] = defaultdict(list)
         by_id: dict[int, _Translation] = {}
-        for row in session.execute(
+        for row in conn.execute(
             select(Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
                    User.username, Translation.text, Translation.untranslatable, Translation.status,
                    Translation.guidelines_version, Translation.submitted_at)
             .join(User, User.id == Translation.translator_id)
             .where(Translation.sentence_id.in_(in_project))
             .order_by(Translation.sentence_id, Translation.phase, User.username)
-        ):
+        ).all():
             t = _Translation(*row)
             translations[t.sentence].append(t)
             by_id[t.id] = t
@@ -152,41 +161,41 @@ def load_export(engine: Engine, options: ExportOptions | None = None) -> ExportD
         finals: dict[int, tuple[int | None, str | None]] = {}
         latest_fc = (select(func.max(FinalChoice.id)).where(FinalChoice.sentence_id.in_(in_project))
                      .group_by(FinalChoice.sentence_id))
-        for row in session.execute(
+        for row in conn.execute(
             select(FinalChoice.sentence_id, FinalChoice.translation_id, FinalChoice.note)
             .where(FinalChoice.id.in_(latest_fc))
-        ):
+        ).all():
             finals[row.sentence_id] = (row.translation_id, row.note)
 
         alignments: dict[int, list[Alignment]] = defaultdict(list)
-        for row in session.execute(
+        for row in conn.execute(
             select(AspectAlignment.translation_id, AspectAlignment.aspect_term_id, AspectAlignment.start,
                    AspectAlignment.end)
             .where(AspectAlignment.translation_id.in_(in_translations), AspectAlignment.dropped.is_(False))
-        ):
+        ).all():
             if row.aspect_term_id in aspect_position:
                 alignments[row.translation_id].append(Alignment(aspect_position[row.aspect_term_id], row.start, row.end))
 
-        item_of = dict(session.execute(
+        item_of = dict(conn.execute(
             select(TaggingItem.translation_id, TaggingItem.id).where(TaggingItem.translation_id.in_(in_translations))
         ).all())
         in_items = select(TaggingItem.id).where(TaggingItem.translation_id.in_(in_translations))
         # Raw JSON text: a paper-scale project has ~100k annotations, and decoding each one through the
         # JSON type is most of the load time; Table 2 only needs them as tag strings.
         raw_annotations: dict[int, list[str]] = defaultdict(list)
-        for item_id, raw in session.execute(
+        for item_id, raw in conn.execute(
             select(Annotation.item_id, cast(Annotation.tags, Text))
             .where(Annotation.item_id.in_(in_items), Annotation.status == "submitted")
             .order_by(Annotation.item_id, Annotation.annotator_id)
-        ):
+        ).all():
             raw_annotations[item_id].append(raw)
 
         adjudications: dict[int, tuple[list[str], str]] = {}
         latest_adj = (select(func.max(Adjudication.id)).where(Adjudication.item_id.in_(in_items))
                       .group_by(Adjudication.item_id))
-        for row in session.execute(
+        for row in conn.execute(
             select(Adjudication.item_id, Adjudication.tags, Adjudication.source).where(Adjudication.id.in_(latest_adj))
-        ):
+        ).all():
             adjudications[row.item_id] = (list(row.tags), row.source)
 
         if options.all_translations:
@@ -196,37 +205,61 @@ def load_export(engine: Engine, options: ExportOptions | None = None) -> ExportD
             wanted_items = select(TaggingItem.id).where(TaggingItem.translation_id.in_(final_ids))
         frozen_tokens: dict[int, list[str]] = {
             row.translation_id: list(row.tokens)
-            for row in session.execute(
+            for row in conn.execute(
                 select(TaggingItem.translation_id, TaggingItem.tokens).where(TaggingItem.id.in_(wanted_items))
-            )
+            ).all()
         }
 
         proper_nouns = sorted({
             form
-            for english, hindi in session.execute(
+            for english, hindi in conn.execute(
                 select(GlossaryTerm.english, GlossaryTerm.hindi)
                 .where(GlossaryTerm.project_id == project_id, GlossaryTerm.rule == "keep-roman")
-            )
+            ).all()
             for form in (english, hindi) if form
         })
-        user_order = [u for (u,) in session.execute(select(User.username).order_by(User.id))]
+        user_order = [u for (u,) in conn.execute(select(User.username).order_by(User.id)).all()]
+        metrics_input = load_metrics_input(session, project_id)
+
+    # Every agreement figure comes from the one implementation behind `python -m corpus metrics --json`.
+    agreement_figures = compute_agreement(metrics_input)
+    by_translation = _translation_figures(agreement_figures.rouge)
+    report = agreement_figures.report_summary()
 
     pseudonyms = {}
     if options.pseudonymize:
         translators = sorted({t.username for ts in translations.values() for t in ts}, key=user_order.index)
         pseudonyms = {name: f"translator-{i:02d}" for i, name in enumerate(translators, 1)}
+        annotators = sorted({r["annotator"] for r in report["cohen_kappa"]["per_annotator"]}, key=user_order.index)
+        report = _renamed(report, pseudonyms, {name: f"annotator-{i:02d}" for i, name in enumerate(annotators, 1)})
 
     def usable(t: _Translation) -> bool:
         return t.status == "submitted" and not t.untranslatable and bool(t.text and t.text.strip())
 
-    rouge = _rouge_units(sentences, translations, usable)
+    parsed: dict[str, str | list] = {}
 
-    def annotations_of(item_id: int) -> list[list[str]]:
+    def annotations_of(item_id: int) -> list[str | list]:
+        """Tag strings (``db.metrics_data.tags_from_json``); a tag list that is not valid BIO stays a list,
+        so the record is left out as invalid rather than silently repaired."""
         out = []
         for raw in raw_annotations.get(item_id, []):
-            compact = compact_tags(raw)
-            out.append(list(compact) if compact is not None else list(json.loads(raw)))
+            tags = parsed.get(raw)
+            if tags is None:
+                tags = tags_from_json(raw)
+                tags = parsed[raw] = tags if tags is not None else list(json.loads(raw))
+            out.append(tags)
         return out
+
+    kappa_of: dict[bytes, float | None] = {}
+
+    def pair_kappa(a: str, b: str) -> float | None:
+        """``corpus.kappa``'s Cohen's kappa of two annotators' tags of one item, from their 3 x 3 token
+        confusion (memoized on it: few distinct confusions occur)."""
+        confusion = np.bincount(tag_codes(a).astype(np.int64) * 3 + tag_codes(b), minlength=9)
+        key = confusion.tobytes()
+        if key not in kappa_of:
+            kappa_of[key] = cohen_from_confusion(confusion.reshape(3, 3)).kappa
+        return kappa_of[key]
 
     def gold(t: _Translation):
         """(tags, source, annotations), or (None, reason, detail)."""
@@ -239,27 +272,29 @@ def load_export(engine: Engine, options: ExportOptions | None = None) -> ExportD
         elif len(anns) < per_item:
             return None, "tagging incomplete", f"{len(anns)} of {per_item} annotations submitted"
         elif tags_agree(anns):
-            tags, source = anns[0], "agreed"
+            tags, source = list(anns[0]), "agreed"
         else:
             return None, "annotators disagree", f"{len(anns)} annotations differ; no adjudication"
         if options.agreed_only and source != "agreed":
             return None, "not agreed", f"gold labels come from adjudication ({source})"
         return tags, source, anns
 
-    def agreement(t: _Translation, anns: list[list[str]]) -> dict:
-        unit = rouge["units"].get((t.sentence, t.phase))
+    def agreement(t: _Translation, anns: list[str | list]) -> dict:
+        vs_others, phase_mean, in_phase, best = by_translation.get(t.id, (None, None, 1, None))
         figures = {
-            "rouge_l_vs_others": rouge["vs_others"].get(t.id),
-            "rouge_l_phase_mean": unit["mean_f"] if unit else None,
-            "translations_in_phase": unit["translations"] if unit else 1,
+            "rouge_l_vs_others": vs_others,
+            "rouge_l_phase_mean": phase_mean,
+            "translations_in_phase": in_phase,
+            "best_in_phase": best,
             "annotators": len(anns),
             "token_agreement": None,
             "cohen_kappa": None,
         }
         if len(anns) >= 2 and len({len(a) for a in anns}) == 1:
             figures["token_agreement"] = 1.0 - token_disagreement(anns)
-            kappas = [k for a, b in combinations(anns, 2) if (k := cohen_kappa(a, b)) is not None]
-            figures["cohen_kappa"] = statistics.fmean(kappas) if kappas else None
+            if all(isinstance(a, str) for a in anns):
+                kappas = [k for a, b in combinations(anns, 2) if (k := pair_kappa(a, b)) is not None]
+                figures["cohen_kappa"] = statistics.fmean(kappas) if kappas else None
         return figures
 
     records: list[ExportSentence] = []
@@ -316,15 +351,6 @@ def load_export(engine: Engine, options: ExportOptions | None = None) -> ExportD
             continue
         export_one(s, t, f"{s.domain}/{s.split}/{s.sentence_id}", True)
 
-    tag_groups: dict[str, list[list[str]]] = {"aware": [], "blind": []}
-    for tid, item_id in item_of.items():
-        t = by_id.get(tid)
-        raws = raw_annotations.get(item_id, [])
-        if t is not None and len(raws) == per_item:
-            compact = [compact_tags(r) for r in raws]
-            if all(c is not None for c in compact):
-                tag_groups[t.phase].append(compact)
-
     dataset = ExportDataset(records, left_out)
     dataset.meta.update(
         title=settings.get("dataset_title") or f"Hindi aspect extraction corpus ({project_name})",
@@ -335,78 +361,53 @@ def load_export(engine: Engine, options: ExportOptions | None = None) -> ExportD
         lid_source=LID_SOURCE,
         tagging_guidelines=settings.get("tagging_guidelines_version") or settings.get("guidelines_version"),
         selection=_selection_text(options, final_policy, per_item),
-        table2=_table2(rouge, tag_groups, per_item),
+        metrics=report,
     )
     return apply_dev_split(dataset, options.dev_fraction, options.seed)
 
 
-def _rouge_units(sentences, translations, usable) -> dict:
-    """Pairwise ROUGE-L per (sentence, phase) with >= 2 usable translations: each unit's mean F, each
-    translation's mean F against the others, the best translation (ties: earlier submission)."""
-    groups: dict[tuple[int, str], list[_Translation]] = defaultdict(list)
-    for sentence_pk, ts in translations.items():
-        for t in ts:
-            if usable(t):
-                groups[(sentence_pk, t.phase)].append(t)
-    texts = [t for group in groups.values() if len(group) >= 2 for t in group]
-    word_of = dict(zip((t.id for t in texts), word_lists(t.text for t in texts)))
-    src_words = dict(zip((s.id for s in sentences), (len(w) for w in word_lists(s.text for s in sentences))))
-    units, vs_others, excluded = {}, {}, 0
-    for (sentence_pk, phase), group in groups.items():
-        if len(group) < 2:
-            excluded += 1
-            continue
-        per: dict[int, list[float]] = {t.id: [] for t in group}
-        masks = {t.id: word_masks(word_of[t.id]) for t in group}
-        pair_fs = []
-        for a, b in combinations(group, 2):
-            wa, wb = word_of[a.id], word_of[b.id]
-            f = f_from_lcs(lcs_with_masks(masks[a.id], len(wa), wb), len(wa), len(wb))
-            pair_fs.append(f)
-            per[a.id].append(f)
-            per[b.id].append(f)
-        means = {tid: statistics.fmean(v) for tid, v in per.items()}
-        vs_others.update(means)
-        best = max(group, key=lambda t: (means[t.id], -(t.submitted_at.timestamp() if t.submitted_at else float("inf"))))
-        src = src_words.get(sentence_pk, 0)
-        units[(sentence_pk, phase)] = {
-            "phase": phase, "translations": len(group), "mean_f": statistics.fmean(pair_fs),
-            "weight": src + statistics.fmean(len(word_of[t.id]) for t in group),
-            "best_mean_f": means[best.id], "best_weight": src + len(word_of[best.id]),
-        }
-    return {"units": units, "vs_others": vs_others, "excluded": excluded}
-
-
-def _weighted(pairs: list[tuple[float, float]]) -> float | None:
-    if not pairs:
-        return None
-    total = sum(w for _, w in pairs)
-    return sum(v * w for v, w in pairs) / total if total > 0 else statistics.fmean(v for v, _ in pairs)
-
-
-def _table2(rouge: dict, tag_groups: dict[str, list[list[str]]], per_item: int) -> dict:
-    """Seed paper Table 2 over the whole project, with the definitions of ``metrics --json``."""
-    units = list(rouge["units"].values())
-    tables = {p: tag_count_table(tag_groups[p], per_item)[0] for p in ("aware", "blind")}
-    kappa = {p: fleiss_from_counts(t) for p, t in tables.items()}
-    kappa["overall"] = fleiss_from_counts(np.concatenate([tables["aware"], tables["blind"]]))
+def _translation_figures(rouge: RougeResult) -> dict[int, tuple[float, float, int, bool]]:
+    """Per translation in a unit of ``corpus.agreement.rouge_agreement``: its mean ROUGE-L F against the
+    others of the unit (what the unit's best is ranked by), the unit's mean F and size, and whether it
+    is the unit's best."""
+    n = len(rouge.translations)
+    f = rouge.pair_f
+    totals = np.bincount(rouge.pair_a, weights=f, minlength=n) + np.bincount(rouge.pair_b, weights=f, minlength=n)
+    unit = np.full(n, -1, dtype=np.int64)
+    unit[rouge.pair_a] = rouge.pair_unit
+    unit[rouge.pair_b] = rouge.pair_unit
+    in_unit = np.flatnonzero(unit >= 0)
+    size = rouge.unit_size[unit[in_unit]]
+    best = np.zeros(n, dtype=bool)
+    best[rouge.unit_best] = True
     return {
-        "rouge_aware": _weighted([(u["mean_f"], u["weight"]) for u in units if u["phase"] == "aware"]),
-        "rouge_blind": _weighted([(u["mean_f"], u["weight"]) for u in units if u["phase"] == "blind"]),
-        "rouge_overall": _weighted([(u["mean_f"], u["weight"]) for u in units]),
-        "rouge_best": _weighted([(u["best_mean_f"], u["best_weight"]) for u in units]),
-        "kappa_aware": kappa["aware"],
-        "kappa_blind": kappa["blind"],
-        "kappa_overall": kappa["overall"],
-        "note": (
-            "Over the whole project, with the definitions of `python -m corpus metrics --json`: ROUGE-L F (beta = 1) "
-            f"over canonical words ({TOKENIZER_SIGNATURE}), averaged over (sentence, phase) units with >= 2 submitted "
-            f"translations ({rouge['excluded']} units with a single translation excluded), weighted by source words + "
-            "mean words of the unit's translations (chosen translation: the unit's highest mean ROUGE-L, weighted by "
-            "source words + its words); Fleiss' kappa over the B/I/O tags of every token of every translation tagged "
-            f"by exactly {per_item} annotators."
-        ),
+        rouge.translations[i].pk: (vs_others, phase_mean, k, is_best)
+        for i, vs_others, phase_mean, k, is_best in zip(
+            in_unit.tolist(), (totals[in_unit] / (size - 1)).tolist(), rouge.unit_mean[unit[in_unit]].tolist(),
+            size.tolist(), best[in_unit].tolist(),
+        )
     }
+
+
+_TRANSLATOR_KEYS = frozenset({"translator", "translator_a", "translator_b", "best_translator"})
+_ANNOTATOR_KEYS = frozenset({"annotator", "annotator_a", "annotator_b"})
+
+
+def _renamed(value, translators: dict[str, str], annotators: dict[str, str]):
+    """The report with people's names replaced by their pseudonyms (names not in a map stay as they are)."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in _TRANSLATOR_KEYS and isinstance(item, str):
+                out[key] = translators.get(item, item)
+            elif key in _ANNOTATOR_KEYS and isinstance(item, str):
+                out[key] = annotators.get(item, item)
+            else:
+                out[key] = _renamed(item, translators, annotators)
+        return out
+    if isinstance(value, list):
+        return [_renamed(item, translators, annotators) for item in value]
+    return value
 
 
 def _selection_text(options: ExportOptions, final_policy: str, per_item: int) -> str:
@@ -417,10 +418,12 @@ def _selection_text(options: ExportOptions, final_policy: str, per_item: int) ->
     if options.all_translations:
         return ("Every submitted translation of every sentence (all translators, both phases) that has gold labels, "
                 "for augmentation research; `is_final` marks the one chosen as final. " + gold)
-    return (f"One translation per source sentence: the lead's latest final choice (automatic policy "
-            f"`{final_policy}`: the highest-ROUGE-L translation of each phase, then aware vs blind; the lead may "
-            f"override). Sentences the majority marked untranslatable, that the lead left out, or that are still "
-            f"unresolved are not exported and are counted below. " + gold)
+    return (f"One translation per source sentence: the lead's latest final choice, which the lead may override. The "
+            f"automatic choice (`corpus.final_choice`) takes in each phase the translation with the highest mean "
+            f"ROUGE-L against the others, ties going to more aspects kept, then the earlier submission; then, under "
+            f"the project policy `{final_policy}`: {POLICIES.get(final_policy, 'see the project settings.')} "
+            f"Sentences the majority marked untranslatable, that the lead left out, or that are still unresolved are "
+            f"not exported and are counted below. " + gold)
 
 
 def export_files(

@@ -72,6 +72,7 @@ def test_export_writes_every_format_and_each_validates(engine, sqlite_url, tmp_p
     assert (out / "README.md").exists() and (out / "left_out.tsv").exists()
     with zipfile.ZipFile(out / "export.zip") as zf:
         assert "hindi-aspect-corpus/README.md" in zf.namelist()
+        assert zf.read("hindi-aspect-corpus/metrics.json") == (out / "metrics.json").read_bytes()
 
 
 def test_format_is_repeatable_and_limits_the_files(engine, sqlite_url, tmp_path):
@@ -79,7 +80,7 @@ def test_format_is_repeatable_and_limits_the_files(engine, sqlite_url, tmp_path)
     out = tmp_path / "out"
     assert main(["--db", sqlite_url, "export", "--out", str(out), "--format", "jsonl", "--format", "tsv",
                  "--layout", "combined", "--dev-fraction", "0.5"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "jsonl", "left_out.tsv", "tsv"]
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "jsonl", "left_out.tsv", "metrics.json", "tsv"]
     assert not any(p.is_dir() for p in (out / "jsonl").iterdir())
 
 

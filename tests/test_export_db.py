@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
+
+import pytest
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from corpus.cli import main
+from corpus.export.writer import zip_bytes
+from corpus.metrics import REPORT_KEYS
 from corpus.tokens import tokenize
 from db.export_data import ExportOptions, export_files, load_export
-from db.models import Translation
+from db.models import SourceSentence, Translation
 from export_factory import Corpus, build_sample, tags_for
+from metrics_fixtures import build_small_project, expected_rouge
 
 
 def _by_id(dataset):
@@ -164,24 +174,78 @@ def test_glossary_keep_roman_terms_are_named_entities_in_lid(engine):
     assert tokenize(rec.hi_text) == list(rec.hi_tokens)
 
 
-def test_card_table2_equals_the_project_metrics_report(engine):
-    import pytest
+def _card_row(card: str, figure: str) -> list[str]:
+    [line] = [line for line in card.splitlines() if line.startswith(f"| {figure} |")]
+    return [cell.strip() for cell in line.strip("|").split("|")][1:]
 
-    metrics_data = pytest.importorskip("db.metrics_data")
+
+def _three(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def test_export_figures_equal_metrics_json_for_the_same_database(engine, sqlite_url, capsys):
     build_sample(engine)
     with Session(engine) as session:
         c = Corpus(session)
-        from sqlalchemy import select
-
-        from db.models import SourceSentence
         s = session.scalars(select(SourceSentence).where(SourceSentence.sentence_id == "3121")).one()
         c.gold(s, "स्टाफ़ हमारे साथ बुरा था।", ["स्टाफ़"], translator="ravi", phase="blind", final=False)
-        c.gold(s, "स्टाफ़ बहुत बुरा था।", ["स्टाफ़"], translator="neha", phase="blind", final=False,
-               annotators=("meera", "kabir"))
+        # Submitted later and ties on mean ROUGE-L (a two-translation unit), but keeps two aspects: the
+        # project's rule makes it the blind unit's best, where "earlier submission first" would not.
+        c.gold(s, "स्टाफ़ और खाना हमारे साथ बुरा था।", ["स्टाफ़", "खाना"], translator="neha", phase="blind",
+               final=False)
         session.commit()
-        report = metrics_data.metrics_report(session, c.project.id)
-    t2 = load_export(engine).meta["table2"]
-    for phase in ("aware", "blind", "overall", "best"):
-        assert t2[f"rouge_{phase}"] == pytest.approx(report["rouge_l"][phase])
-    for phase in ("aware", "blind", "overall"):
-        assert t2[f"kappa_{phase}"] == pytest.approx(report["fleiss_kappa"][phase]["kappa"])
+    assert main(["--db", sqlite_url, "metrics", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+
+    files, dataset = export_files(engine)
+    written = json.loads(files["metrics.json"])
+    assert set(written) == set(REPORT_KEYS) - {"rouge_l_pairs", "rouge_l_sentences"}
+    assert written == {key: cli[key] for key in written}
+    with zipfile.ZipFile(io.BytesIO(zip_bytes(files))) as zf:
+        assert zf.read("hindi-aspect-corpus/metrics.json").decode("utf-8") == files["metrics.json"]
+
+    card, rouge, fleiss = files["README.md"], cli["rouge_l"], cli["fleiss_kappa"]
+    assert _card_row(card, "ROUGE-L F (weighted)") == [_three(rouge[k]) for k in ("aware", "blind", "overall", "best")]
+    assert _card_row(card, "ROUGE-L F (unweighted)") == [
+        _three(rouge["unweighted"][k]) for k in ("aware", "blind", "overall", "best")
+    ]
+    assert _card_row(card, "Fleiss' kappa (B/I/O tokens)") == [
+        _three(fleiss[k]["kappa"]) for k in ("aware", "blind", "overall")
+    ] + ["n/a"]
+    assert cli["signature"]["text"] in card
+
+    units = {(u["sentence_id"], u["phase"]): u for u in cli["rouge_l_sentences"]}
+    assert units[("3121", "blind")]["best_translator"] == "neha"
+    every = {(r.sentence_id, r.phase, r.translator): r for r in load_export(engine, ExportOptions(all_translations=True)).sentences}
+    for (sid, phase, who), rec in every.items():
+        unit = units.get((sid, phase))
+        fs = [p["f"] for p in cli["rouge_l_pairs"]
+              if (p["sentence_id"], p["phase"]) == (sid, phase) and who in (p["translator_a"], p["translator_b"])]
+        assert rec.agreement["rouge_l_vs_others"] == (pytest.approx(sum(fs) / len(fs), rel=1e-12) if fs else None)
+        assert rec.agreement["rouge_l_phase_mean"] == (unit["mean_f"] if unit else None)
+        assert rec.agreement["best_in_phase"] == ((unit["best_translator"] == who) if unit else None)
+    assert every[("3121", "blind", "neha")].agreement["best_in_phase"] is True
+    [final] = [r for r in dataset.sentences if r.sentence_id == "3121"]
+    assert final.agreement == every[("3121", "aware", "asha")].agreement
+
+
+def test_card_shows_the_hand_checked_agreement_figures(engine):
+    build_small_project(engine)
+    files, dataset = export_files(engine)
+    assert dataset.sentences == []  # no final choice yet: nothing exported, the figures still describe the project
+    expected = expected_rouge()
+    written = json.loads(files["metrics.json"])
+    for key in ("aware", "blind", "overall", "best"):
+        assert written["rouge_l"][key] == pytest.approx(expected[key], abs=1e-12)
+    assert _card_row(files["README.md"], "ROUGE-L F (weighted)") == [
+        _three(expected[k]) for k in ("aware", "blind", "overall", "best")
+    ]
+
+
+def test_pseudonymized_metrics_file_names_no_one(engine):
+    build_sample(engine)
+    files, _ = export_files(engine, ExportOptions(pseudonymize=True))
+    text = files["metrics.json"]
+    for name in ("asha", "ravi", "neha", "meera", "kabir"):
+        assert name not in text, name
+    assert '"translator-01"' in text and '"annotator-01"' in text

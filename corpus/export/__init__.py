@@ -1,14 +1,16 @@
 """Dataset export: plain records (``records``) -> one small formatter per format -> ``writer``.
 
 ``build_files`` is the whole pipeline after loading: it returns ``{relative path: text}`` for the
-chosen formats plus ``README.md`` (the dataset card) and ``left_out.tsv``.
+chosen formats plus ``README.md`` (the dataset card), ``left_out.tsv`` and, when the dataset carries
+the agreement figures, ``metrics.json``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
-from corpus.export.card import dataset_card
+from corpus.export.card import METRICS_FILE, dataset_card
 from corpus.export.conll import format_conll
 from corpus.export.conll_en import format_conll_en
 from corpus.export.jsonl import format_jsonl
@@ -39,6 +41,11 @@ def left_out_tsv(dataset: ExportDataset) -> str:
     return "\n".join(rows) + "\n"
 
 
+def metrics_json(report: dict) -> str:
+    """The figures as ``python -m corpus metrics --json`` prints them (same keys, same JSON settings)."""
+    return json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
 def build_files(
     dataset: ExportDataset, formats: Sequence[str] | None = None, options: FormatOptions | None = None
 ) -> dict[str, str]:
@@ -52,6 +59,8 @@ def build_files(
     for name in chosen:
         files.update(FORMATS[name](dataset, options))
     files["left_out.tsv"] = left_out_tsv(dataset)
+    if dataset.meta.get("metrics"):
+        files[METRICS_FILE] = metrics_json(dataset.meta["metrics"])
     card = dataset_card(dataset, sorted(files) + ["README.md"])
     return {"README.md": card, **files}
 

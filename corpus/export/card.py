@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 from corpus.export.lid import cmi
-from corpus.stats import LabelledSentence, table1
 from corpus.export.records import ExportDataset
 from corpus.export.splits import split_divergence
+from corpus.metrics import summary_rows, undefined_reasons
+from corpus.stats import LabelledSentence, table1
 from corpus.tokens import TOKENIZER_SIGNATURE
 
 LEFT_OUT_EXPLAINED = {
@@ -24,6 +25,9 @@ LEFT_OUT_EXPLAINED = {
     "translation untranslatable": "(every-translation export) the translator marked it untranslatable",
     "translation not submitted": "(every-translation export) still a draft",
 }
+
+
+METRICS_FILE = "metrics.json"
 
 
 def _pct(x: float) -> str:
@@ -101,22 +105,38 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
         lines += [meta["table1_note"], ""]
 
     lines += ["## Agreement (seed paper Table 2)", ""]
-    t2 = meta.get("table2")
-    if t2:
+    report = meta.get("metrics")
+    if report:
+        rouge = report["rouge_l"]
         lines += _table(
             ["figure", "aspect-aware", "aspect-blind", "overall", "chosen translation"],
-            [
-                ["ROUGE-L F between translators", t2.get("rouge_aware"), t2.get("rouge_blind"), t2.get("rouge_overall"), t2.get("rouge_best")],
-                ["Fleiss' kappa of aspect tags", t2.get("kappa_aware"), t2.get("kappa_blind"), t2.get("kappa_overall"), None],
-            ],
+            [[row["figure"], row["aware"], row["blind"], row["overall"], row["best"]] for row in summary_rows(report)],
         )
-        lines += ["", t2.get("note", ""), ""]
+        lines += [
+            "",
+            "Over the whole project, exactly as `python -m corpus metrics --json` reports them (every figure, with "
+            f"per-annotator kappa and span F1, is in `{METRICS_FILE}`). ROUGE-L: {report['signature']['rouge_l']}; "
+            f"over {rouge['units']['aware']} aware and {rouge['units']['blind']} blind (sentence, phase) units with "
+            f">= 2 submitted translations ({rouge['excluded_units']} units with a single translation excluded); "
+            f"{rouge['weighting']}; the chosen translation of a unit has the highest mean ROUGE-L against the others "
+            "(ties: more aspects kept, then earlier submission). "
+            f"Fleiss' kappa: {report['signature']['fleiss_kappa']}.",
+            "",
+        ]
+        reasons = undefined_reasons(report)
+        if reasons:
+            lines += [f"- {reason}" for reason in reasons] + [""]
+        coverage = report["coverage"]
+        percent = "n/a" if coverage["percent"] is None else f"{coverage['percent']:.2f}%"
+        lines += [
+            f"Coverage: {coverage['fewer_in_blind']} of {coverage['compared']} sentences ({percent}) kept fewer aspects "
+            f"in the aspect-blind phase ({coverage['definition']}).",
+            "",
+            f"Signature: `{report['signature']['text']}`",
+            "",
+        ]
     else:
         lines += ["Not available for this export.", ""]
-    if meta.get("coverage"):
-        c = meta["coverage"]
-        lines += [f"Coverage: {c['fewer']} of {c['sentences']} sentences whose aspect-blind translation kept fewer aspects "
-                  f"than the aspect-aware one ({_pct(c['fewer'] / c['sentences']) if c['sentences'] else 'n/a'}).", ""]
 
     lines += ["## Code-mixing", ""]
     cmis = [cmi(r.lid) for r in recs]
@@ -175,7 +195,9 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
             "sentences in the same order. JSONL: one object per sentence; Hindi `aspects` satisfy "
             "`text[from:to] == term`. SemEval XML: offsets into the Hindi `<text>`; polarity is carried over from "
             "the linked English aspect and omitted where the aspect map links none. TSV: tabs and line breaks "
-            "inside texts are written as spaces.",
+            f"inside texts are written as spaces. `{METRICS_FILE}`: the agreement figures of `python -m corpus metrics "
+            "--json` for the whole project, every section but the long `rouge_l_pairs` and `rouge_l_sentences` row "
+            "lists (each exported translation's own figures are in its JSONL row's `agreement`).",
             "",
         ]
     return "\n".join(lines)

@@ -13,7 +13,8 @@ from corpus.export.options import FormatOptions, render_split_files
 from corpus.export.records import ExportDataset, ExportSentence
 
 AGREEMENT_KEYS = (
-    "rouge_l_vs_others", "rouge_l_phase_mean", "translations_in_phase", "annotators", "token_agreement", "cohen_kappa",
+    "rouge_l_vs_others", "rouge_l_phase_mean", "translations_in_phase", "best_in_phase", "annotators",
+    "token_agreement", "cohen_kappa",
 )
 
 
@@ -27,6 +28,7 @@ def to_json(r: ExportSentence) -> dict:
         agreement[k] = _float(agreement[k])
     for k in ("translations_in_phase", "annotators"):
         agreement[k] = None if agreement[k] is None else int(agreement[k])
+    agreement["best_in_phase"] = None if agreement["best_in_phase"] is None else bool(agreement["best_in_phase"])
     return {
         "id": r.uid,
         "sentence_id": r.sentence_id,

@@ -8,15 +8,26 @@ each split's token label distribution against the whole export is reported in th
 
 from __future__ import annotations
 
+import math
 import random
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from corpus.export.metrics import distribution, kl_divergence
 from corpus.export.records import ExportSentence
 
 TAGS = ("B", "I", "O")
+
+
+def distribution(labels: Iterable[str], support: Sequence[str]) -> list[float]:
+    counts = Counter(labels)
+    total = sum(counts[s] for s in support)
+    return [counts[s] / total if total else 0.0 for s in support]
+
+
+def kl_divergence(p: Sequence[float], q: Sequence[float], eps: float = 1e-12) -> float:
+    """KL(p || q) in nats; ``eps`` keeps an empty category from making it infinite."""
+    return sum(pi * math.log((pi + eps) / (qi + eps)) for pi, qi in zip(p, q) if pi > 0)
 
 
 def length_bucket(n_tokens: int) -> str:
