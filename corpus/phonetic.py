@@ -30,6 +30,7 @@ from functools import lru_cache
 import regex
 from indic_transliteration import sanscript
 
+from corpus.records import PHASES
 from corpus.tokens import TOKENIZER_SIGNATURE, is_word, normalize, tokenize_with_offsets, words
 
 PHONETIC_NAME = "phonetic-key"
@@ -283,12 +284,17 @@ def score_pairs(pairs: Iterable[tuple[object, str, str]],
             for key, a, b in pairs]
 
 
+def rank_changes(changes: Iterable[PairChange], limit: int = 20) -> list[PairChange]:
+    """The scored pairs that moved, largest change first (ties by key)."""
+    moved = [p for p in changes if p.delta != 0]
+    moved.sort(key=lambda p: (-abs(p.delta), str(p.key)))
+    return moved[:limit]
+
+
 def largest_changes(pairs: Iterable[tuple[object, str, str]], limit: int = 20,
                     threshold: float = DEFAULT_THRESHOLD) -> list[PairChange]:
     """The pairs whose score moves most from raw to normalized, largest change first (ties by key)."""
-    scored = [p for p in score_pairs(pairs, threshold) if p.delta != 0]
-    scored.sort(key=lambda p: (-abs(p.delta), str(p.key)))
-    return scored[:limit]
+    return rank_changes(score_pairs(pairs, threshold), limit)
 
 
 def matched_variants(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> list[tuple[str, str]]:
@@ -304,3 +310,189 @@ def matched_variants(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> li
                 seen.append((x, y))
                 break
     return seen
+
+
+# --- Corpus level: every pair of the official ROUGE-L, scored both ways -----------------------------
+
+
+def _prepared(text: str | None) -> tuple[list[str], bool]:
+    """A text's normalized words, and whether they are exactly its raw ROUGE-L words (no glued hyphen)."""
+    text = text or ""
+    if not any(h in text for h in HYPHENS):
+        return words(text), True
+    joined = normalized_words(text)
+    return joined, joined == words(text)
+
+
+@lru_cache(maxsize=65536)
+def _shape(word: str) -> tuple[str, int, int, int, str, bool]:
+    """Key, key length, consonant count, bit set of the key's consonants, final vowel, Devanagari or not."""
+    key = phonetic_key(word)
+    mask = consonants = 0
+    for c in key:
+        if c not in VOWELS:
+            mask |= 1 << (ord(c) - 48)
+            consonants += 1
+    return key, len(key), consonants, mask, _final_vowel(key), script_of(word) == "devanagari"
+
+
+def variant_partners(vocabulary: Iterable[str], threshold: float = DEFAULT_THRESHOLD) -> dict[str, set[str]]:
+    """For distinct words, the other words each one matches (``words_match``: same key, or phonetically close).
+
+    Before the edit distance, pairs are ruled out by ``words_match``'s own final-vowel rules and by a
+    lower bound on the distance: an indel costs at least a vowel edit (0.25), and every consonant not
+    matched to the same letter costs at least 0.5 (a similar-sound swap or a semivowel indel), one per
+    side per edit; so do the surplus consonants of the longer skeleton and the letters only one key has.
+    """
+    by_key: dict[str, list[str]] = {}
+    fuzzy: list[tuple[str, tuple]] = []
+    for word in dict.fromkeys(vocabulary):
+        shape = _shape(word)
+        if shape[0]:
+            by_key.setdefault(shape[0], []).append(word)
+        if shape[1] >= MIN_FUZZY_LENGTH:
+            fuzzy.append((word, shape))
+    partners: dict[str, set[str]] = {}
+    for group in by_key.values():
+        if len(group) > 1:
+            for x in group:
+                partners.setdefault(x, set()).update(y for y in group if y != x)
+    for i, (x, (kx, lx, cx, mx, fx, dx)) in enumerate(fuzzy):
+        for y, (ky, ly, cy, my, fy, dy) in fuzzy[i + 1:]:
+            if kx == ky or bool(fx) != bool(fy) or (fx != fy and dx and dy):
+                continue
+            budget = threshold * (lx if lx > ly else ly)
+            if VOWEL_COST * abs(lx - ly) >= budget or SIMILAR_COST * abs(cx - cy) >= budget:
+                continue
+            if SIMILAR_COST * max((mx & ~my).bit_count(), (my & ~mx).bit_count()) >= budget:
+                continue
+            if _match(x, y, threshold) or _match(y, x, threshold):
+                partners.setdefault(x, set()).add(y)
+                partners.setdefault(y, set()).add(x)
+    return partners
+
+
+@lru_cache(maxsize=32768)
+def _unit_partners(vocabulary: tuple[str, ...], threshold: float) -> dict[str, set[str]]:
+    """``variant_partners`` of one unit's words, remembered: after a save only the changed units pay again.
+    The result is shared between calls: read it, never change it."""
+    return variant_partners(vocabulary, threshold)
+
+
+def normalized_pair_f(texts: Sequence[str | None], pair_a: Sequence[int], pair_b: Sequence[int],
+                      pair_unit: Sequence[int], raw_f: Sequence[float] | None = None,
+                      threshold: float = DEFAULT_THRESHOLD) -> list[float]:
+    """``normalized_rouge_l`` of many pairs of ``texts`` (indices), grouped in units (sentence, phase).
+
+    With ``raw_f`` (each pair's official raw F), a pair in which no two different words match and
+    whose normalized words are its raw words keeps its raw F exactly (the LCS is the same), so only
+    pairs with a spelling variant pay for the phonetic LCS: values equal ``normalized_rouge_l``.
+    """
+    prepared = [_prepared(t) for t in texts]
+    word_sets = [set(w) for w, _ in prepared]
+    members: dict[int, set[int]] = {}
+    for a, b, unit in zip(pair_a, pair_b, pair_unit):
+        members.setdefault(unit, set()).update((a, b))
+    partners = {
+        unit: _unit_partners(tuple(sorted({w for i in idx for w in prepared[i][0]})), threshold)
+        for unit, idx in members.items()
+    } if raw_f is not None else {}
+    matches = lambda x, y: _match(x, y, threshold)  # noqa: E731
+    nothing: frozenset[str] = frozenset()
+    out: list[float] = []
+    for k, (a, b, unit) in enumerate(zip(pair_a, pair_b, pair_unit)):
+        (wa, plain_a), (wb, plain_b) = prepared[a], prepared[b]
+        equal = matches
+        if raw_f is not None:
+            near = partners[unit]
+            if plain_a and plain_b and not any(near.get(x, nothing) & word_sets[b] for x in word_sets[a]):
+                out.append(float(raw_f[k]))
+                continue
+            # words_match is symmetric (exact costs), so the unit's partners are the same predicate.
+            equal = lambda x, y, near=near: x == y or y in near.get(x, nothing)  # noqa: E731
+        out.append(_f1(lcs_length(wa, wb, equal), len(wa), len(wb)))
+    return out
+
+
+def _weighted(values: Sequence[float], weights: Sequence[float]) -> float | None:
+    if not values:
+        return None
+    total = sum(weights)
+    if total <= 0:
+        return sum(values) / len(values)
+    return sum(v * w for v, w in zip(values, weights)) / total
+
+
+def corpus_rouge_summary(pair_unit: Sequence[int], pair_f: Sequence[float], unit_phase: Sequence[str],
+                         unit_weight: Sequence[float]) -> dict:
+    """Corpus ROUGE-L from pair scores, weighted as the official figure (``corpus.agreement.rouge_summary``).
+
+    Each unit's (sentence, phase) mean over its pairs, averaged weighted by ``unit_weight`` (source words
+    + mean words of the unit's translations) per phase and pooled over both (``overall``); also
+    unweighted means. Units without a pair are left out. Fed raw pair F it gives the official figures.
+    """
+    sums: dict[int, float] = {}
+    counts: dict[int, int] = {}
+    for unit, f in zip(pair_unit, pair_f):
+        sums[unit] = sums.get(unit, 0.0) + float(f)
+        counts[unit] = counts.get(unit, 0) + 1
+    units = sorted(sums)
+    means = {u: sums[u] / counts[u] for u in units}
+    summary: dict = {}
+    unweighted: dict = {}
+    for phase in (*PHASES, "overall"):
+        chosen = [u for u in units if phase == "overall" or unit_phase[u] == phase]
+        values = [means[u] for u in chosen]
+        summary[phase] = _weighted(values, [float(unit_weight[u]) for u in chosen])
+        unweighted[phase] = sum(values) / len(values) if values else None
+    summary["unweighted"] = unweighted
+    summary["units"] = {p: sum(1 for u in units if unit_phase[u] == p) for p in PHASES}
+    summary["pairs"] = len(pair_f)
+    return summary
+
+
+def _column(values) -> list:
+    return values.tolist() if hasattr(values, "tolist") else list(values)
+
+
+def spelling_tolerant_report(result, limit: int = 20, threshold: float = DEFAULT_THRESHOLD) -> dict:
+    """Raw and normalized corpus ROUGE-L over the official figure's pairs, and the pairs moved most.
+
+    ``result`` is a ``corpus.agreement.RougeResult`` (its translations, pairs, units and weights).
+    The raw figure stays the official one; the normalized one says how much disagreement is spelling.
+    """
+    texts = [t.text for t in result.translations]
+    pair_a, pair_b = _column(result.pair_a), _column(result.pair_b)
+    pair_unit, raw = _column(result.pair_unit), _column(result.pair_f)
+    unit_phase, unit_weight = list(result.unit_phase), _column(result.unit_weight)
+    normalized = normalized_pair_f(texts, pair_a, pair_b, pair_unit, raw, threshold)
+    unit_sentence = _column(result.unit_sentence)
+
+    def label(k: int) -> tuple:
+        s = result.sentences[unit_sentence[pair_unit[k]]]
+        return (s.domain, s.split, s.sentence_id, unit_phase[pair_unit[k]],
+                result.translations[pair_a[k]].translator, result.translations[pair_b[k]].translator)
+
+    moved = [k for k in range(len(raw)) if normalized[k] != raw[k]]
+    ranked = rank_changes(
+        (PairChange(label(k), texts[pair_a[k]] or "", texts[pair_b[k]] or "", float(raw[k]), normalized[k]) for k in moved),
+        limit,
+    )
+    rows = [
+        {
+            "domain": c.key[0], "split": c.key[1], "sentence_id": c.key[2], "phase": c.key[3],
+            "translator_a": c.key[4], "translator_b": c.key[5],
+            "raw_f": c.raw_f, "normalized_f": c.normalized_f, "change": c.delta,
+            "text_a": c.text_a, "text_b": c.text_b,
+            "variants": "; ".join(f"{x} = {y}" for x, y in matched_variants(c.text_a, c.text_b, threshold)),
+        }
+        for c in ranked
+    ]
+    return {
+        "raw": corpus_rouge_summary(pair_unit, raw, unit_phase, unit_weight),
+        "normalized": corpus_rouge_summary(pair_unit, normalized, unit_phase, unit_weight),
+        "pairs": len(raw),
+        "changed_pairs": len(moved),
+        "changes": rows,
+        "signature": signature(threshold),
+    }

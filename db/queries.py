@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from corpus.bio import tags_to_spans
+from corpus.glossary import GlossaryEntry
 from corpus.stats import LabelledSentence, StatInputs, english_labelled
 from db.engine import reader
-from db.models import Adjudication, AspectTerm, FinalChoice, SourceSentence, TaggingItem, Translation
+from db.models import (
+    Adjudication,
+    AspectTerm,
+    FinalChoice,
+    GlossaryTerm,
+    SourceSentence,
+    TaggingItem,
+    Translation,
+    User,
+)
 from db.schema import default_project_id
 
 
@@ -77,3 +89,43 @@ def latest_save_marker(engine: Engine) -> tuple:
             session.scalar(select(func.max(FinalChoice.id))),
             session.scalar(select(func.count(SourceSentence.id))),
         )
+
+
+class FinalTranslation(NamedTuple):
+    """The final translation in force for a sentence; ``translation_pk`` None: the lead left it out."""
+
+    sentence_pk: int
+    translation_pk: int | None
+    phase: str | None = None
+    translator: str | None = None
+    text: str | None = None
+
+
+def final_translations(engine: Engine, project_id: int) -> dict[int, FinalTranslation]:
+    """sentence row id → its final translation in force, for sentences that have a final choice."""
+    with Session(reader(engine)) as session:
+        chosen = latest_final_translations(session, project_id)
+        ids = [t for t in chosen.values() if t is not None]
+        found: dict[int, tuple] = {}
+        for start in range(0, len(ids), 900):
+            rows = session.execute(
+                select(Translation.id, Translation.phase, User.username, Translation.text)
+                .join(User, User.id == Translation.translator_id)
+                .where(Translation.id.in_(ids[start:start + 900]))
+            )
+            found.update((pk, (phase, name, text)) for pk, phase, name, text in rows)
+    return {
+        s: FinalTranslation(s, t, *found[t]) if t in found else FinalTranslation(s, None)
+        for s, t in chosen.items()
+    }
+
+
+def keep_roman_glossary(engine: Engine, project_id: int) -> list[GlossaryEntry]:
+    """Glossary terms the team keeps in Roman script (guideline 1): the known named entities."""
+    with Session(reader(engine)) as session:
+        rows = session.execute(
+            select(GlossaryTerm.english, GlossaryTerm.hindi, GlossaryTerm.rule)
+            .where(GlossaryTerm.project_id == project_id, GlossaryTerm.rule == "keep-roman")
+            .order_by(GlossaryTerm.english)
+        )
+        return [GlossaryEntry(english, hindi, rule) for english, hindi, rule in rows]

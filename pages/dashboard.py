@@ -1,7 +1,9 @@
-"""Lead dashboard: agreement (seed paper Table 2), progress, people, distributions, weak sentences, coverage.
+"""Lead dashboard: agreement (seed paper Table 2), progress, people, distributions, weak sentences, coverage,
+and on demand code-mixing (CMI) and the spelling-tolerant ROUGE-L.
 
-Every number comes from ``corpus.metrics`` over ``db.metrics_data``; this page only renders. Derived
-tables are cached on a fingerprint of the latest save, so a new save shows on the next run.
+Every number comes from ``corpus.metrics`` over ``db.metrics_data`` (``corpus.codemix`` and
+``corpus.phonetic`` for the on-demand section); this page only renders. Derived tables are cached on
+a fingerprint of the latest save, so a new save shows on the next run.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ import streamlit as st
 from sqlalchemy.orm import Session
 
 from corpus.agreement import filter_input
+from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, corpus_cmi, keep_roman_entities, tag_tokens
 from corpus.metrics import EXPLANATIONS, compute_agreement, dashboard_tables, sentence_agreement
+from corpus.phonetic import spelling_tolerant_report
 from corpus.progress import filter_counts, person_progress, phase_progress, submitted_counts
+from corpus.tokens import tokenize
 from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, project_settings
+from db.queries import final_translations, keep_roman_glossary
 from pages._common import get_engine, project_id, require_role
 
 require_role("lead")
@@ -57,6 +63,42 @@ def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spl
         "phases": phase_progress(counts, len(data.sentences), settings["translators_per_phase"], settings["annotators_per_item"]),
         "people": person_progress(counts),
     }
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _codemix(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
+             entities: tuple[str, ...]) -> dict:
+    """CMI over the final translation of each sentence in scope; every submitted translation when none is chosen."""
+    data = filter_input(_input(db, project, stamp), domains, splits)
+    in_scope = {s.pk: s for s in data.sentences}
+    finals = {pk: f for pk, f in final_translations(engine, project).items() if pk in in_scope}
+    if finals:
+        chosen = [(in_scope[f.sentence_pk], f.phase, f.translator, f.text) for f in finals.values()
+                  if f.translation_pk is not None and f.text is not None]
+    else:
+        chosen = [(in_scope[t.sentence_pk], t.phase, t.translator, t.text) for t in data.translations
+                  if t.translated and t.sentence_pk in in_scope]
+    chosen.sort(key=lambda r: (r[0].domain, r[0].split, r[0].ordinal, r[0].sentence_id, r[1], r[2]))
+    tags = [tag_tokens(tokenize(text), entities) for *_, text in chosen]
+    rows = [
+        {"domain": s.domain, "split": s.split, "sentence_id": s.sentence_id, "phase": phase, "translator": who,
+         "cmi": cmi(tg), "tokens": len(tg), **{t: tg.count(t) for t in LANG_TAGS}, "text": text}
+        for (s, phase, who, text), tg in zip(chosen, tags)
+    ]
+    return {
+        "basis": "final" if finals else "submitted",
+        "summary": corpus_cmi(tags).to_dict(),
+        "rows": rows,
+        "sentences_in_scope": len(in_scope),
+        "without_final": len(in_scope) - len(finals),
+        "left_out": sum(1 for f in finals.values() if f.translation_pk is None),
+    }
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _spelling(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
+    _, agreement = _agreement(db, project, stamp, domains, splits)
+    return spelling_tolerant_report(agreement.rouge, limit=50)
 
 
 def csv_button(label: str, rows, name: str) -> None:
@@ -243,3 +285,83 @@ st.caption(EXPLANATIONS["coverage"])
 if coverage["sentences"]:
     st.dataframe(pd.DataFrame(coverage["sentences"]), hide_index=True, key="dash_coverage")
 csv_button("coverage", coverage["sentences"], "coverage")
+
+# --- Code-mixing and spelling (on demand) -----------------------------------------------------------
+st.subheader("Code-mixing and spelling-tolerant ROUGE-L")
+st.caption("Computed when switched on, then kept until the next save.")
+
+TAG_MEANINGS = {
+    "lang1": "English (Roman script)",
+    "lang2": "Hindi (Devanagari, transliterated borrowings included)",
+    "ne": "named entity (a keep-Roman glossary term)",
+    "other": "punctuation, numbers, symbols",
+}
+
+if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
+    entities = tuple(keep_roman_entities(keep_roman_glossary(engine, pid)))
+    mixing = _codemix(DB_KEY, pid, stamp, domains, splits, entities)
+    st.caption(
+        "Code-Mixing Index (Gambäck & Das 2014): per sentence 100 × (1 − tokens of the dominant language / tokens "
+        "that carry a language), named entities and punctuation carrying none; 0 means one language only. "
+        "Averaged over all sentences and over code-mixed (CMI > 0) sentences only, as LinCE reports it."
+    )
+    if mixing["basis"] == "submitted":
+        st.info("No final translations chosen yet: CMI over every submitted translation (all translators, both "
+                "phases). Choose final translations on the Final translation page to measure the dataset itself.")
+    else:
+        st.caption(
+            f"Over the final translation of each sentence: {mixing['summary']['sentences']} of "
+            f"{mixing['sentences_in_scope']} sentences; {mixing['without_final']} have no final translation yet and "
+            f"{mixing['left_out']} were left out by a lead (not counted)."
+        )
+    summary = mixing["summary"]
+    st.dataframe(
+        pd.DataFrame([{k: summary[k] for k in ("sentences", "code_mixed", "code_mixed_pct", "cmi_all", "cmi_mixed")}]),
+        hide_index=True, key="dash_cmi",
+        column_config={
+            "code_mixed_pct": st.column_config.NumberColumn("code-mixed %", format="%.1f"),
+            "cmi_all": st.column_config.NumberColumn("CMI, all sentences", format="%.2f"),
+            "cmi_mixed": st.column_config.NumberColumn("CMI, code-mixed only", format="%.2f"),
+        },
+    )
+    st.dataframe(
+        pd.DataFrame([{"tag": t, "meaning": TAG_MEANINGS[t], "tokens": summary["tag_counts"][t]} for t in LANG_TAGS]),
+        hide_index=True, key="dash_cmi_tags",
+    )
+    st.caption(
+        f"Named entities: {len(entities)} forms of keep-Roman glossary terms (guideline 1), matched case-insensitively."
+        if entities else "No keep-Roman glossary terms yet, so no token is tagged as a named entity (ne)."
+    )
+    mixed_rows = sorted((r for r in mixing["rows"] if r["cmi"] > 0), key=lambda r: -r["cmi"])[:20]
+    if mixed_rows:
+        st.caption("Most code-mixed sentences")
+        st.dataframe(pd.DataFrame(mixed_rows), hide_index=True, key="dash_cmi_sentences")
+    csv_button("CMI per sentence", mixing["rows"], "cmi_per_sentence")
+    st.caption("Signature: " + CMI_SIGNATURE)
+
+if st.toggle("Spelling-tolerant ROUGE-L", key="dash_spelling"):
+    with st.spinner("Scoring every translation pair with spelling variants folded…"):
+        spelling = _spelling(DB_KEY, pid, stamp, domains, splits)
+    columns = ("aware", "blind", "overall")
+    st.dataframe(
+        pd.DataFrame([
+            {"figure": "ROUGE-L F, raw (official)", **{c: spelling["raw"][c] for c in columns}},
+            {"figure": "ROUGE-L F, spelling-tolerant", **{c: spelling["normalized"][c] for c in columns}},
+        ]),
+        hide_index=True, key="dash_spelling_table",
+        column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in columns},
+    )
+    st.caption(
+        "Spelling-tolerant ROUGE-L counts two words as equal when they are the same word spelt differently "
+        "(की-बोर्ड / कीबोर्ड, लाइफ़ / लाइफ, keyboard / कीबोर्ड), by a phonetic key and a phonetic edit distance. "
+        "It tells how much of the disagreement between translators is only spelling. The raw figure above "
+        "(Table 2) stays the official one; this is a diagnostic. Same pairs and same weighting as Table 2."
+    )
+    st.caption(f"{spelling['changed_pairs']} of {spelling['pairs']} translation pairs change score.")
+    if spelling["changes"]:
+        st.caption("Pairs whose score changes most, with the spelling variants that were matched")
+        st.dataframe(pd.DataFrame(spelling["changes"]), hide_index=True, key="dash_spelling_changes",
+                     column_config={c: st.column_config.NumberColumn(c, format="%.3f")
+                                    for c in ("raw_f", "normalized_f", "change")})
+    csv_button("pairs whose score changes most", spelling["changes"], "spelling_changes")
+    st.caption("Signature: " + spelling["signature"])

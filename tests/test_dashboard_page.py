@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -11,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from login_tokens import session_token
 from db.engine import make_engine
-from db.models import Translation, User
+from db.models import FinalChoice, GlossaryTerm, SourceSentence, Translation, User
 from db.schema import upgrade
 from metrics_fixtures import build_small_project, expected_rouge
 
@@ -136,3 +138,117 @@ def test_translators_cannot_open_the_dashboard(project_db):
     at = open_dashboard(project_db, "asha")
     assert at.error and "do not have access" in at.error[0].value
     assert not at.dataframe
+
+
+# --- Code-mixing and spelling-tolerant ROUGE-L (on demand) -------------------------------------------
+# r2's aware translation by asha becomes "Sony का food अच्छा है।": tokens Sony का food अच्छा है ।
+#   with "Sony" a keep-Roman glossary term: ne lang2 lang1 lang2 lang2 other -> n 6, u 2, max 3
+#   -> CMI 100 × (1 − 3/4) = 25; without the glossary term Sony is lang1: u 1 -> 100 × (1 − 3/5) = 40.
+MIXED = "Sony का food अच्छा है।"
+
+
+def set_text(engine, sentence: str, phase: str, translator: str, text: str) -> None:
+    with Session(engine) as session:
+        t = session.scalars(
+            select(Translation).join(User, User.id == Translation.translator_id)
+            .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+            .where((SourceSentence.sentence_id == sentence) & (Translation.phase == phase) & (User.username == translator))
+        ).one()
+        t.text = text
+        session.commit()
+
+
+def add_keep_roman(engine, english: str, hindi: str) -> None:
+    with Session(engine) as session:
+        project_id = session.scalars(select(SourceSentence.project_id)).first()
+        session.add(GlossaryTerm(project_id=project_id, english=english, hindi=hindi, rule="keep-roman"))
+        session.commit()
+
+
+def choose_final(engine, sentence: str, phase: str, translator: str) -> None:
+    with Session(engine) as session:
+        t = session.scalars(
+            select(Translation).join(User, User.id == Translation.translator_id)
+            .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+            .where((SourceSentence.sentence_id == sentence) & (Translation.phase == phase) & (User.username == translator))
+        ).one()
+        session.add(FinalChoice(sentence_id=t.sentence_id, translation_id=t.id, auto_translation_id=t.id, policy="aware"))
+        session.commit()
+
+
+def frame_with(at: AppTest, column: str):
+    return next(df.value for df in at.dataframe if column in df.value.columns)
+
+
+def has_frame_with(at: AppTest, column: str) -> bool:
+    return any(column in df.value.columns for df in at.dataframe)
+
+
+def test_code_mixing_is_computed_only_when_opened_over_final_translations(project_db):
+    set_text(project_db, "r2", "aware", "asha", MIXED)
+    add_keep_roman(project_db, "Sony", "सोनी")
+    choose_final(project_db, "r1", "blind", "asha")  # "खाना अच्छा था": CMI 0
+    choose_final(project_db, "r2", "aware", "asha")  # CMI 25
+    at = open_dashboard(project_db)
+    assert not has_frame_with(at, "cmi_all")
+    at.toggle(key="dash_codemix").set_value(True).run()
+    assert not at.exception
+    row = frame_with(at, "cmi_all").iloc[0]
+    assert (row["sentences"], row["code_mixed"]) == (2, 1)
+    assert row["code_mixed_pct"] == pytest.approx(50.0)
+    assert row["cmi_all"] == pytest.approx(12.5)
+    assert row["cmi_mixed"] == pytest.approx(25.0)
+    tags = frame_with(at, "meaning").set_index("tag")["tokens"].to_dict()
+    assert tags == {"lang1": 1, "lang2": 6, "ne": 1, "other": 1}
+    shown = "\n".join(texts(at))
+    assert "Gambäck & Das 2014" in shown
+    assert "Over the final translation of each sentence: 2 of 2 sentences" in shown
+    assert "CSV: CMI per sentence" in [b.label for b in at.get("download_button")]
+    mixed = frame_with(at, "cmi")
+    assert mixed["text"].tolist() == [MIXED]  # shown as text in a table
+
+
+def test_code_mixing_without_final_translations_says_so_and_uses_every_translation(project_db):
+    set_text(project_db, "r2", "aware", "asha", MIXED)
+    at = open_dashboard(project_db)
+    at.toggle(key="dash_codemix").set_value(True).run()
+    assert not at.exception
+    assert any("No final translations chosen yet" in t for t in texts(at))
+    row = frame_with(at, "cmi_all").iloc[0]
+    # 6 submitted translations (r1: 3 aware + 2 blind, r2: asha's aware), one mixed with CMI 40 (no glossary).
+    assert (row["sentences"], row["code_mixed"]) == (6, 1)
+    assert row["cmi_all"] == pytest.approx(40 / 6)
+    assert row["cmi_mixed"] == pytest.approx(40.0)
+
+
+def test_spelling_tolerant_rouge_sits_beside_the_raw_figure_with_the_pairs_it_moved(project_db):
+    # bilal writes स्टाफ without the nukta: raw asha-bilal 4/7, spelling-tolerant 6/7 (see test_phonetic).
+    set_text(project_db, "r1", "aware", "bilal", "स्टाफ बहुत बुरा था।")
+    at = open_dashboard(project_db)
+    assert not has_frame_with(at, "normalized_f")
+    at.toggle(key="dash_spelling").set_value(True).run()
+    assert not at.exception
+    weight_aware, weight_blind = 6 + Fraction(10, 3), Fraction(9)
+    raw_aware, tolerant_aware = Fraction(25, 63), Fraction(31, 63)
+
+    def overall(aware: Fraction) -> float:
+        return float((aware * weight_aware + weight_blind) / (weight_aware + weight_blind))
+
+    figures = next(df.value for df in at.dataframe
+                   if "ROUGE-L F, spelling-tolerant" in df.value.get("figure", pd.Series()).tolist()).set_index("figure")
+    raw, tolerant = figures.loc["ROUGE-L F, raw (official)"], figures.loc["ROUGE-L F, spelling-tolerant"]
+    assert raw["aware"] == pytest.approx(float(raw_aware))
+    assert tolerant["aware"] == pytest.approx(float(tolerant_aware))
+    assert raw["blind"] == tolerant["blind"] == pytest.approx(1.0)
+    assert raw["overall"] == pytest.approx(overall(raw_aware))
+    assert tolerant["overall"] == pytest.approx(overall(tolerant_aware))
+    assert table2(at).loc["ROUGE-L F (weighted)", "aware"] == pytest.approx(float(raw_aware))  # official = raw
+    changes = frame_with(at, "normalized_f")
+    assert len(changes) == 1
+    pair = changes.iloc[0]
+    assert (pair["translator_a"], pair["translator_b"]) == ("asha", "bilal")
+    assert pair["raw_f"] == pytest.approx(4 / 7) and pair["normalized_f"] == pytest.approx(6 / 7)
+    assert pair["variants"] == "स्टाफ़ = स्टाफ"
+    shown = "\n".join(texts(at))
+    assert "stays the official one" in shown
+    assert "1 of 4 translation pairs change score" in shown

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import pytest
 
+from fractions import Fraction
+
+from corpus.agreement import MetricsInput, SentenceInfo, TranslationInfo, rouge_agreement, rouge_summary
 from corpus.phonetic import (
+    corpus_rouge_summary,
     largest_changes,
     matched_variants,
+    normalized_pair_f,
     normalized_rouge_l,
     normalized_words,
     phonetic_key,
     raw_rouge_l,
     signature,
+    spelling_tolerant_report,
+    variant_partners,
     words_match,
 )
 from corpus.rouge import rouge_l_f_text
@@ -120,3 +127,108 @@ def test_matched_variants_show_why_a_score_moved():
 def test_signature_names_tokenizer_key_and_threshold():
     sig = signature(0.2)
     assert "hi-canon/1.0" in sig and "phonetic-key/1.0" in sig and "threshold=0.2" in sig
+
+
+# --- Corpus level ---------------------------------------------------------------------------------
+
+# Hand-checked: sentence "But the staff was so horrible" (6 source words).
+# aware: asha "स्टाफ़ बुरा था" (3 words), bilal "स्टाफ बहुत बुरा था।" (4), chitra "खाना अच्छा था" (3)
+#   raw:        asha-bilal LCS 2 -> F 2*(2/3)(2/4)/(2/3+2/4) = 4/7; asha-chitra 1/3; bilal-chitra 2/7
+#   normalized: asha-bilal LCS 3 (स्टाफ़ = स्टाफ) -> F 2*(1)(3/4)/(7/4) = 6/7; the others unchanged
+#   unit mean raw (4/7 + 1/3 + 2/7)/3 = 25/63, normalized (6/7 + 1/3 + 2/7)/3 = 31/63; weight 6 + 10/3
+# blind: asha and bilal "खाना अच्छा था" (identical): F 1 both ways; weight 6 + 3
+AWARE_W, BLIND_W = 6 + Fraction(10, 3), Fraction(9)
+RAW_AWARE, NORMALIZED_AWARE = Fraction(25, 63), Fraction(31, 63)
+
+
+def _overall(aware: Fraction) -> float:
+    return float((aware * AWARE_W + 1 * BLIND_W) / (AWARE_W + BLIND_W))
+
+
+def _spelling_input() -> MetricsInput:
+    texts = [("aware", "asha", "स्टाफ़ बुरा था"), ("aware", "bilal", "स्टाफ बहुत बुरा था।"),
+             ("aware", "chitra", "खाना अच्छा था"), ("blind", "asha", "खाना अच्छा था"), ("blind", "bilal", "खाना अच्छा था")]
+    return MetricsInput(
+        [SentenceInfo(1, "r1", "restaurant", "train", "But the staff was so horrible", 1, 1)],
+        [TranslationInfo(pk, 1, phase, who, text) for pk, (phase, who, text) in enumerate(texts, 1)],
+    )
+
+
+def test_corpus_summary_weights_unit_means_like_the_official_figure():
+    summary = corpus_rouge_summary([0, 0, 0, 1], [6 / 7, 1 / 3, 2 / 7, 1.0], ["aware", "blind"],
+                                   [float(AWARE_W), float(BLIND_W)])
+    assert summary["aware"] == pytest.approx(31 / 63)
+    assert summary["blind"] == pytest.approx(1.0)
+    assert summary["overall"] == pytest.approx(_overall(Fraction(31, 63)))
+    assert summary["unweighted"]["overall"] == pytest.approx((31 / 63 + 1) / 2)
+    assert summary["units"] == {"aware": 1, "blind": 1}
+    assert summary["pairs"] == 4
+
+
+def test_corpus_summary_of_nothing_is_none():
+    summary = corpus_rouge_summary([], [], [], [])
+    assert summary["aware"] is None and summary["overall"] is None and summary["pairs"] == 0
+
+
+def test_corpus_summary_of_raw_pairs_is_the_official_rouge_l():
+    result = rouge_agreement(_spelling_input())
+    official = rouge_summary(result)
+    ours = corpus_rouge_summary(result.pair_unit.tolist(), result.pair_f.tolist(), result.unit_phase,
+                                result.unit_weight.tolist())
+    for phase in ("aware", "blind", "overall"):
+        assert ours[phase] == pytest.approx(official[phase])
+    assert ours["aware"] == pytest.approx(float(RAW_AWARE))
+
+
+def test_pair_scores_equal_normalized_rouge_l_and_reuse_raw_only_without_variants():
+    texts = ["खाना अच्छा था", "खाना बुरा था", "लाइफ़ लाइफ", "लाइफ लाइफ़", "मेरा की-बोर्ड", "मेरा की बोर्ड"]
+    a, b, unit = [0, 2, 4], [1, 3, 5], [0, 1, 2]
+    raw = [raw_rouge_l(texts[i], texts[j]) for i, j in zip(a, b)]
+    scores = normalized_pair_f(texts, a, b, unit, raw)
+    assert scores == pytest.approx([normalized_rouge_l(texts[i], texts[j]) for i, j in zip(a, b)])
+    # लाइफ़ लाइफ / लाइफ लाइफ़: raw LCS 1 -> 1/2, but every word matches crosswise -> 1.
+    # मेरा की-बोर्ड / मेरा की बोर्ड: raw 1; normalized [मेरा, कीबोर्ड] vs [मेरा, की, बोर्ड]: LCS 1 -> 2(1/2)(1/3)/(5/6) = 2/5.
+    assert scores == pytest.approx([2 / 3, 1.0, 2 / 5])
+    # A pair with no spelling variant keeps the raw figure it is given, exactly.
+    assert normalized_pair_f(texts, [0], [1], [0], [0.125]) == [0.125]
+    assert normalized_pair_f(texts, [0], [1], [0]) == pytest.approx([2 / 3])
+
+
+WORDS = ["कीबोर्ड", "की-बोर्ड", "keyboard", "लाइफ़", "लाइफ", "सकता", "सकती", "अच्छा", "अच्छे", "battery", "बैटरी",
+         "बटर", "processor", "प्रोसेसर", "प्रोफेसर", "मेनू", "मेन्यू", "कीमत", "किस्मत", "है", "हो", "था"]
+
+
+def test_variant_partners_are_exactly_the_matching_word_pairs():
+    partners = variant_partners(WORDS)
+    for x in WORDS:
+        for y in WORDS:
+            if x != y:
+                assert (y in partners.get(x, set())) == (words_match(x, y) or words_match(y, x)), (x, y)
+    assert partners["लाइफ़"] == {"लाइफ"}
+    assert "सकती" not in partners.get("सकता", set())
+
+
+def test_report_shows_raw_beside_normalized_over_the_same_pairs():
+    report = spelling_tolerant_report(rouge_agreement(_spelling_input()))
+    assert report["raw"]["aware"] == pytest.approx(float(RAW_AWARE))
+    assert report["normalized"]["aware"] == pytest.approx(float(NORMALIZED_AWARE))
+    assert report["raw"]["blind"] == report["normalized"]["blind"] == pytest.approx(1.0)
+    assert report["raw"]["overall"] == pytest.approx(_overall(RAW_AWARE))
+    assert report["normalized"]["overall"] == pytest.approx(_overall(NORMALIZED_AWARE))
+    assert report["pairs"] == 4 and report["changed_pairs"] == 1
+    [row] = report["changes"]
+    assert (row["sentence_id"], row["phase"], row["translator_a"], row["translator_b"]) == ("r1", "aware", "asha", "bilal")
+    assert row["raw_f"] == pytest.approx(4 / 7) and row["normalized_f"] == pytest.approx(6 / 7)
+    assert row["change"] == pytest.approx(2 / 7)
+    assert row["text_a"] == "स्टाफ़ बुरा था" and row["variants"] == "स्टाफ़ = स्टाफ"
+    assert "phonetic-key/1.0" in report["signature"]
+
+
+def test_report_ranks_changes_largest_first_and_keeps_the_limit():
+    data = _spelling_input()
+    data.translations[3] = data.translations[3]._replace(text="मेरा की-बोर्ड अच्छा है")
+    data.translations[4] = data.translations[4]._replace(text="मेरा कीबोर्ड अच्छा है")
+    report = spelling_tolerant_report(rouge_agreement(data), limit=1)
+    assert report["changed_pairs"] == 2
+    [row] = report["changes"]  # blind moves 2/3 -> 1 (1/3), aware 4/7 -> 6/7 (2/7)
+    assert row["phase"] == "blind" and row["change"] == pytest.approx(1 / 3)
