@@ -282,7 +282,7 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
 
     flat, lengths = word_id_arrays([t.text for t in translated])
     a, b, unit = _pairs_within(starts, sizes)
-    f = batch_f(batch_lcs_flat(flat, lengths, a, b), lengths[a], lengths[b])
+    f = batch_f(batch_lcs_flat(flat, lengths, a, b, groups=unit_key), lengths[a], lengths[b])
 
     n_units = len(keys)
     pairs_per_unit = sizes * (sizes - 1) / 2

@@ -68,47 +68,55 @@ def word_id_lists(texts: Iterable[str | None], vocabulary: dict[str, int] | None
 _BOUNDARY = "\x00"
 
 
-def word_id_arrays(texts: Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
-    """All texts' words as ints in one flat array, with each text's word count.
+def _piece_word_ids(pieces: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Word ids of each distinct piece, flat, with where each piece's ids start (one extra end entry).
 
-    The corpus is split on whitespace in one call (a NUL piece marks where a text ends) and each
-    distinct piece is tokenized once: far fewer Python steps than text by text.
+    The pieces are tokenized in one pass: a NUL token separates them, and neither NFC nor the
+    tokenizer lets anything cross it (pieces holding a NUL themselves go one by one).
     """
-    texts = [t or "" for t in texts]
-    joined = f" {_BOUNDARY} ".join(texts)
-    if joined.count(_BOUNDARY) != max(len(texts) - 1, 0):  # a text holds a NUL itself: go text by text
-        lists = word_id_lists(texts)
-        lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
-        return np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(lengths.sum())), lengths
-    pieces = joined.split()
-    index = dict.fromkeys(pieces)
-    index.pop(_BOUNDARY, None)
     vocabulary: dict[str, int] = {}
     piece_words: list[int] = []
-    piece_start = np.zeros(len(index) + 2, dtype=np.int64)  # the last piece is the boundary, with no words
-    # The distinct pieces are tokenized in one pass too: a NUL token separates them, and neither NFC
-    # nor the tokenizer lets anything cross it.
-    current = 0
-    for token in tokenize(f" {_BOUNDARY} ".join(index)) if index else ():
-        if token == _BOUNDARY:
-            current += 1
-            piece_start[current] = len(piece_words)
-        elif is_word(token):
-            piece_words.append(vocabulary.setdefault(token.casefold(), len(vocabulary)))
-    piece_start[current + 1:] = len(piece_words)
-    for i, piece in enumerate(index):
-        index[piece] = i
-    index[_BOUNDARY] = len(index)
-    piece_of = np.array(list(map(index.__getitem__, pieces)), dtype=np.int64)
+    piece_start = np.zeros(len(pieces) + 1, dtype=np.int64)
+    joined = f" {_BOUNDARY} ".join(pieces)
+    if joined.count(_BOUNDARY) == max(len(pieces) - 1, 0):
+        current = 0
+        for token in tokenize(joined) if pieces else ():
+            if token == _BOUNDARY:
+                current += 1
+                piece_start[current] = len(piece_words)
+            elif is_word(token):
+                piece_words.append(vocabulary.setdefault(token.casefold(), len(vocabulary)))
+        piece_start[current + 1:] = len(piece_words)
+    else:
+        for i, piece in enumerate(pieces):
+            piece_words.extend(vocabulary.setdefault(w, len(vocabulary)) for w in words(piece))
+            piece_start[i + 1] = len(piece_words)
+    return np.asarray(piece_words, dtype=np.int64), piece_start
+
+
+def word_id_arrays(texts: Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
+    """All texts' words as ints in one flat array (equal words, equal ints), with each text's word count.
+
+    A text's words are the words of its whitespace-separated pieces (whitespace never belongs to a
+    word and NFC never composes across it), and pieces repeat a lot in a corpus: Arrow splits the
+    whole corpus and numbers the distinct pieces in C, each distinct piece is tokenized once, and
+    numpy lays the pieces' words out text by text.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(texts):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    pieces = pc.utf8_split_whitespace(pa.array([t or "" for t in texts], type=pa.large_string()))
+    text_start = pieces.offsets.to_numpy().astype(np.int64)
+    encoded = pc.dictionary_encode(pieces.flatten())
+    piece_of = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    piece_words, piece_start = _piece_word_ids(encoded.dictionary.to_pylist())
     counts = np.diff(piece_start)[piece_of]
-    within = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    flat = np.asarray(piece_words, dtype=np.int64)[np.repeat(piece_start[piece_of], counts) + within]
-    if not texts:
-        return flat, np.zeros(0, dtype=np.int64)
-    boundary = index[_BOUNDARY]
-    text_of_piece = np.cumsum(piece_of == boundary)
-    lengths = np.bincount(text_of_piece, weights=counts, minlength=len(texts)).astype(np.int64)
-    return flat, lengths
+    ends = np.cumsum(counts)
+    flat = piece_words[np.repeat(piece_start[piece_of] - (ends - counts), counts) + np.arange(int(ends[-1]) if len(ends) else 0)]
+    words_before = np.r_[0, ends]
+    return flat, words_before[text_start[1:]] - words_before[text_start[:-1]]
 
 
 def word_masks(target: Sequence[str]) -> dict[str, int]:
@@ -190,18 +198,94 @@ def batch_lcs(lists: Sequence[Sequence[int]], left: np.ndarray, right: np.ndarra
     return batch_lcs_flat(flat, lengths, left, right)
 
 
-def batch_lcs_flat(flat: np.ndarray, lengths: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+# A group's dense match table holds a mask per (text, word of the group); past this many entries per
+# word of the corpus (one group with a huge vocabulary) the masks are looked up by binary search instead.
+DENSE_TABLE_LIMIT = 16
+
+
+def _components(n_texts: int, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Texts compared with each other, directly or through others, share a group."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    graph = coo_matrix((np.ones(len(left), dtype=np.int8), (left, right)), shape=(n_texts, n_texts))
+    return connected_components(graph, directed=False)[1].astype(np.int64)
+
+
+def _dense_lookup(flat: np.ndarray, lengths: np.ndarray, owner: np.ndarray, position: np.ndarray, groups: np.ndarray):
+    """Match masks in one flat table: each group's words numbered 0..V-1, each text a row of V masks.
+
+    Returns ``mask_of(texts, occurrences)`` (the mask, in each text, of the word at each flat
+    position; that word must belong to the text's group) or None when the table would be too big.
+    """
+    vocabulary = int(flat.max()) + 1
+    group_of = groups[owner]
+    key = group_of * vocabulary + flat
+    order = np.argsort(key)
+    sorted_key = key[order]
+    fresh = np.r_[True, sorted_key[1:] != sorted_key[:-1]]
+    n_groups = int(groups.max()) + 1
+    group_vocabulary = np.bincount(sorted_key[fresh] // vocabulary, minlength=n_groups)
+    group_size = np.bincount(groups, minlength=n_groups)
+    block = group_size * group_vocabulary
+    if int(block.sum()) > DENSE_TABLE_LIMIT * len(flat) + _CHUNK:
+        return None
+    local = np.empty(len(flat), dtype=np.int64)
+    local[order] = np.cumsum(fresh) - 1 - (np.cumsum(group_vocabulary) - group_vocabulary)[group_of[order]]
+    by_group = np.argsort(groups, kind="stable")
+    rank = np.empty(len(groups), dtype=np.int64)
+    rank[by_group] = np.arange(len(groups)) - np.repeat(np.cumsum(group_size) - group_size, group_size)
+    row = (np.cumsum(block) - block)[groups] + rank * group_vocabulary[groups]
+    table = np.zeros(int(block.sum()), dtype=np.uint64)
+    usable = position < _WORD_BITS
+    np.bitwise_or.at(table, row[owner[usable]] + local[usable], np.uint64(1) << position[usable].astype(np.uint64))
+
+    def mask_of(texts: np.ndarray, occurrences: np.ndarray) -> np.ndarray:
+        return table[row[texts] + local[occurrences]]
+
+    return mask_of
+
+
+def _sorted_lookup(flat: np.ndarray, owner: np.ndarray, position: np.ndarray):
+    """Match masks of every (text, word) sorted by key, found by binary search."""
+    vocabulary = int(flat.max()) + 1
+    usable = position < _WORD_BITS
+    keys = owner[usable] * vocabulary + flat[usable]
+    bits = np.uint64(1) << position[usable].astype(np.uint64)
+    order = np.argsort(keys, kind="stable")
+    keys, bits = keys[order], bits[order]
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    mask_keys = keys[first]
+    masks = np.bitwise_or.reduceat(bits, first) if len(first) else bits
+
+    def mask_of(texts: np.ndarray, occurrences: np.ndarray) -> np.ndarray:
+        wanted = texts * vocabulary + flat[occurrences]
+        at = np.minimum(np.searchsorted(mask_keys, wanted), len(mask_keys) - 1)
+        return np.where(mask_keys[at] == wanted, masks[at], np.uint64(0))
+
+    return mask_of
+
+
+def batch_lcs_flat(
+    flat: np.ndarray, lengths: np.ndarray, left: np.ndarray, right: np.ndarray, groups: np.ndarray | None = None
+) -> np.ndarray:
     """LCS lengths for every pair p of texts ``left[p]``, ``right[p]`` given as one flat word-id array.
 
     The same bit-parallel recurrence as ``lcs_with_masks``, run on numpy uint64 vectors (one lane
     per pair) with the shorter text of each pair as the bit vector; pairs where both texts have
-    more than 64 words fall back to Python ints.
+    more than 64 words fall back to Python ints. ``groups`` (one id per text, both texts of a pair
+    in the same group, e.g. the sentence and phase) lets the match masks sit in small dense
+    tables; without it the groups are the connected components of the pairs.
     """
     left = np.asarray(left, dtype=np.int64)
     right = np.asarray(right, dtype=np.int64)
     flat = np.asarray(flat, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
     n_pairs = len(left)
+    if groups is not None:
+        groups = np.unique(np.asarray(groups), return_inverse=True)[1].astype(np.int64).ravel()
+        if len(groups) != len(lengths) or np.any(groups[left] != groups[right]):
+            raise ValueError("batch_lcs_flat: groups must give one group per text, the same for both texts of a pair")
     result = np.zeros(n_pairs, dtype=np.int64)
     if n_pairs == 0:
         return result
@@ -215,46 +299,31 @@ def batch_lcs_flat(flat: np.ndarray, lengths: np.ndarray, left: np.ndarray, righ
     bit_side = np.where(swap, right, left)
     other = np.where(swap, left, right)
     bit_len = lengths[bit_side]
-    long_pairs = np.flatnonzero(bit_len > _WORD_BITS)
-    for p in long_pairs.tolist():
+    for p in np.flatnonzero(bit_len > _WORD_BITS).tolist():
         result[p] = lcs_length(text(int(left[p])), text(int(right[p])))
-    fast = np.flatnonzero(bit_len <= _WORD_BITS)
+    fast = np.flatnonzero((bit_len <= _WORD_BITS) & (bit_len > 0) & (lengths[other] > 0))
     if len(fast) == 0:
         return result
 
-    # Match masks per (text, word): bit i set where the text's i-th word is that word.
-    vocabulary = int(flat.max()) + 1 if len(flat) else 1
+    groups = _components(len(lengths), left, right) if groups is None else groups
     owner = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     position = np.arange(len(flat), dtype=np.int64) - starts[owner]
-    usable = position < _WORD_BITS
-    keys = owner[usable] * vocabulary + flat[usable]
-    bits = np.uint64(1) << position[usable].astype(np.uint64)
-    order = np.argsort(keys, kind="stable")
-    keys, bits = keys[order], bits[order]
-    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    mask_keys = keys[first]
-    masks = np.bitwise_or.reduceat(bits, first) if len(first) else bits
+    mask_of = _dense_lookup(flat, lengths, owner, position, groups) or _sorted_lookup(flat, owner, position)
 
-    # Walk the other text word by word; lanes are sorted by its length so chunks stay dense.
+    # Lanes sorted by the other text's length: at step j the lanes still walking are a suffix.
     fast = fast[np.argsort(lengths[other[fast]], kind="stable")]
     for begin in range(0, len(fast), _CHUNK):
         lanes = fast[begin:begin + _CHUNK]
-        b_side, o_side = bit_side[lanes], other[lanes]
-        o_len = lengths[o_side]
-        width = int(o_len.max())
+        b_side = bit_side[lanes]
+        o_start = starts[other[lanes]]
+        o_len = lengths[other[lanes]]
         full = _full_masks(lengths[b_side])
         v = full.copy()
-        if width:
-            lane_of = np.repeat(np.arange(len(lanes)), o_len)
-            step = np.arange(int(o_len.sum())) - np.repeat(np.cumsum(o_len) - o_len, o_len)
-            wanted = b_side[lane_of] * vocabulary + flat[starts[o_side][lane_of] + step]
-            at = np.minimum(np.searchsorted(mask_keys, wanted), len(mask_keys) - 1)
-            found = np.where(mask_keys[at] == wanted, masks[at], np.uint64(0))
-            table = np.zeros((width, len(lanes)), dtype=np.uint64)
-            table[step, lane_of] = found
-            for j in range(width):
-                u = v & table[j]
-                v = (v + u) | (v - u)
+        first_active = np.searchsorted(o_len, np.arange(int(o_len[-1])), side="right")
+        for j, k in enumerate(first_active.tolist()):
+            tail = v[k:]
+            u = tail & mask_of(b_side[k:], o_start[k:] + j)
+            tail[:] = (tail + u) | (tail - u)
         result[lanes] = lengths[b_side] - np.bitwise_count(v & full).astype(np.int64)
     return result
 

@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from rouge_score import rouge_scorer
 
+import corpus.rouge
 from corpus.rouge import (
     CanonicalWords,
     batch_f,
     batch_lcs,
+    batch_lcs_flat,
     f_from_lcs,
     lcs_length,
     pairwise_f,
@@ -93,8 +95,11 @@ def _lcs_table(a, b) -> int:
     return table[-1][-1]
 
 
+@pytest.mark.parametrize("lookup", ["dense tables", "binary search"])
 @pytest.mark.parametrize("length", [0, 1, 63, 64, 65, 130])
-def test_bit_parallel_lcs_equals_the_dynamic_programme_around_word_size(length):
+def test_bit_parallel_lcs_equals_the_dynamic_programme_around_word_size(length, lookup, monkeypatch):
+    if lookup == "binary search":
+        monkeypatch.setattr(corpus.rouge, "DENSE_TABLE_LIMIT", -1)
     rng = random.Random(length)
     lists = [[rng.randrange(5) for _ in range(length)] for _ in range(6)] + [[rng.randrange(5) for _ in range(70)]]
     left = np.array([i for i in range(len(lists)) for _ in range(len(lists))])
@@ -139,3 +144,18 @@ def test_pairwise_f_scores_every_pair_with_the_first_as_target():
 def test_f_of_empty_texts_is_zero_not_an_error():
     assert f_from_lcs(0, 0, 5) == 0.0
     assert batch_f(np.array([0, 0]), np.array([0, 3]), np.array([4, 0])).tolist() == [0.0, 0.0]
+
+
+def test_pairs_within_given_groups_score_the_same_as_without_and_pairs_across_groups_are_refused():
+    rng = random.Random(11)
+    lists = [[rng.randrange(8) for _ in range(rng.randint(0, 40))] for _ in range(60)]
+    groups = np.arange(60) // 4
+    left = np.array([g * 4 + i for g in range(15) for i in range(4) for j in range(4) if i < j])
+    right = np.array([g * 4 + j for g in range(15) for i in range(4) for j in range(4) if i < j])
+    lengths = np.array([len(x) for x in lists])
+    flat = np.array([w for x in lists for w in x], dtype=np.int64)
+    expected = [_lcs_table(lists[a], lists[b]) for a, b in zip(left, right)]
+    assert batch_lcs_flat(flat, lengths, left, right, groups=groups).tolist() == expected
+    assert batch_lcs_flat(flat, lengths, left, right).tolist() == expected
+    with pytest.raises(ValueError, match="groups"):
+        batch_lcs_flat(flat, lengths, np.array([0]), np.array([4]), groups=groups)
