@@ -150,8 +150,35 @@ def fleiss_from_ratings(data: np.ndarray, n_cat: int = len(LABELS), labels: str 
     problem = _fleiss_checks(patterns, labels)
     if problem is not None:
         return KappaResult(problem.kappa, problem.reason, n_items, problem.raters)
+    if n_raters == 2:
+        return _two_rater_fleiss(patterns, frequency[present], n_items)
     table = np.asfortranarray(np.repeat(patterns, frequency[present], axis=0), dtype=np.float64)
     return _statsmodels_fleiss(table, n_items, n_raters)
+
+
+def _two_rater_fleiss(patterns: np.ndarray, frequency: np.ndarray, n_items: int) -> KappaResult:
+    """statsmodels' ``fleiss_kappa(table, method='fleiss')`` of the table whose rows are ``patterns``
+    repeated ``frequency`` times, without building that table (millions of rows on a large corpus).
+
+    The value is bit-identical: statsmodels' sums over rows are sums of integers (exact in float64),
+    and with two raters each row's agreement ``(sum of squared counts - 2) / 2`` is 0 or 1, so
+    their mean is the exact count of agreeing rows divided by the rows; the remaining operations
+    are statsmodels' own, in its order, on the same values.
+    """
+    table = patterns.astype(np.float64)
+    n_rat = table.sum(1).max()
+    n_total = np.float64(n_items) * n_rat
+    p_cat = (patterns * frequency[:, None]).sum(0).astype(np.float64) / n_total
+    p_rat = ((table * table).sum(1) - n_rat) / (n_rat * (n_rat - 1.0))
+    agreeing = int(frequency[p_rat == 1.0].sum())
+    p_mean = np.float64(agreeing) / n_items
+    p_mean_exp = (p_cat * p_cat).sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        kappa = float((p_mean - p_mean_exp) / (1 - p_mean_exp))
+    if not math.isfinite(kappa):
+        return KappaResult(None, "kappa undefined (statsmodels returned NaN)", n_items, 2)
+    return KappaResult(kappa, None, n_items, 2)
 
 
 def fleiss_from_label_lists(items: Sequence[Sequence[str]], categories: Sequence[str] = tuple(LABELS)) -> KappaResult:

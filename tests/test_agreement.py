@@ -47,6 +47,18 @@ def test_fleiss_over_rating_patterns_equals_plain_statsmodels(raters):
     assert fleiss_from_ratings(data).kappa == pytest.approx(plain, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_two_rater_fleiss_is_bit_identical_to_statsmodels_on_the_full_table(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60_000))
+    mostly_o = rng.choice(3, size=(n, 2), p=rng.dirichlet([1, 1, 8]))
+    agree = rng.random(n) < rng.random()
+    mostly_o[agree, 1] = mostly_o[agree, 0]
+    plain = fleiss_kappa(aggregate_raters(mostly_o, n_cat=3)[0], method="fleiss")
+    result = fleiss_from_ratings(mostly_o)
+    assert result.kappa == plain if np.isfinite(plain) else result.kappa is None
+
+
 @pytest.mark.parametrize(
     ("items", "reason_part"),
     [
