@@ -19,7 +19,7 @@ import numpy as np
 
 from corpus.kappa import TagTable, span_count
 from corpus.records import PHASES
-from corpus.rouge import batch_f, batch_lcs_flat, word_id_arrays
+from corpus.rouge import grouped_pair_f, word_counts
 
 WEIGHTING = "weight = source words + mean words of the unit's translations (best: + words of the best translation)"
 ASPECTS_KEPT = (
@@ -249,29 +249,32 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
     kept = aspects_kept(data) if kept is None else kept
     sentences = sorted(data.sentences, key=_sentence_order)
     phase_rank = {p: i for i, p in enumerate(PHASES)}
-    phases = sorted({t.phase for t in data.translations}, key=lambda p: (phase_rank.get(p, 9), p))
-    phase_index = {p: i for i, p in enumerate(phases)}
-
     trs = data.translations
     n = len(trs)
+    own, sentence_pk, phase, translator, text, untranslatable, _, _ = (
+        zip(*trs) if n else ((),) * len(TranslationInfo._fields)
+    )
+    phases = sorted(set(phase), key=lambda p: (phase_rank.get(p, 9), p))
+    phase_index = {p: i for i, p in enumerate(phases)}
     sentence_pks = np.fromiter((s.pk for s in sentences), dtype=np.int64, count=len(sentences))
     by_pk = np.argsort(sentence_pks)
-    pk_of = np.fromiter(map(attrgetter("sentence_pk"), trs), dtype=np.int64, count=n)
+    pk_of = np.array(sentence_pk, dtype=np.int64)
     at = np.minimum(np.searchsorted(sentence_pks[by_pk], pk_of), max(len(sentences) - 1, 0))
     known = (sentence_pks[by_pk][at] == pk_of) if len(sentences) else np.zeros(n, dtype=bool)
     sentence_of = np.where(known, by_pk[at] if len(sentences) else 0, -1)
-    phase_of = np.fromiter(map(phase_index.__getitem__, map(attrgetter("phase"), trs)), dtype=np.int64, count=n)
-    names = sorted(set(map(attrgetter("translator"), trs)))
+    phase_of = np.fromiter(map(phase_index.__getitem__, phase), dtype=np.int64, count=n)
+    names = sorted(set(translator))
     name_code = {name: i for i, name in enumerate(names)}
-    translator_of = np.fromiter(map(name_code.__getitem__, map(attrgetter("translator"), trs)), dtype=np.int64, count=n)
-    own_pk = np.fromiter(map(attrgetter("pk"), trs), dtype=np.int64, count=n)
-    usable = np.fromiter(map(attrgetter("translated"), trs), dtype=bool, count=n)
+    translator_of = np.fromiter(map(name_code.__getitem__, translator), dtype=np.int64, count=n)
+    own_pk = np.array(own, dtype=np.int64)
+    usable = ~np.array(untranslatable, dtype=bool) & (np.array(text, dtype=object) != None)  # noqa: E711
     n_phases = max(len(phases), 1)
     unit_of = sentence_of * n_phases + phase_of
     has_any = set(unit_of[known].tolist())
     chosen = np.flatnonzero(known & usable)
     chosen = chosen[np.lexsort((own_pk[chosen], translator_of[chosen], unit_of[chosen]))]
-    translated = [trs[i] for i in chosen.tolist()]
+    chosen_list = chosen.tolist()
+    translated = list(map(trs.__getitem__, chosen_list))
     unit_key = unit_of[chosen]
     keys, starts, sizes = np.unique(unit_key, return_index=True, return_counts=True)
     counted = sizes >= 2
@@ -280,9 +283,8 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
         excluded[phases[key % n_phases]] += 1
     keys, starts, sizes = keys[counted], starts[counted], sizes[counted]
 
-    flat, lengths = word_id_arrays([t.text for t in translated])
     a, b, unit = _pairs_within(starts, sizes)
-    f = batch_f(batch_lcs_flat(flat, lengths, a, b, groups=unit_key), lengths[a], lengths[b])
+    f, lengths = grouped_pair_f(list(map(text.__getitem__, chosen_list)), unit_key, a, b)
 
     n_units = len(keys)
     pairs_per_unit = sizes * (sizes - 1) / 2
@@ -295,9 +297,8 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
     in_unit = owner_unit >= 0
     means = np.zeros(len(translated))
     means[in_unit] = totals[in_unit] / (sizes[owner_unit[in_unit]] - 1)
-    aspects = np.fromiter(
-        ((kept.get(t.pk) if kept.get(t.pk) is not None else -1) for t in translated), dtype=np.int64, count=len(translated)
-    )
+    aspects = np.array(list(map(kept.get, own_pk[chosen].tolist())), dtype=np.float64)  # None -> NaN
+    aspects = np.where(np.isnan(aspects), -1, aspects).astype(np.int64)
     candidates = np.flatnonzero(in_unit)
     rounded = -np.round(means[candidates], 12)
     order = np.lexsort((candidates, -aspects[candidates], rounded, owner_unit[candidates]))
@@ -322,7 +323,7 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
     first = np.r_[True, owner_unit[ranked][1:] != owner_unit[ranked][:-1]] if len(ranked) else np.zeros(0, bool)
     best = ranked[first]
 
-    source_words = word_id_arrays([s.text for s in sentences])[1].astype(np.float64)
+    source_words = word_counts([s.text for s in sentences]).astype(np.float64)
     unit_sentence = keys // n_phases
     word_sums = np.bincount(owner_unit[in_unit], weights=lengths[in_unit], minlength=n_units)
     return RougeResult(

@@ -68,50 +68,65 @@ def word_id_lists(texts: Iterable[str | None], vocabulary: dict[str, int] | None
 _BOUNDARY = "\x00"
 
 
-def _piece_word_ids(pieces: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Word ids of each distinct piece, flat, with where each piece's ids start (one extra end entry).
+class WordNumbering:
+    """Numbers words (equal words, equal ints) and remembers each whitespace piece's word numbers,
+    so that pieces seen in an earlier chunk of a corpus are not tokenized again."""
 
-    The pieces are tokenized in one pass: a NUL token separates them, and neither NFC nor the
-    tokenizer lets anything cross it (pieces holding a NUL themselves go one by one).
-    """
-    vocabulary: dict[str, int] = {}
-    piece_words: list[int] = []
-    piece_start = np.zeros(len(pieces) + 1, dtype=np.int64)
-    joined = f" {_BOUNDARY} ".join(pieces)
-    if joined.count(_BOUNDARY) == max(len(pieces) - 1, 0):
-        current = 0
-        for token in tokenize(joined) if pieces else ():
+    def __init__(self) -> None:
+        self.vocabulary: dict[str, int] = {}
+        self.pieces: dict[str, tuple[int, ...]] = {}
+
+    def _tokenize(self, pieces: list[str]) -> None:
+        """Tokenizes new pieces in one pass: a NUL token separates them, and neither NFC nor the
+        tokenizer lets anything cross it (pieces holding a NUL themselves go one by one)."""
+        vocabulary = self.vocabulary
+        joined = f" {_BOUNDARY} ".join(pieces)
+        if joined.count(_BOUNDARY) != len(pieces) - 1:
+            for piece in pieces:
+                self.pieces[piece] = tuple(vocabulary.setdefault(w, len(vocabulary)) for w in words(piece))
+            return
+        current: list[int] = []
+        found = iter(pieces)
+        for token in tokenize(joined):
             if token == _BOUNDARY:
-                current += 1
-                piece_start[current] = len(piece_words)
+                self.pieces[next(found)] = tuple(current)
+                current = []
             elif is_word(token):
-                piece_words.append(vocabulary.setdefault(token.casefold(), len(vocabulary)))
-        piece_start[current + 1:] = len(piece_words)
-    else:
-        for i, piece in enumerate(pieces):
-            piece_words.extend(vocabulary.setdefault(w, len(vocabulary)) for w in words(piece))
-            piece_start[i + 1] = len(piece_words)
-    return np.asarray(piece_words, dtype=np.int64), piece_start
+                current.append(vocabulary.setdefault(token.casefold(), len(vocabulary)))
+        self.pieces[next(found)] = tuple(current)
+
+    def piece_words(self, pieces: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Word numbers of the given pieces, flat, and where each piece's start (one extra end entry)."""
+        known = self.pieces
+        new = [p for p in pieces if p not in known]
+        if new:
+            self._tokenize(new)
+        numbers = list(map(known.__getitem__, pieces))
+        piece_start = np.zeros(len(pieces) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, numbers), dtype=np.int64, count=len(numbers)), out=piece_start[1:])
+        flat = np.fromiter(chain.from_iterable(numbers), dtype=np.int64, count=int(piece_start[-1]))
+        return flat, piece_start
 
 
-def word_id_arrays(texts: Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
+def word_id_arrays(texts: Sequence[str | None], numbering: WordNumbering | None = None) -> tuple[np.ndarray, np.ndarray]:
     """All texts' words as ints in one flat array (equal words, equal ints), with each text's word count.
 
     A text's words are the words of its whitespace-separated pieces (whitespace never belongs to a
     word and NFC never composes across it), and pieces repeat a lot in a corpus: Arrow splits the
-    whole corpus and numbers the distinct pieces in C, each distinct piece is tokenized once, and
-    numpy lays the pieces' words out text by text.
+    texts and numbers the distinct pieces in C, each distinct piece is tokenized once (``numbering``
+    carries that over calls), and numpy lays the pieces' words out text by text.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not len(texts):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    numbering = WordNumbering() if numbering is None else numbering
     pieces = pc.utf8_split_whitespace(pa.array([t or "" for t in texts], type=pa.large_string()))
-    text_start = pieces.offsets.to_numpy().astype(np.int64)
+    text_start = pieces.offsets.to_numpy()
     encoded = pc.dictionary_encode(pieces.flatten())
-    piece_of = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    piece_words, piece_start = _piece_word_ids(encoded.dictionary.to_pylist())
+    piece_of = encoded.indices.to_numpy(zero_copy_only=False)
+    piece_words, piece_start = numbering.piece_words(encoded.dictionary.to_pylist())
     counts = np.diff(piece_start)[piece_of]
     ends = np.cumsum(counts)
     flat = piece_words[np.repeat(piece_start[piece_of] - (ends - counts), counts) + np.arange(int(ends[-1]) if len(ends) else 0)]
@@ -326,6 +341,50 @@ def batch_lcs_flat(
             tail[:] = (tail + u) | (tail - u)
         result[lanes] = lengths[b_side] - np.bitwise_count(v & full).astype(np.int64)
     return result
+
+
+# Texts per chunk of ``grouped_pair_f``: every array of a chunk is a few MB, so the allocator reuses
+# the same memory chunk after chunk instead of faulting in fresh pages for corpus-sized arrays.
+TEXT_CHUNK = 1 << 15
+
+
+def grouped_pair_f(
+    texts: Sequence[str | None], groups: np.ndarray, left: np.ndarray, right: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """ROUGE-L F of every pair (``left[p]`` the target) and every text's word count.
+
+    Texts come sorted by group (e.g. sentence and phase), both texts of a pair in one group, and
+    pairs sorted by ``left``. Word ids only need to agree within a group, so the corpus is scored
+    in chunks of whole groups.
+    """
+    groups = np.asarray(groups)
+    left = np.asarray(left, dtype=np.int64)
+    right = np.asarray(right, dtype=np.int64)
+    n = len(texts)
+    if len(groups) != n or np.any(groups[1:] < groups[:-1]) or np.any(left[1:] < left[:-1]):
+        raise ValueError("grouped_pair_f: texts must be sorted by group and pairs by their left text")
+    lengths = np.zeros(n, dtype=np.int64)
+    f = np.zeros(len(left), dtype=np.float64)
+    group_starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]) if n else np.zeros(0, np.int64)
+    cuts = np.unique(np.r_[group_starts[np.searchsorted(group_starts, np.arange(0, n, TEXT_CHUNK), side="right") - 1], n])
+    numbering = WordNumbering()
+    for t0, t1 in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        flat, chunk_lengths = word_id_arrays(texts[t0:t1], numbering)
+        lengths[t0:t1] = chunk_lengths
+        p0, p1 = np.searchsorted(left, [t0, t1]).tolist()
+        a, b = left[p0:p1] - t0, right[p0:p1] - t0
+        if len(a) and (a.min() < 0 or b.min() < 0 or a.max() >= t1 - t0 or b.max() >= t1 - t0):
+            raise ValueError("grouped_pair_f: a pair joins two groups")
+        lcs = batch_lcs_flat(flat, chunk_lengths, a, b, groups=groups[t0:t1])
+        f[p0:p1] = batch_f(lcs, chunk_lengths[a], chunk_lengths[b])
+    return f, lengths
+
+
+def word_counts(texts: Sequence[str | None]) -> np.ndarray:
+    """Canonical words per text (``len(words(text))``), chunk by chunk."""
+    numbering = WordNumbering()
+    counts = [word_id_arrays(texts[i:i + TEXT_CHUNK], numbering)[1] for i in range(0, len(texts), TEXT_CHUNK)]
+    return np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64)
 
 
 def batch_f(lcs: np.ndarray, target_len: np.ndarray, prediction_len: np.ndarray) -> np.ndarray:
