@@ -160,9 +160,11 @@ class Agreement:
 
     def report(self) -> dict:
         """JSON-ready, with exactly the keys of the interfaces doc (``REPORT_KEYS``)."""
+        with paused_gc():
+            pairs, units = self.rouge.pair_rows(), self.rouge.unit_rows()
         return {
-            "rouge_l_pairs": self.rouge.pair_rows(),
-            "rouge_l_sentences": self.rouge.unit_rows(),
+            "rouge_l_pairs": pairs,
+            "rouge_l_sentences": units,
             "rouge_l": self.rouge_l,
             "fleiss_kappa": self.fleiss_kappa,
             "cohen_kappa": self.cohen_kappa,
@@ -458,6 +460,11 @@ def token_agreement_values(rows: list[dict]) -> np.ndarray:
 def dashboard_tables(data: MetricsInput, agreement: Agreement, lowest: int | None = None) -> dict:
     """Every table and chart series of the dashboard, as plain rows and dicts (``lowest``: how many
     of the least-agreeing sentences to keep; all of them when None)."""
+    with paused_gc():
+        return _dashboard_tables(data, agreement, lowest)
+
+
+def _dashboard_tables(data: MetricsInput, agreement: Agreement, lowest: int | None) -> dict:
     sentences = sentence_agreement(data, agreement)
     rouge = agreement.rouge
     pair_phase = np.array(rouge.unit_phase, dtype=object)[rouge.pair_unit] if len(rouge.pair_unit) else np.zeros(0, object)

@@ -84,12 +84,20 @@ def _moment(value) -> datetime | None:
     return datetime.fromisoformat(value)
 
 
-def _moments(values: list) -> list[datetime | None]:
+def _moments(values: list | tuple) -> list[datetime | None]:
     """``_moment`` over a column, deciding the driver's type once instead of per value."""
     if not any(v.__class__ is str for v in values):
-        return values
-    parse = datetime.fromisoformat
-    return [parse(v) if v.__class__ is str else _moment(v) for v in values]
+        return list(values)
+    try:
+        return list(map(datetime.fromisoformat, values))
+    except TypeError:  # a NULL among the strings
+        parse = datetime.fromisoformat
+        return [parse(v) if v.__class__ is str else _moment(v) for v in values]
+
+
+def _columns(rows: list[tuple], width: int) -> list[tuple]:
+    """Rows as columns (one tuple per column), also when there are no rows."""
+    return list(zip(*rows)) if rows else [()] * width
 
 
 def load_metrics_input(session: Session, project_id: int) -> MetricsInput:
@@ -104,7 +112,6 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
     if k is None:
         raise ValueError(f"metrics: no project with id {project_id}")
     in_project = _in_project(project_id)
-    submitted_translation = (Translation.status == SUBMITTED) & in_project
 
     aspect_counts = dict(
         conn.execute(
@@ -124,20 +131,17 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
             ).where(in_project),
         )
     ]
-    mapped = dict(
-        conn.execute(
-            select(
-                AspectAlignment.translation_id,
-                func.sum(case((AspectAlignment.dropped.is_(False), 1), else_=0)),
-            )
-            .join(Translation, Translation.id == AspectAlignment.translation_id)
-            .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
-            .where(submitted_translation)
-            .group_by(AspectAlignment.translation_id)
-        ).all()
-    )
     users = dict(conn.execute(select(User.id, User.username)).all())
     # The big tables are read without joins and filtered here: the joins cost more than the rows.
+    # Aspect maps of every translation: only those of the submitted translations kept below are used.
+    mapped = {
+        pk: int(n or 0)
+        for pk, n in _fetch(
+            conn,
+            select(AspectAlignment.translation_id, func.sum(case((AspectAlignment.dropped.is_(False), 1), else_=0)))
+            .group_by(AspectAlignment.translation_id),
+        )
+    }
     in_sentences = {s.pk for s in sentences}
     rows = _fetch(
         conn,
@@ -146,33 +150,32 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
             Translation.text, Translation.untranslatable, Translation.submitted_at,
         ).where(Translation.status == SUBMITTED),
     )
-    translations = [
-        TranslationInfo(pk, spk, phase, users[uid], text, bool(untranslatable), submitted_at,
-                        int(mapped[pk] or 0) if pk in mapped else None)
-        for (pk, spk, phase, uid, text, untranslatable, _), submitted_at in zip(rows, _moments([r[6] for r in rows]))
-        if spk in in_sentences
-    ]
-    known = {t.pk for t in translations}
+    if not in_sentences.issuperset(r[1] for r in rows):
+        rows = [r for r in rows if r[1] in in_sentences]
+    pk, spk, phase, uid, text, untranslatable, submitted = _columns(rows, 7)
+    del rows
+    translations = list(map(
+        TranslationInfo, pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable),
+        _moments(submitted), map(mapped.get, pk),
+    ))
+    known = set(pk)
 
-    tag_sets: list[TagSet] = []
-    invalid = 0
-    parsed: dict[str, str | None] = {}  # the same tag list recurs (all-O of a length, ...): parse once
     rows = _fetch(
         conn,
         select(TaggingItem.translation_id, Annotation.annotator_id, cast(Annotation.tags, Text), Annotation.submitted_at)
         .join(TaggingItem, TaggingItem.id == Annotation.item_id)
         .where(Annotation.status == SUBMITTED),
     )
-    for (translation_pk, uid, raw, _), submitted_at in zip(rows, _moments([r[3] for r in rows])):
-        if translation_pk not in known:
-            continue
-        tags = parsed.get(raw, "?")
-        if tags == "?":
-            tags = parsed[raw] = tags_from_json(raw)
-        if tags is None:
-            invalid += 1
-        else:
-            tag_sets.append(TagSet(translation_pk, users[uid], tags, submitted_at))
+    if not known.issuperset(r[0] for r in rows):
+        rows = [r for r in rows if r[0] in known]
+    translation_pk, uid, raw, submitted = _columns(rows, 4)
+    del rows
+    parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
+    tags = list(map(parsed.__getitem__, raw))
+    invalid = tags.count(None)
+    tag_sets = list(map(TagSet, translation_pk, map(users.__getitem__, uid), tags, _moments(submitted)))
+    if invalid:
+        tag_sets = [ts for ts in tag_sets if ts.tags is not None]
 
     latest = select(func.max(Adjudication.id)).group_by(Adjudication.item_id)
     adjudicated: dict[int, str] = {}
