@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 import math
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from datetime import datetime, timezone
 
 import numpy as np
@@ -133,23 +133,28 @@ def seconds_array(moments: Iterable[datetime | None]) -> np.ndarray:
 def tag_table(data: MetricsInput) -> tuple[TagTable, list[TagSet]]:
     """The submitted tag sets of this input's translations, as arrays grouped by translation, and
     the tag sets themselves in the order the table's ``source`` indexes."""
-    known = {t.pk for t in data.translations}
-    chosen = [ts for ts in data.tag_sets if ts.translation_pk in known]
-    return TagTable.build((ts.translation_pk, ts.annotator, ts.tags) for ts in chosen), chosen
+    known = set(map(itemgetter(0), data.translations))
+    chosen = data.tag_sets
+    if not known.issuperset(map(itemgetter(0), chosen)):
+        chosen = [ts for ts in chosen if ts.translation_pk in known]
+    translation, annotator, tags, _ = zip(*chosen) if chosen else ((), (), (), ())
+    return TagTable.from_columns(translation, annotator, tags), list(chosen)
 
 
 def aspects_kept(data: MetricsInput, table: TagTable | None = None) -> dict[int, int | None]:
     """Aspects kept per translation pk (see ``ASPECTS_KEPT``); None when nothing tells."""
     table = tag_table(data)[0] if table is None else table
     tagged = dict(zip(table.group_translation.tolist(), table.group_max(table.span_counts()).tolist()))
-    kept: dict[int, int | None] = {}
-    for t in data.translations:
-        if not t.translated:
-            kept[t.pk] = 0
-        elif t.pk in data.adjudicated:
-            kept[t.pk] = span_count(data.adjudicated[t.pk])
-        else:
-            kept[t.pk] = tagged.get(t.pk, t.aspects_mapped)
+    if not data.translations:
+        return {}
+    pk, _, _, _, text, untranslatable, _, mapped = zip(*data.translations)
+    kept = dict(zip(pk, map(tagged.get, pk, mapped)))
+    for translation_pk, tags in data.adjudicated.items():
+        if translation_pk in kept:
+            kept[translation_pk] = span_count(tags)
+    not_translated = np.array(untranslatable, dtype=bool) | (np.array(text, dtype=object) == None)  # noqa: E711
+    for i in np.flatnonzero(not_translated).tolist():
+        kept[pk[i]] = 0
     return kept
 
 
@@ -408,30 +413,34 @@ def per_translator(result: RougeResult) -> list[dict]:
 def coverage(data: MetricsInput, kept: dict[int, int | None] | None = None) -> dict:
     """Sentences whose aspect-blind translations kept fewer aspects than the aspect-aware ones."""
     kept = aspects_kept(data) if kept is None else kept
-    best: dict[tuple[int, str], int] = {}
-    for t in data.translations:
-        n = kept.get(t.pk)
-        if n is None:
-            continue
-        key = (t.sentence_pk, t.phase)
-        best[key] = max(best.get(key, 0), n)
+    sentences = sorted(data.sentences, key=_sentence_order)
+    most = {phase: np.full(len(sentences), -1, dtype=np.int64) for phase in ("aware", "blind")}
+    if data.translations and sentences:
+        pk, sentence_pk, phase, *_ = zip(*data.translations)
+        n = np.array(list(map(kept.get, pk)), dtype=np.float64)  # None (nothing tells) -> NaN
+        sentence_pks = np.fromiter(map(attrgetter("pk"), sentences), dtype=np.int64, count=len(sentences))
+        by_pk = np.argsort(sentence_pks)
+        spk = np.array(sentence_pk, dtype=np.int64)
+        at = np.minimum(np.searchsorted(sentence_pks[by_pk], spk), len(sentences) - 1)
+        found = (sentence_pks[by_pk][at] == spk) & ~np.isnan(n)
+        phases = np.array(phase, dtype=object)
+        for name, best in most.items():
+            chosen = found & (phases == name)
+            np.maximum.at(best, by_pk[at[chosen]], n[chosen].astype(np.int64))
+    aware, blind = most["aware"], most["blind"]
+    compared = int(np.count_nonzero((aware >= 0) & (blind >= 0)))
     rows = []
-    compared = 0
-    for s in sorted(data.sentences, key=_sentence_order):
-        aware, blind = best.get((s.pk, "aware")), best.get((s.pk, "blind"))
-        if aware is None or blind is None:
-            continue
-        compared += 1
-        if blind < aware:
-            rows.append({
-                "sentence_id": s.sentence_id,
-                "domain": s.domain,
-                "split": s.split,
-                "source_aspects": s.n_aspects,
-                "aware_kept": aware,
-                "blind_kept": blind,
-                "text": s.text,
-            })
+    for i in np.flatnonzero((blind >= 0) & (blind < aware)).tolist():
+        s = sentences[i]
+        rows.append({
+            "sentence_id": s.sentence_id,
+            "domain": s.domain,
+            "split": s.split,
+            "source_aspects": s.n_aspects,
+            "aware_kept": int(aware[i]),
+            "blind_kept": int(blind[i]),
+            "text": s.text,
+        })
     return {
         "compared": compared,
         "fewer_in_blind": len(rows),

@@ -234,22 +234,29 @@ class TagTable:
     def build(cls, rows: Iterable[tuple[int, str, str]]) -> TagTable:
         """From ``(translation key, annotator, tags)``; a repeated (translation, annotator) keeps the first."""
         rows = list(rows)
-        names = sorted({r[1] for r in rows})
+        translation, annotator, tags = zip(*rows) if rows else ((), (), ())
+        return cls.from_columns(translation, annotator, tags)
+
+    @classmethod
+    def from_columns(cls, translations: Sequence[int], annotators: Sequence[str], tags: Sequence[str]) -> TagTable:
+        """Like ``build``, from the three columns."""
+        names = sorted(set(annotators))
         code = {n: i for i, n in enumerate(names)}
-        n = len(rows)
-        translation = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
-        annotator = np.fromiter((code[r[1]] for r in rows), dtype=np.int64, count=n)
-        tags = np.empty(n, dtype=object)
-        tags[:] = [r[2] for r in rows]
-        order = np.lexsort((np.arange(n), annotator, translation))
-        translation, annotator, tags, source = translation[order], annotator[order], tags[order], order
+        n = len(translations)
+        translation = np.array(translations, dtype=np.int64).reshape(n)
+        annotator = np.fromiter(map(code.__getitem__, annotators), dtype=np.int64, count=n)
+        tag_array = np.empty(n, dtype=object)
+        tag_array[:] = tags
+        order = np.lexsort((annotator, translation))  # stable: the first of a repeated pair stays first
+        translation, annotator, tag_array, source = translation[order], annotator[order], tag_array[order], order
         if n:
             fresh = np.r_[True, (translation[1:] != translation[:-1]) | (annotator[1:] != annotator[:-1])]
-            translation, annotator, tags, source = translation[fresh], annotator[fresh], tags[fresh], source[fresh]
-        length = np.fromiter((len(t) for t in tags), dtype=np.int64, count=len(tags))
+            if not fresh.all():
+                translation, annotator, tag_array, source = translation[fresh], annotator[fresh], tag_array[fresh], source[fresh]
+        length = np.fromiter(map(len, tag_array), dtype=np.int64, count=len(tag_array))
         starts = np.flatnonzero(np.r_[True, translation[1:] != translation[:-1]]) if len(translation) else np.zeros(0, np.int64)
         sizes = np.diff(np.r_[starts, len(translation)])
-        return cls(translation, annotator, names, tags, length, source, starts, sizes)
+        return cls(translation, annotator, names, tag_array, length, source, starts, sizes)
 
     @classmethod
     def from_groups(cls, groups: Iterable[Mapping[str, str] | Sequence[str]]) -> TagTable:
@@ -271,15 +278,33 @@ class TagTable:
         high = np.maximum.reduceat(self.length, self.group_start)
         return low == high
 
+    def _joined_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every tag set's codes in one array, an O after each (so spans never run across), and
+        where each tag set starts; built once per table."""
+        cached = self.__dict__.get("_joined")
+        if cached is None:
+            codes = tag_codes("O".join(self.tags.tolist()) + "O")
+            offsets = np.zeros(len(self.tags), dtype=np.int64)
+            np.cumsum(self.length[:-1] + 1, out=offsets[1:])
+            cached = self.__dict__["_joined"] = (codes, offsets)
+        return cached
+
     def span_counts(self) -> np.ndarray:
         """Aspect spans per tag set (a stray I starts a span), counted over one joined code array."""
         if not len(self.tags):
             return np.zeros(0, dtype=np.int64)
-        codes = tag_codes("O".join(self.tags.tolist()) + "O")
+        codes, offsets = self._joined_codes()
         previous = np.r_[2, codes[:-1]]
         starts = ((codes == 0) | ((codes == 1) & (previous == 2))).astype(np.int64)
-        offsets = np.r_[0, np.cumsum(self.length + 1)[:-1]]
         return np.add.reduceat(starts, offsets)
+
+    def stray_i_counts(self) -> np.ndarray:
+        """Per tag set, how many I tags start a span (follow an O or open the sentence): ``has_stray_i``."""
+        if not len(self.tags):
+            return np.zeros(0, dtype=np.int64)
+        codes, offsets = self._joined_codes()
+        previous = np.r_[2, codes[:-1]]
+        return np.add.reduceat(((codes == 1) & (previous == 2)).astype(np.int64), offsets)
 
     def group_max(self, values: np.ndarray) -> np.ndarray:
         if not len(self.group_start):
@@ -291,17 +316,12 @@ class TagTable:
         translations tagged by exactly ``raters`` annotators; the others are counted, not mixed in."""
         names = list(dict.fromkeys(group_labels))
         index = {name: i for i, name in enumerate(names)}
-        labels = np.fromiter((index[g] for g in group_labels), dtype=np.int64, count=len(group_labels))
+        labels = np.fromiter(map(index.__getitem__, group_labels), dtype=np.int64, count=len(group_labels))
         equal = self.group_equal_length()
         fewer = self.group_size < raters
         more = self.group_size > raters
         mismatch = ~fewer & ~more & ~equal
-        usable = np.flatnonzero(~fewer & ~more & equal)
-        if raters >= 1 and len(usable):
-            columns = [tag_codes("".join(self.tags[self.group_start[usable] + k].tolist())) for k in range(raters)]
-            data = np.stack(columns, axis=1)
-        else:
-            data = np.zeros((0, max(raters, 1)), dtype=np.uint8)
+        usable, data = self._ratings(raters, equal)
         item_label = np.repeat(labels[usable], self.length[self.group_start[usable]])
         single = len(names) == 1
         results: dict[str, FleissResult] = {}
@@ -315,6 +335,21 @@ class TagTable:
                 int((mismatch & in_label).sum()),
             )
         return results
+
+    def _ratings(self, raters: int, equal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The groups tagged by exactly ``raters`` annotators with equal token counts, and their
+        tokens x raters matrix of codes; built once per table and number of raters."""
+        key = f"_ratings_{raters}"
+        cached = self.__dict__.get(key)
+        if cached is None:
+            usable = np.flatnonzero((self.group_size == raters) & equal)
+            if raters >= 1 and len(usable):
+                columns = [tag_codes("".join(self.tags[self.group_start[usable] + k].tolist())) for k in range(raters)]
+                data = np.stack(columns, axis=1)
+            else:
+                data = np.zeros((0, max(raters, 1)), dtype=np.uint8)
+            cached = self.__dict__[key] = (usable, data)
+        return cached
 
     def agreed_tokens(self) -> tuple[np.ndarray, np.ndarray]:
         """Per translation tagged by 2+ annotators with equal token counts: how many tokens every

@@ -37,7 +37,6 @@ from corpus.kappa import (
     SPAN_F1_SETTINGS,
     cohen_from_confusion,
     fleiss_over_translations,
-    has_stray_i,
     per_annotator_tallies,
     span_f1,
 )
@@ -76,7 +75,7 @@ def signature(annotators_per_item: int) -> dict:
 
 def fleiss_section(data: MetricsInput, table: TagTable) -> dict:
     phase_of = {t.pk: t.phase for t in data.translations}
-    phases = [phase_of[pk] for pk in table.group_translation.tolist()]
+    phases = list(map(phase_of.__getitem__, table.group_translation.tolist()))
     k = data.annotators_per_item
     by_phase = table.fleiss(phases, k)
     section: dict = {}
@@ -121,7 +120,7 @@ def tagging_sections(table: TagTable) -> tuple[dict, dict]:
     for tally in tallies.values():
         total += tally
     overall_f1, overall_why = span_f1(total) if tallies else (None, "no translation tagged by two annotators")
-    repaired = sum(1 for tags in table.tags.tolist() if has_stray_i(tags))
+    repaired = int(np.count_nonzero(table.stray_i_counts()))
     cohen = {"pairs": cohen_pairs, "per_annotator": cohen_people}
     f1 = {
         "pairs": f1_pairs,
