@@ -122,7 +122,9 @@ def word_id_arrays(texts: Sequence[str | None], numbering: WordNumbering | None 
     if not len(texts):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     numbering = WordNumbering() if numbering is None else numbering
-    pieces = pc.utf8_split_whitespace(pa.array([t or "" for t in texts], type=pa.large_string()))
+    # Split at ASCII whitespace only (cheaper than Unicode's): other spaces stay inside pieces,
+    # where the tokenizer drops them like any space.
+    pieces = pc.ascii_split_whitespace(pa.array([t or "" for t in texts], type=pa.large_string()))
     text_start = pieces.offsets.to_numpy()
     encoded = pc.dictionary_encode(pieces.flatten())
     piece_of = encoded.indices.to_numpy(zero_copy_only=False)

@@ -9,6 +9,7 @@ save, submission, import or adjudication.
 from __future__ import annotations
 
 import json
+from itertools import repeat
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -154,10 +155,11 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
         rows = [r for r in rows if r[1] in in_sentences]
     pk, spk, phase, uid, text, untranslatable, submitted = _columns(rows, 7)
     del rows
-    translations = list(map(
-        TranslationInfo, pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable),
-        _moments(submitted), map(mapped.get, pk),
-    ))
+    # tuple.__new__ skips the NamedTuple's Python-level __new__: half the cost per record.
+    translations = list(map(tuple.__new__, repeat(TranslationInfo), zip(
+        pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable), _moments(submitted),
+        map(mapped.get, pk),
+    )))
     known = set(pk)
 
     rows = _fetch(
@@ -173,7 +175,9 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
     parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
     tags = list(map(parsed.__getitem__, raw))
     invalid = tags.count(None)
-    tag_sets = list(map(TagSet, translation_pk, map(users.__getitem__, uid), tags, _moments(submitted)))
+    tag_sets = list(map(tuple.__new__, repeat(TagSet), zip(
+        translation_pk, map(users.__getitem__, uid), tags, _moments(submitted),
+    )))
     if invalid:
         tag_sets = [ts for ts in tag_sets if ts.tags is not None]
 

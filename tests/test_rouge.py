@@ -15,10 +15,12 @@ from corpus.rouge import (
     batch_lcs,
     batch_lcs_flat,
     f_from_lcs,
+    grouped_pair_f,
     lcs_length,
     pairwise_f,
     rouge_l_f,
     rouge_l_f_text,
+    word_counts,
     word_id_arrays,
     word_lists,
 )
@@ -159,3 +161,27 @@ def test_pairs_within_given_groups_score_the_same_as_without_and_pairs_across_gr
     assert batch_lcs_flat(flat, lengths, left, right).tolist() == expected
     with pytest.raises(ValueError, match="groups"):
         batch_lcs_flat(flat, lengths, np.array([0]), np.array([4]), groups=groups)
+
+
+def test_scoring_in_chunks_of_whole_groups_gives_rouge_scores_values(monkeypatch):
+    monkeypatch.setattr(corpus.rouge, "TEXT_CHUNK", 7)  # many chunks, cut only between groups
+    rng = random.Random(5)
+    sizes = [rng.randint(1, 5) for _ in range(40)]
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    texts = [_random_text(rng, rng.choice((0, 4, 20, 90))) for _ in range(len(groups))]
+    texts[3] = None
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    pairs = [(s + i, s + j) for s, k in zip(starts.tolist(), sizes) for i in range(k) for j in range(i + 1, k)]
+    left, right = np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
+    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=CanonicalWords())
+    f, lengths = grouped_pair_f(texts, groups, left, right)
+    assert f.tolist() == [scorer.score(texts[a] or "", texts[b] or "")["rougeL"].fmeasure for a, b in pairs]
+    assert lengths.tolist() == [len(words(t or "")) for t in texts] == word_counts(texts).tolist()
+
+
+def test_chunked_scoring_refuses_unsorted_groups_and_pairs_across_groups():
+    texts = ["खाना अच्छा था", "खाना था", "सेवा धीमी थी"]
+    with pytest.raises(ValueError, match="sorted"):
+        grouped_pair_f(texts, np.array([1, 0, 0]), np.array([1]), np.array([2]))
+    with pytest.raises(ValueError, match="group"):
+        grouped_pair_f(texts, np.array([0, 0, 1]), np.array([1]), np.array([2]))
