@@ -95,6 +95,10 @@ def filter_input(data: MetricsInput, domains: Iterable[str] | None = None, split
         if (domains is None or s.domain in domains) and (splits is None or s.split in splits)
     ]
     keep = {s.pk for s in sentences}
+    if len(sentences) == len(data.sentences) and keep.issuperset(map(itemgetter(1), data.translations)):
+        kept_t = set(map(itemgetter(0), data.translations))
+        if kept_t.issuperset(map(itemgetter(0), data.tag_sets)) and kept_t.issuperset(data.adjudicated):
+            return data  # the filters keep everything
     translations = [t for t in data.translations if t.sentence_pk in keep]
     kept_t = {t.pk for t in translations}
     return MetricsInput(

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
+from itertools import repeat
 from operator import attrgetter
 
 import numpy as np
@@ -229,22 +230,29 @@ def week_labels(days: np.ndarray) -> list[str]:
     return [labels[i] for i in inverse.ravel().tolist()]
 
 
+def _days(moments: Sequence[datetime | None]) -> np.ndarray:
+    if None in moments:
+        return np.fromiter(map(_day, moments), dtype=np.int64, count=len(moments))
+    return np.fromiter(map(datetime.toordinal, moments), dtype=np.int64, count=len(moments))
+
+
 def agreement_by_week(agreement: Agreement) -> list[dict]:
     """ROUGE-L of the pairs completed in a week (the later submission of the two) and Fleiss' kappa
     of the translations whose last annotation was submitted that week."""
     rouge, table = agreement.rouge, agreement.tags
-    days = np.fromiter(map(_day, map(attrgetter("submitted_at"), rouge.translations)), dtype=np.int64,
-                       count=len(rouge.translations))
+    days = _days([t.submitted_at for t in rouge.translations])
     pair_week = week_labels(np.maximum(days[rouge.pair_a], days[rouge.pair_b]))
-    tag_days = np.fromiter((_day(agreement.tag_sources[i].submitted_at) for i in table.source.tolist()), dtype=np.int64,
-                           count=len(table.source))
+    sources = agreement.tag_sources
+    tag_days = _days([sources[i].submitted_at for i in table.source.tolist()])
     group_week = week_labels(np.maximum.reduceat(tag_days, table.group_start)) if len(table.group_start) else []
     k = agreement.fleiss_kappa["annotators_per_item"]
     fleiss = table.fleiss(group_week, k)
-    sums: dict[str, list] = defaultdict(lambda: [0.0, 0])
-    for week, f in zip(pair_week, rouge.pair_f.tolist()):
-        sums[week][0] += f
-        sums[week][1] += 1
+    weeks = list(dict.fromkeys(pair_week))
+    code = {w: i for i, w in enumerate(weeks)}
+    pair_code = np.fromiter(map(code.__getitem__, pair_week), dtype=np.int64, count=len(pair_week))
+    totals = np.bincount(pair_code, weights=rouge.pair_f, minlength=len(weeks)).tolist()  # summed in pair order
+    counts = np.bincount(pair_code, minlength=len(weeks)).tolist()
+    sums = {w: (totals[i], counts[i]) for i, w in enumerate(weeks)}
     rows = []
     for label in sorted(set(sums) | set(fleiss), key=lambda w: (w == "unknown", w)):
         total, n = sums.get(label, (0.0, 0))
@@ -262,25 +270,42 @@ def agreement_by_week(agreement: Agreement) -> list[dict]:
 
 def tagging_by_unit(data: MetricsInput, table: TagTable) -> dict[tuple[str, str, str, str], dict]:
     """Per (domain, split, sentence id, phase): tokens tagged by 2+ annotators and the share all agree on."""
-    sentences = {s.pk: s for s in data.sentences}
-    translation = {t.pk: t for t in data.translations}
     agreed, usable = table.agreed_tokens()
     out: dict[tuple[str, str, str, str], dict] = {}
-    for pk, n, same in zip(
-        table.group_translation[usable].tolist(), table.length[table.group_start[usable]].tolist(), agreed.tolist()
-    ):
-        t = translation.get(pk)
-        if t is None or t.sentence_pk not in sentences:
-            continue
-        s = sentences[t.sentence_pk]
-        key = (s.domain, s.split, s.sentence_id, t.phase)
+    if not data.translations or not len(agreed):
+        return out
+    pk, sentence_pk, phase, *_ = zip(*data.translations)
+    sentence_at = {s.pk: i for i, s in enumerate(data.sentences)}
+    where = dict(zip(pk, map(sentence_at.get, sentence_pk, repeat(-1))))
+    position = dict(zip(pk, range(len(pk))))
+    group_pk = table.group_translation[usable].tolist()
+    sentence_of = np.fromiter(map(where.get, group_pk, repeat(-1)), dtype=np.int64, count=len(group_pk))
+    translation_of = np.fromiter(map(position.get, group_pk, repeat(-1)), dtype=np.int64, count=len(group_pk))
+    phases = list(dict.fromkeys(phase))
+    phase_index = {p: i for i, p in enumerate(phases)}
+    phase_code = np.fromiter(map(phase_index.__getitem__, phase), dtype=np.int64, count=len(phase))
+    found = sentence_of >= 0
+    unit = np.where(found, sentence_of * len(phases) + phase_code[translation_of], -1)[found]
+    n_tokens = table.length[table.group_start[usable]][found]
+    same = agreed[found]
+    keys, first, inverse = np.unique(unit, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # units in the order their first translation comes
+    tokens = np.bincount(inverse, weights=n_tokens, minlength=len(keys)).astype(np.int64)
+    agreeing = np.bincount(inverse, weights=same, minlength=len(keys)).astype(np.int64)
+    identical = np.bincount(inverse, weights=(same == n_tokens), minlength=len(keys)).astype(np.int64)
+    tagged = np.bincount(inverse, minlength=len(keys))
+    sentences = data.sentences
+    for u, n, a, i, c in zip(keys[order].tolist(), tokens[order].tolist(), agreeing[order].tolist(),
+                             identical[order].tolist(), tagged[order].tolist()):
+        s = sentences[u // len(phases)]
+        key = (s.domain, s.split, s.sentence_id, phases[u % len(phases)])
         row = out.get(key)
         if row is None:
             row = out[key] = {"tokens": 0, "agreed": 0, "identical_tag_sets": 0, "tagged_translations": 0}
         row["tokens"] += n
-        row["agreed"] += same
-        row["identical_tag_sets"] += int(same == n)
-        row["tagged_translations"] += 1
+        row["agreed"] += a
+        row["identical_tag_sets"] += i
+        row["tagged_translations"] += c
     for row in out.values():
         row["token_agreement"] = row["agreed"] / row["tokens"] if row["tokens"] else None
     return out
