@@ -84,6 +84,12 @@ class MetricsInput:
     invalid_tag_sets: int = 0  # loaded tag sets left out because a tag was not B, I or O
 
 
+def columns(records: list[tuple], *fields: int) -> list[list]:
+    """Some fields of many records, one list per field. (``zip(*records)`` would make an iterator
+    per record: hundreds of thousands of short-lived objects that wake the cyclic collector.)"""
+    return [list(map(itemgetter(i), records)) for i in fields]
+
+
 def filter_input(data: MetricsInput, domains: Iterable[str] | None = None, splits: Iterable[str] | None = None) -> MetricsInput:
     """The same input restricted to some domains and splits (the dashboard's filters)."""
     if domains is None and splits is None:
@@ -141,7 +147,7 @@ def tag_table(data: MetricsInput) -> tuple[TagTable, list[TagSet]]:
     chosen = data.tag_sets
     if not known.issuperset(map(itemgetter(0), chosen)):
         chosen = [ts for ts in chosen if ts.translation_pk in known]
-    translation, annotator, tags, _ = zip(*chosen) if chosen else ((), (), (), ())
+    translation, annotator, tags = columns(chosen, 0, 1, 2)
     return TagTable.from_columns(translation, annotator, tags), list(chosen)
 
 
@@ -151,7 +157,7 @@ def aspects_kept(data: MetricsInput, table: TagTable | None = None) -> dict[int,
     tagged = dict(zip(table.group_translation.tolist(), table.group_max(table.span_counts()).tolist()))
     if not data.translations:
         return {}
-    pk, _, _, _, text, untranslatable, _, mapped = zip(*data.translations)
+    pk, text, untranslatable, mapped = columns(data.translations, 0, 4, 5, 7)
     kept = dict(zip(pk, map(tagged.get, pk, mapped)))
     for translation_pk, tags in data.adjudicated.items():
         if translation_pk in kept:
@@ -260,9 +266,7 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
     phase_rank = {p: i for i, p in enumerate(PHASES)}
     trs = data.translations
     n = len(trs)
-    own, sentence_pk, phase, translator, text, untranslatable, _, _ = (
-        zip(*trs) if n else ((),) * len(TranslationInfo._fields)
-    )
+    own, sentence_pk, phase, translator, text, untranslatable = columns(trs, 0, 1, 2, 3, 4, 5)
     phases = sorted(set(phase), key=lambda p: (phase_rank.get(p, 9), p))
     phase_index = {p: i for i, p in enumerate(phases)}
     sentence_pks = np.fromiter((s.pk for s in sentences), dtype=np.int64, count=len(sentences))
@@ -420,7 +424,7 @@ def coverage(data: MetricsInput, kept: dict[int, int | None] | None = None) -> d
     sentences = sorted(data.sentences, key=_sentence_order)
     most = {phase: np.full(len(sentences), -1, dtype=np.int64) for phase in ("aware", "blind")}
     if data.translations and sentences:
-        pk, sentence_pk, phase, *_ = zip(*data.translations)
+        pk, sentence_pk, phase = columns(data.translations, 0, 1, 2)
         n = np.array(list(map(kept.get, pk)), dtype=np.float64)  # None (nothing tells) -> NaN
         sentence_pks = np.fromiter(map(attrgetter("pk"), sentences), dtype=np.int64, count=len(sentences))
         by_pk = np.argsort(sentence_pks)

@@ -234,7 +234,7 @@ class TagTable:
     def build(cls, rows: Iterable[tuple[int, str, str]]) -> TagTable:
         """From ``(translation key, annotator, tags)``; a repeated (translation, annotator) keeps the first."""
         rows = list(rows)
-        translation, annotator, tags = zip(*rows) if rows else ((), (), ())
+        translation, annotator, tags = ([r[i] for r in rows] for i in range(3))
         return cls.from_columns(translation, annotator, tags)
 
     @classmethod

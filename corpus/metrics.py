@@ -25,6 +25,7 @@ from corpus.agreement import (
     MetricsInput,
     RougeResult,
     aspects_kept,
+    columns,
     coverage,
     rouge_agreement,
     rouge_summary,
@@ -274,7 +275,7 @@ def tagging_by_unit(data: MetricsInput, table: TagTable) -> dict[tuple[str, str,
     out: dict[tuple[str, str, str, str], dict] = {}
     if not data.translations or not len(agreed):
         return out
-    pk, sentence_pk, phase, *_ = zip(*data.translations)
+    pk, sentence_pk, phase = columns(data.translations, 0, 1, 2)
     sentence_at = {s.pk: i for i, s in enumerate(data.sentences)}
     where = dict(zip(pk, map(sentence_at.get, sentence_pk, repeat(-1))))
     position = dict(zip(pk, range(len(pk))))
@@ -315,12 +316,12 @@ def sentence_agreement(data: MetricsInput, agreement: Agreement) -> list[dict]:
     """Every (sentence, phase) with its translation agreement (mean ROUGE-L) and tag agreement
     (share of tokens all annotators tag alike), least agreement first."""
     tagging = tagging_by_unit(data, agreement.tags)
-    columns = agreement.rouge.unit_columns()
+    units = agreement.rouge.unit_columns()
     rows = []
     seen = set()
     for sid, domain, split, phase, n, mean_f, best in zip(
-        columns["sentence_id"], columns["domain"], columns["split"], columns["phase"], columns["translations"],
-        columns["mean_f"], columns["best_translator"],
+        units["sentence_id"], units["domain"], units["split"], units["phase"], units["translations"],
+        units["mean_f"], units["best_translator"],
     ):
         key = (domain, split, sid, phase)
         seen.add(key)

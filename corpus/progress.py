@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -28,22 +28,20 @@ class ProgressCount:
 
 def submitted_counts(data: MetricsInput) -> list[ProgressCount]:
     """Submitted translations and annotations per person, from the metrics input (no second query)."""
-    place = {s.pk: (s.domain, s.split) for s in data.sentences}
-    rows: list[ProgressCount] = []
-    if not data.translations:
-        return rows
-    pk, sentence_pk, phase, translator, *_ = zip(*data.translations)
-    where = list(map(place.get, sentence_pk))
-    for (at, phase_name, person), n in Counter(zip(where, phase, translator)).items():
-        if at is not None:
-            rows.append(ProgressCount("translation", *at, phase_name, person, "submitted", n))
-    unit = dict(zip(pk, zip(where, phase)))
-    if data.tag_sets:
-        translation_pk, annotator, *_ = zip(*data.tag_sets)
-        for (found, person), n in Counter(zip(map(unit.get, translation_pk), annotator)).items():
-            if found is not None and found[0] is not None:
-                rows.append(ProgressCount("annotation", *found[0], found[1], person, "submitted", n))
-    return rows
+    sentences = {s.pk: s for s in data.sentences}
+    translations = {t.pk: t for t in data.translations}
+    totals: dict[tuple[str, str, str, str, str], int] = defaultdict(int)
+    for t in data.translations:
+        s = sentences.get(t.sentence_pk)
+        if s is not None:
+            totals[("translation", s.domain, s.split, t.phase, t.translator)] += 1
+    for ts in data.tag_sets:
+        t = translations.get(ts.translation_pk)
+        s = sentences.get(t.sentence_pk) if t is not None else None
+        if s is not None:
+            totals[("annotation", s.domain, s.split, t.phase, ts.annotator)] += 1
+    return [ProgressCount(kind, domain, split, phase, person, "submitted", n)
+            for (kind, domain, split, phase, person), n in totals.items()]
 
 
 def filter_counts(counts: Iterable[ProgressCount], domains: Iterable[str] | None, splits: Iterable[str] | None) -> list[ProgressCount]:

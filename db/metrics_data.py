@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy import Connection, Text, case, cast, func, select
 from sqlalchemy.orm import Session
 
-from corpus.agreement import MetricsInput, SentenceInfo, TagSet, TranslationInfo
+from corpus.agreement import MetricsInput, SentenceInfo, TagSet, TranslationInfo, columns
 from corpus.kappa import tag_string
 from corpus.metrics import compute_report, paused_gc
 from corpus.progress import ProgressCount
@@ -96,9 +96,9 @@ def _moments(values: list | tuple) -> list[datetime | None]:
         return [parse(v) if v.__class__ is str else _moment(v) for v in values]
 
 
-def _columns(rows: list[tuple], width: int) -> list[tuple]:
-    """Rows as columns (one tuple per column), also when there are no rows."""
-    return list(zip(*rows)) if rows else [()] * width
+def _columns(rows: list[tuple], width: int) -> list[list]:
+    """Rows as columns (one list per column), also when there are no rows."""
+    return columns(rows, *range(width))
 
 
 def load_metrics_input(session: Session, project_id: int) -> MetricsInput:
