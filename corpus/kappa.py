@@ -137,12 +137,30 @@ def fleiss_from_ratings(data: np.ndarray, n_cat: int = len(LABELS), labels: str 
     n_items, n_raters = data.shape
     if n_raters < 2:
         return KappaResult(None, "fewer than 2 annotators per item", n_items, n_raters)
-    base = n_raters + 1
-    place = base ** np.arange(n_cat, dtype=np.int64)
+    return fleiss_from_patterns(np.bincount(rating_patterns(data, n_cat)), n_raters, n_cat, labels)
+
+
+def rating_patterns(data: np.ndarray, n_cat: int = len(LABELS)) -> np.ndarray:
+    """Each subject's rating pattern (how many raters chose each category) as one int."""
+    n_items, n_raters = data.shape
+    place = (n_raters + 1) ** np.arange(n_cat, dtype=np.int64)
     key = np.zeros(n_items, dtype=np.int64)
     for k in range(n_raters):
         key += place[data[:, k]]  # sum over raters of base**category = sum over categories of count * base**category
-    frequency = np.bincount(key)
+    return key
+
+
+def fleiss_from_patterns(
+    frequency: np.ndarray, n_raters: int, n_cat: int = len(LABELS), labels: str | None = LABELS
+) -> KappaResult:
+    """``fleiss_from_ratings`` given how many subjects have each ``rating_patterns`` value."""
+    n_items = int(frequency.sum())
+    if n_items == 0:
+        return KappaResult(None, "no items: no token was tagged by the full number of annotators", 0)
+    if n_raters < 2:
+        return KappaResult(None, "fewer than 2 annotators per item", n_items, n_raters)
+    base = n_raters + 1
+    place = base ** np.arange(n_cat, dtype=np.int64)
     present = np.flatnonzero(frequency)
     pattern_counts = (present[:, None] // place[None, :]) % base
     representatives = np.stack([np.repeat(np.arange(n_cat), row) for row in pattern_counts])
@@ -323,12 +341,17 @@ class TagTable:
         mismatch = ~fewer & ~more & ~equal
         usable, data = self._ratings(raters, equal)
         item_label = np.repeat(labels[usable], self.length[self.group_start[usable]])
-        single = len(names) == 1
+        if raters >= 2:
+            patterns = self.__dict__.get(f"_patterns_{raters}")
+            if patterns is None:
+                patterns = self.__dict__[f"_patterns_{raters}"] = rating_patterns(data)
+            width = (raters + 1) ** len(LABELS)
+            frequency = np.bincount(item_label * width + patterns, minlength=len(names) * width).reshape(-1, width)
         results: dict[str, FleissResult] = {}
         for code, name in enumerate(names):
             in_label = labels == code
             results[name] = FleissResult(
-                fleiss_from_ratings(data if single else data[item_label == code]),
+                fleiss_from_patterns(frequency[code], raters) if raters >= 2 else fleiss_from_ratings(data[item_label == code]),
                 int(in_label[usable].sum()),
                 int((fewer & in_label).sum()),
                 int((more & in_label).sum()),
