@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
-from corpus.agreement import MetricsInput
+import numpy as np
+
+from corpus.agreement import MetricsInput, columns
 from corpus.records import PHASES
 
 STATUSES = ("submitted", "draft", "assigned", "skipped")
@@ -26,22 +29,48 @@ class ProgressCount:
     count: int
 
 
+def _first_seen_counts(codes: np.ndarray) -> tuple[list[int], list[int]]:
+    """Distinct codes in order of first appearance, with how often each occurs."""
+    found, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    return found[order].tolist(), counts[order].tolist()
+
+
+def _codes(values: list) -> tuple[np.ndarray, list]:
+    distinct = list(dict.fromkeys(values))
+    index = {v: i for i, v in enumerate(distinct)}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values)), distinct
+
+
 def submitted_counts(data: MetricsInput) -> list[ProgressCount]:
     """Submitted translations and annotations per person, from the metrics input (no second query)."""
-    sentences = {s.pk: s for s in data.sentences}
-    translations = {t.pk: t for t in data.translations}
-    totals: dict[tuple[str, str, str, str, str], int] = defaultdict(int)
-    for t in data.translations:
-        s = sentences.get(t.sentence_pk)
-        if s is not None:
-            totals[("translation", s.domain, s.split, t.phase, t.translator)] += 1
-    for ts in data.tag_sets:
-        t = translations.get(ts.translation_pk)
-        s = sentences.get(t.sentence_pk) if t is not None else None
-        if s is not None:
-            totals[("annotation", s.domain, s.split, t.phase, ts.annotator)] += 1
-    return [ProgressCount(kind, domain, split, phase, person, "submitted", n)
-            for (kind, domain, split, phase, person), n in totals.items()]
+    rows: list[ProgressCount] = []
+    if not data.translations:
+        return rows
+    places = list(dict.fromkeys((s.domain, s.split) for s in data.sentences))
+    place_index = {p: i for i, p in enumerate(places)}
+    place_of = {s.pk: place_index[(s.domain, s.split)] for s in data.sentences}
+    pk, sentence_pk, phase, translator = columns(data.translations, 0, 1, 2, 3)
+    place = np.fromiter(map(place_of.get, sentence_pk, repeat(-1)), dtype=np.int64, count=len(pk))
+    phase_code, phases = _codes(phase)
+    unit = place * len(phases) + phase_code  # (domain, split, phase); negative: sentence unknown
+    who, names = _codes(translator)
+    for code, n in zip(*_first_seen_counts(np.where(unit >= 0, unit * len(names) + who, -1))):
+        if code >= 0:
+            u, person = divmod(code, len(names))
+            rows.append(ProgressCount("translation", *places[u // len(phases)], phases[u % len(phases)], names[person],
+                                      "submitted", n))
+    if data.tag_sets:
+        unit_of = dict(zip(pk, unit.tolist()))
+        translation_pk, annotator = columns(data.tag_sets, 0, 1)
+        tag_unit = np.fromiter(map(unit_of.get, translation_pk, repeat(-1)), dtype=np.int64, count=len(translation_pk))
+        who, names = _codes(annotator)
+        for code, n in zip(*_first_seen_counts(np.where(tag_unit >= 0, tag_unit * len(names) + who, -1))):
+            if code >= 0:
+                u, person = divmod(code, len(names))
+                rows.append(ProgressCount("annotation", *places[u // len(phases)], phases[u % len(phases)], names[person],
+                                          "submitted", n))
+    return rows
 
 
 def filter_counts(counts: Iterable[ProgressCount], domains: Iterable[str] | None, splits: Iterable[str] | None) -> list[ProgressCount]:
