@@ -7,14 +7,12 @@ Keys and meaning are a contract (../shared/docs/interfaces.md): ``rouge_l_pairs`
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
 from itertools import repeat
-from operator import attrgetter
 
 import numpy as np
 import statsmodels

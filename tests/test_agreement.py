@@ -11,7 +11,17 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
-from corpus.agreement import MetricsInput, SentenceInfo, TagSet, TranslationInfo, aspects_kept, coverage, rouge_agreement, rouge_summary
+from corpus.agreement import (
+    MetricsInput,
+    SentenceInfo,
+    TagSet,
+    TranslationInfo,
+    aspects_kept,
+    coverage,
+    filter_input,
+    rouge_agreement,
+    rouge_summary,
+)
 from corpus.bio import repair_tags, tags_to_spans
 from corpus.kappa import (
     TagTable,
@@ -20,6 +30,7 @@ from corpus.kappa import (
     fleiss_from_ratings,
     fleiss_from_table,
     fleiss_over_translations,
+    has_stray_i,
     pair_tallies,
     span_count,
     span_f1,
@@ -122,6 +133,15 @@ def test_span_reading_equals_the_bio_module_repair():
         assert spans_of(tags) == tags_to_spans(repaired)
         assert span_count(tags) == len(tags_to_spans(repaired))
         assert TagTable.from_groups([{"a": tags}]).span_counts().tolist() == [len(tags_to_spans(repaired))]
+
+
+def test_stray_i_counts_of_a_whole_table_agree_with_has_stray_i():
+    rng = random.Random(12)
+    groups = [{name: "".join(rng.choice("BIOOO") for _ in range(n)) for name in ("a", "b")}
+              for n in (rng.randint(0, 9) for _ in range(300))]
+    table = TagTable.from_groups(groups)
+    assert (table.stray_i_counts() > 0).tolist() == [has_stray_i(tags) for tags in table.tags.tolist()]
+    assert table.span_counts().tolist() == [span_count(tags) for tags in table.tags.tolist()]
 
 
 # --- ROUGE-L aggregation over a hand-built input -----------------------------------------------------
@@ -273,3 +293,14 @@ def test_tokens_all_annotators_agree_on_are_counted_per_translation():
     agreed, usable = table.agreed_tokens()
     assert usable.tolist() == [True, True, True, False, False, True]
     assert agreed.tolist() == [2, 0, 2, 0]
+
+
+def test_a_filter_that_keeps_everything_returns_the_input_and_a_narrower_one_restricts_it():
+    data = _input(tag_sets=[TagSet(10, "meera", "BOO", T0), TagSet(30, "meera", "OB", T0)])
+    assert filter_input(data, ["restaurant"], ["train", "test"]) is data
+    narrow = filter_input(data, ["restaurant"], ["test"])
+    assert [s.sentence_id for s in narrow.sentences] == ["r2"]
+    assert {t.pk for t in narrow.translations} == {30, 31}
+    assert [ts.translation_pk for ts in narrow.tag_sets] == [30]
+    orphan = MetricsInput(data.sentences, [*data.translations, TranslationInfo(99, 7, "aware", "dev", "x")], [], {}, 2)
+    assert [t.pk for t in filter_input(orphan, ["restaurant"], None).translations] == [t.pk for t in data.translations]
