@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from journey_steps import login, screenshot
+from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -113,7 +114,7 @@ def test_html_in_a_translation_renders_as_text_in_tagging_and_adjudication(datab
     login(page, server.url, "lena", PASSWORD)
     page.get_by_role("link", name="Adjudication").click()
     page.get_by_role("heading", name="Annotators side by side").wait_for()
-    assert page.locator(".token-chips").count() == 2
+    expect(page.locator(".token-chips")).to_have_count(2)  # waits: the chips render after the heading
     assert_inert(page)
     screenshot(page, "xss-adjudication-view")
     assert dialogs == []

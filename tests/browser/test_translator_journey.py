@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from journey_steps import login, screenshot
+from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -46,7 +47,7 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
     login(page, server.url, "asha", PASSWORD)
     page.get_by_role("link", name="Translate").click()
     page.get_by_role("heading", name="Blind translation").wait_for()
-    assert page.get_by_text("battery life", exact=False).count() == 1  # only inside the sentence
+    expect(page.get_by_text("battery life", exact=False)).to_have_count(1)  # only inside the sentence
     assert page.locator("mark").count() == 0
 
     roman = page.get_by_role("textbox", name="Roman")
