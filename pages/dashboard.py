@@ -155,7 +155,10 @@ st.caption("Signature: " + tables["signature"]["text"])
 # --- Progress ---------------------------------------------------------------------------------------
 st.subheader("Progress")
 progress = _progress(DB_KEY, pid, stamp, domains, splits)
-st.dataframe(pd.DataFrame(progress["phases"]), hide_index=True, key="dash_progress_phases")
+st.dataframe(pd.DataFrame(progress["phases"]), hide_index=True, key="dash_progress_phases", column_config={
+    c: st.column_config.NumberColumn(c, format="%.1f") for c in (progress["phases"][0] if progress["phases"] else {})
+    if c.endswith("%") or "% (" in c
+})
 csv_button("progress per phase", progress["phases"], "progress_phases")
 st.dataframe(pd.DataFrame(progress["people"]), hide_index=True, key="dash_progress_people")
 csv_button("progress per person", progress["people"], "progress_people")
