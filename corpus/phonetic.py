@@ -16,8 +16,13 @@ variant only, word tokens joined by a hyphen with no space on either side are re
 Short words (keys under ``MIN_FUZZY_LENGTH`` letters) match only by equal keys; a word ending in a
 vowel never fuzzily matches one ending in a consonant (``battery`` / ``बटर``); and two Devanagari
 words whose final vowels differ never match fuzzily: in Hindi the final vowel carries gender and
-number (``सकता`` / ``सकती``), a real difference rather than a spelling one. Vowel length is folded
-by design, so ``कम`` and ``काम`` share a key: the normalized figure is a diagnostic, not the score.
+number (``सकता`` / ``सकती``), a real difference rather than a spelling one.
+
+Two Devanagari words are compared more strictly: both writers had the same script, so a different
+consonant, aspiration or long ``ा`` is a different word (``खाना`` / ``गाना`` / ``काना``, ``जाना`` / ``जीना``,
+``पढ़ना`` / ``पड़ना``, ``कम`` / ``काम``), never a spelling variant. Their keys keep aspiration and long
+``ā``, and the only fuzzy edits allowed are short-vowel and glide edits (``सर्विस`` / ``सरविस``,
+``मेन्यू`` / ``मेनू``, ``मेगापिक्सल`` / ``मेगापिक्सेल``, ``कॅमरा`` / ``कैमरा``).
 """
 
 from __future__ import annotations
@@ -78,8 +83,11 @@ def _strip_marks(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
-def _devanagari_to_roman(word: str) -> str:
-    """ISO 15919 with nukta folded, anusvara as a homorganic nasal and the final inherent vowel deleted."""
+def _devanagari_to_roman(word: str, long_a: str = "a") -> str:
+    """ISO 15919 with nukta folded, anusvara as a homorganic nasal and the final inherent vowel deleted.
+
+    ``long_a`` is what ``ā`` becomes: ``a`` (length folded) or ``A`` for the strict same-script key.
+    """
     word = unicodedata.normalize("NFD", word).replace(_NUKTA, "")
     iso = unicodedata.normalize("NFC", sanscript.transliterate(word, sanscript.DEVANAGARI, sanscript.ISO))
     iso = regex.sub(r"(ṁ|m̐)(?=[pbm])", "m", iso)
@@ -87,7 +95,8 @@ def _devanagari_to_roman(word: str) -> str:
     # Schwa deletion at the word end: कीमत is "kīmat", not "kīmata"; ā (long) is a real vowel.
     if len(iso) > 2 and iso.endswith("a") and _strip_marks(iso[-2]).lower() not in VOWELS:
         iso = iso[:-1]
-    return _strip_marks(iso).lower()
+    iso = iso.lower().replace("ā", "\x01")
+    return _strip_marks(iso).replace("\x01", long_a)
 
 
 def _english_to_roman(word: str) -> str:
@@ -105,11 +114,12 @@ def _english_to_roman(word: str) -> str:
     return w
 
 
-def _fold(roman: str) -> str:
-    for aspirate, plain in _ASPIRATES:
-        roman = roman.replace(aspirate, plain)
+def _fold(roman: str, aspiration: bool = True) -> str:
+    if aspiration:
+        for aspirate, plain in _ASPIRATES:
+            roman = roman.replace(aspirate, plain)
     roman = roman.replace("w", "v").replace("z", "j").replace("q", "k").replace("x", "ks")
-    roman = regex.sub(r"[^a-z0-9]", "", roman)
+    roman = regex.sub(r"[^a-zA-Z0-9]", "", roman)
     return regex.sub(r"(.)\1+", r"\1", roman)
 
 
@@ -124,8 +134,26 @@ def phonetic_key(word: str) -> str:
     return _fold(_english_to_roman(word))
 
 
+@lru_cache(maxsize=65536)
+def same_script_key(word: str) -> str:
+    """The stricter key for comparing two Devanagari words: aspiration and long ``ā`` (as ``A``) kept."""
+    word = ZERO_WIDTH.sub("", normalize(word))
+    word = "".join(c for c in word if c not in HYPHENS).casefold()
+    roman = regex.sub(r"\p{Devanagari}+", lambda m: _devanagari_to_roman(m.group(), long_a="A"), word)
+    return _fold(roman, aspiration=False)
+
+
+def _same_script_sub_cost(a: str, b: str) -> float:
+    """Only short vowels may change (schwa written or not, ए/ऐ); anything else is another word."""
+    return 0.0 if a == b else VOWEL_COST if a in VOWELS and b in VOWELS else float("inf")
+
+
+def _same_script_indel_cost(c: str) -> float:
+    return VOWEL_COST if c in VOWELS else SEMIVOWEL_INDEL_COST if c in "yv" else float("inf")
+
+
 @lru_cache(maxsize=4096)
-def _sub_cost(a: str, b: str) -> float:
+def _cross_script_sub_cost(a: str, b: str) -> float:
     if a == b:
         return 0.0
     if a in VOWELS and b in VOWELS:
@@ -136,7 +164,7 @@ def _sub_cost(a: str, b: str) -> float:
 
 
 @lru_cache(maxsize=256)
-def _indel_cost(c: str) -> float:
+def _cross_script_indel_cost(c: str) -> float:
     if c in VOWELS:
         return VOWEL_COST
     if c in "yvh":
@@ -144,11 +172,14 @@ def _indel_cost(c: str) -> float:
     return 1.0
 
 
-def phonetic_edit_distance(a: str, b: str, limit: float | None = None) -> float:
+def phonetic_edit_distance(a: str, b: str, limit: float | None = None, same_script: bool = False) -> float:
     """Weighted Levenshtein over keys: vowel edits and similar-sound swaps are cheap.
 
-    With ``limit``, stops as soon as the distance must exceed it and returns ``inf``.
+    With ``limit``, stops as soon as the distance must exceed it and returns ``inf``. With
+    ``same_script`` (two Devanagari words' strict keys), only short-vowel and glide edits are allowed.
     """
+    _indel_cost = _same_script_indel_cost if same_script else _cross_script_indel_cost
+    _sub_cost = _same_script_sub_cost if same_script else _cross_script_sub_cost
     indel_b = [_indel_cost(cb) for cb in b]
     prev = [0.0]
     for cost in indel_b:
@@ -185,7 +216,11 @@ def _final_vowel(key: str) -> str:
 def _match(a: str, b: str, threshold: float) -> bool:
     if a == b:
         return True
-    ka, kb = phonetic_key(a), phonetic_key(b)
+    same_script = script_of(a) == "devanagari" and script_of(b) == "devanagari"
+    if same_script:
+        ka, kb = same_script_key(a), same_script_key(b)
+    else:
+        ka, kb = phonetic_key(a), phonetic_key(b)
     if ka == kb:
         return bool(ka)
     if min(len(ka), len(kb)) < MIN_FUZZY_LENGTH:
@@ -193,10 +228,10 @@ def _match(a: str, b: str, threshold: float) -> bool:
     fa, fb = _final_vowel(ka), _final_vowel(kb)
     if bool(fa) != bool(fb):
         return False
-    if fa != fb and script_of(a) == "devanagari" and script_of(b) == "devanagari":
+    if fa != fb and same_script:
         return False
     longest = max(len(ka), len(kb))
-    return phonetic_edit_distance(ka, kb, threshold * longest) / longest < threshold
+    return phonetic_edit_distance(ka, kb, threshold * longest, same_script) / longest < threshold
 
 
 def words_match(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> bool:
@@ -355,8 +390,10 @@ def variant_partners(vocabulary: Iterable[str], threshold: float = DEFAULT_THRES
     partners: dict[str, set[str]] = {}
     for group in by_key.values():
         if len(group) > 1:
-            for x in group:
-                partners.setdefault(x, set()).update(y for y in group if y != x)
+            for x in group:  # one shared key, but two Devanagari words must also share the strict key
+                same = {y for y in group if y != x and _match(x, y, threshold)}
+                if same:
+                    partners.setdefault(x, set()).update(same)
     for i, (x, (kx, lx, cx, mx, fx, dx)) in enumerate(fuzzy):
         for y, (ky, ly, cy, my, fy, dy) in fuzzy[i + 1:]:
             if kx == ky or bool(fx) != bool(fy) or (fx != fy and dx and dy):

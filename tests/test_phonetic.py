@@ -63,9 +63,36 @@ def test_spelling_variants_match(a, b):
     ("keyboard", "कीमत"),
     ("सेवा", "सर्विस"),
     ("बहुत", "बाहर"),
+    # two Devanagari words: a different consonant, aspiration or long vowel is another word
+    ("खाना", "गाना"),
+    ("खाना", "काना"),
+    ("खाना", "खोना"),
+    ("चलना", "जलना"),
+    ("बोलना", "भूलना"),
+    ("जाना", "जीना"),
+    ("मिलना", "मालना"),
+    ("पढ़ना", "पड़ना"),
+    ("कम", "काम"),
 ])
 def test_different_words_do_not_match(a, b):
     assert not words_match(a, b)
+    assert not words_match(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("सर्विस", "सरविस"),        # halant or written schwa
+    ("मेगापिक्सल", "मेगापिक्सेल"),  # schwa or e in a borrowed word
+    ("लैपटॉप", "लेपटॉप"),        # ऐ or ए
+    ("कीबोर्ड", "किबोर्ड"),        # vowel length of i
+])
+def test_devanagari_spelling_variants_match_by_short_vowel_edits(a, b):
+    assert words_match(a, b) and words_match(b, a)
+
+
+def test_a_different_devanagari_word_keeps_the_raw_score():
+    a, b = "खाना अच्छा था", "गाना अच्छा था"
+    assert normalized_rouge_l(a, b) == pytest.approx(raw_rouge_l(a, b)) == pytest.approx(2 / 3)
+    assert variant_partners(["खाना", "गाना", "काना", "खोना"]) == {}
 
 
 def test_hyphenated_parts_are_one_word_only_when_glued():
