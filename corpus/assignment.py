@@ -2,8 +2,9 @@
 
 Blindness: a translator who has seen a sentence's aspect terms (opened its aware task) can no
 longer give an aspect-blind translation of it. So a translator holding both phases of a sentence
-works the blind task first, and the aware task stays locked until the blind one is submitted (or
-skipped); in "disjoint" mode the two phases go to separate groups of translators.
+works the blind task first, and the aware task stays locked until the blind one is submitted
+(skipping it does not count: the translator could otherwise see the aspects and come back to the
+blind task); in "disjoint" mode the two phases go to separate groups of translators.
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ def other_phase(phase: str) -> str:
 
 
 def aware_locked(blind_status: str | None) -> bool:
-    """The aware task of a sentence opens once the same translator's blind task is done with.
-    ``blind_status`` is that translator's blind task status for the sentence (None: no blind task)."""
-    return blind_status in ("assigned", "draft")
+    """The aware task of a sentence opens only once the same translator's blind task is submitted.
+    ``blind_status`` is that translator's blind task status for the sentence (None: no blind task;
+    "reassigned": the blind task is no longer theirs, so it can no longer be spoiled)."""
+    return blind_status not in (None, "submitted", "reassigned")
 
 
 def blind_contaminated(aware_status: str | None, has_aware_translation: bool = False) -> bool:

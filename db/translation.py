@@ -2,8 +2,9 @@
 
 Every function takes the logged-in user's id and filters by it, so a translator can only ever
 reach their own tasks and their own translations, whatever id a page or URL hands in. Blindness
-is enforced here, not only in the page: an aware task will not open (or save) while the same
-translator's blind task of the sentence is open, and a blind task carries no aspect data at all.
+is enforced here, not only in the page: an aware task will not open (or save) until the same
+translator's blind task of the sentence is submitted (a skipped one is not), and a blind task
+carries no aspect data at all.
 Every save writes a full snapshot to the revision history and checks the optimistic version.
 """
 

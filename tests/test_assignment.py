@@ -18,6 +18,7 @@ from db.assignment import (
     select_sentences,
 )
 from db.models import TranslationAssignment
+from db.translation import skip_task
 from tests.translation_fixtures import add_sentence, add_user, project_id, set_project
 
 # ----------------------------------------------------------------------------- pure planner
@@ -63,7 +64,7 @@ def test_plan_disjoint_groups_keep_phases_apart():
 
 @pytest.mark.parametrize(
     ("blind_status", "locked"),
-    [(None, False), ("assigned", True), ("draft", True), ("submitted", False), ("skipped", False),
+    [(None, False), ("assigned", True), ("draft", True), ("submitted", False), ("skipped", True),
      ("reassigned", False)],
 )
 def test_aware_lock_table(blind_status, locked):
@@ -148,3 +149,17 @@ def test_queue_is_own_blind_first_and_aware_locked(engine):
     assert next_task_id(engine, me) == queue[0].assignment_id
     other = add_user(engine, "other", "translator")
     assert my_queue(engine, other) == []
+
+
+def test_skipped_blind_task_comes_back_before_its_aware_task_opens(engine):
+    ids = _corpus(engine, 1)
+    me = add_user(engine, "me", "translator")
+    set_project(engine, translators_per_phase=1)
+    assign_translations(engine, project_id(engine), ids, None)
+    blind = my_queue(engine, me)[0]
+    skip_task(engine, me, blind.assignment_id)
+    queue = my_queue(engine, me)
+    assert [(q.phase, q.status, q.locked) for q in queue] == [("blind", "skipped", False), ("aware", "assigned", True)]
+    assert "submit the blind translation" in queue[1].lock_reason
+    assert next_task_id(engine, me) == blind.assignment_id
+    assert next_task_id(engine, me, exclude=blind.assignment_id) is None  # never the aware one

@@ -121,6 +121,21 @@ def test_aware_task_is_locked_until_blind_is_submitted(world):
     assert any(":orange-background[**hostess**]" in m.value for m in at.markdown)
 
 
+def test_skipped_blind_task_keeps_the_aware_task_locked_on_the_page(world):
+    e, asha = world["engine"], world["asha"]
+    at = open_page(e, asha, task=world["blind"])
+    at.text_area(key=f"tx{world['blind']}_text").input("आधा अनुवाद").run()
+    at.button(key=f"tx{world['blind']}_skip").click().run()
+    assert "restaurant/train/7 · aware · locked" in at.selectbox(key="tx_queue_pick").options
+    at = open_page(e, asha, task=world["aware"])  # straight to the aware task by its URL
+    assert any("Locked" in w.value and "submit your blind translation" in w.value for w in at.warning)
+    assert len(at.text_area) == 0 and len(at.get("button_group")) == 0
+    page = _all_text(at)
+    assert "background" not in page
+    for term in (*TERMS, "पनीर", "होस्टेस"):
+        assert term.casefold() not in page.casefold(), term
+
+
 def test_aware_view_maps_each_aspect_to_hindi_words_and_submits(world):
     e, asha, aware = world["engine"], world["asha"], world["aware"]
     save_translation(e, asha, world["blind"], Draft("अंधा अनुवाद"), expected_version=0, action="submit")

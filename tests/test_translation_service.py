@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from corpus.guidelines import guidelines_version
 from corpus.tokens import tokenize_with_offsets
+from db.engine import transaction
 from db.models import AspectAlignment, Revision, Translation, TranslationAssignment
 from db.revisions import history
 from db.translation import (
@@ -217,17 +218,35 @@ def test_stale_save_does_not_overwrite_and_reports_both_versions(world):
         save_translation(e, asha, task, Draft("नया"), expected_version=0)
 
 
-def test_skip_moves_task_back_and_blind_stays_locked_after_aware_started(world):
+def test_skipping_the_blind_task_does_not_open_the_aware_one(world):
     e, asha = world["engine"], world["asha"]
+    save_translation(e, asha, world["asha_blind"], Draft("आधा"), expected_version=0)
     skip_task(e, asha, world["asha_blind"])
-    view = load_task(e, asha, world["asha_aware"])  # skipping blind opens aware
-    save_translation(e, asha, world["asha_aware"], Draft("देखा"), expected_version=view.version)
-    with pytest.raises(TaskLocked, match="already worked on the aware"):
-        load_task(e, asha, world["asha_blind"])
+    with pytest.raises(TaskLocked, match="submit your blind translation"):
+        load_task(e, asha, world["asha_aware"])
+    with pytest.raises(TaskLocked):
+        save_translation(e, asha, world["asha_aware"], Draft("देखा"), expected_version=0)
+    # The skipped blind task can still be finished, and only then does the aware one open.
+    view = load_task(e, asha, world["asha_blind"])
+    assert view.status == "skipped" and view.text == "आधा"
+    save_translation(e, asha, world["asha_blind"], Draft("पूरा अनुवाद"), expected_version=view.version,
+                     action="submit")
+    assert [a.term for a in load_task(e, asha, world["asha_aware"]).aspects] == ["paneer tikka", "hostess"]
     with Session(e) as session:
         statuses = dict(session.execute(select(TranslationAssignment.phase, TranslationAssignment.status).where(
             TranslationAssignment.user_id == asha)).all())
-    assert statuses == {"blind": "skipped", "aware": "draft"}
+    assert statuses == {"blind": "submitted", "aware": "assigned"}
+
+
+def test_blind_task_stays_locked_once_an_aware_translation_exists(world):
+    e, asha = world["engine"], world["asha"]
+    with transaction(e) as session:  # e.g. imported from a work file: the aspects were seen
+        session.add(Translation(sentence_id=world["sid"], phase="aware", translator_id=asha, status="draft",
+                                text="देखा"))
+    with pytest.raises(TaskLocked, match="already worked on the aware"):
+        load_task(e, asha, world["asha_blind"])
+    with pytest.raises(TaskLocked):
+        save_translation(e, asha, world["asha_blind"], Draft("अंधा"), expected_version=0)
 
 
 def test_canonical_text():
