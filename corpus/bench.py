@@ -279,39 +279,6 @@ def rouge_score_loop(report: dict, data: MetricsInput) -> tuple[float, int, int]
     return elapsed, len(rows), mismatches
 
 
-def render_times(db_url: str) -> tuple[float, float, float]:
-    """Dashboard render (AppTest): the first run in a fresh process (imports, engine, schema check),
-    a run with nothing changed (warm caches), and a run right after a save (every data cache cold)."""
-    from sqlalchemy import update
-    from streamlit.testing.v1 import AppTest
-
-    from db.auth import create_user, start_session
-    from db.engine import make_engine
-    from db.models import Translation
-
-    page = Path(__file__).resolve().parent.parent / "pages" / "dashboard.py"
-    os.environ["DATABASE_URL"] = db_url
-    engine = make_engine(db_url)
-    token = start_session(engine, create_user(engine, "bench-lead", {"lead"}, "bench-password"))
-    at = AppTest.from_file(str(page), default_timeout=300)
-    at.query_params["session"] = token
-
-    def run() -> float:
-        t0 = time.perf_counter()
-        at.run()
-        if at.exception:
-            raise RuntimeError(f"dashboard raised: {at.exception[0].message}")
-        return time.perf_counter() - t0
-
-    first = run()
-    warm = run()
-    with engine.begin() as conn:
-        conn.execute(update(Translation).where(Translation.id == 1).values(text="नया अनुवाद", version=Translation.version + 1))
-    cold = run()
-    engine.dispose()
-    return first, warm, cold
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m corpus.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=PAPER_SENTENCES)
@@ -397,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         gc.collect()
 
         if not args.no_render:
+            from tests.dashboard_render import render_times  # the only part that needs Streamlit
+
             first, warm, cold = render_times(url)
             print(f"dashboard render (AppTest): after a new save (data caches cold) {cold:.2f} s "
                   f"(target <= {TARGETS['render_cold_s']} s); nothing changed {warm:.2f} s "
