@@ -118,7 +118,11 @@ def _spelling_variants(tokens: Sequence[str], entry: GlossaryEntry) -> list[str]
 def check_translation(
     text: str | None, entries: Iterable[GlossaryEntry], source_text: str | None = None,
 ) -> list[GlossaryWarning]:
-    """Gentle consistency warnings for one translation against the team's glossary."""
+    """Gentle consistency warnings for one translation against the team's glossary.
+
+    ``source_text`` enables the keep-Roman check ("a name in the sentence is missing"), which names
+    terms of the sentence; leave it out in the aspect-blind phase, where those may be its aspects.
+    """
     if not text or not text.strip():
         return []
     text = normalize(text)

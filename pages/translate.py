@@ -359,7 +359,8 @@ with left:
     for problem in st.session_state.get(K + "problems", ()):
         st.error(problem)
 
-    warnings = check_translation(st.session_state.get(K + "text"), entries, task.source_text)
+    # Blind: no source text, so no warning can come from what the sentence mentions (its aspects).
+    warnings = check_translation(st.session_state.get(K + "text"), entries, task.source_text if aware else None)
     for w in warnings:
         st.warning(w.message, icon=":material/spellcheck:")
 

@@ -83,9 +83,7 @@ def test_queue_lists_own_tasks_blind_first_with_progress(world):
     assert pick.value == world["blind"]
 
 
-def test_blind_view_never_shows_aspects(world):
-    at = open_page(world["engine"], world["asha"], task=world["blind"])
-    assert at.text_area(key=f"tx{world['blind']}_text") is not None
+def _assert_no_aspect_reaches_the_page(at: AppTest) -> None:
     texts = rendered(at)
     sentence = [t for t in texts if "paneer tikka was cold" in t]
     assert len(sentence) == 1 and "background" not in sentence[0]
@@ -97,6 +95,28 @@ def test_blind_view_never_shows_aspects(world):
             assert term.casefold() not in text.casefold(), (term, text[:300])
             assert "पनीर" not in text and "होस्टेस" not in text  # nor their glossary renderings
     assert len(at.get("button_group")) == 0  # no token pills for an aspect map
+
+
+def test_blind_view_never_shows_aspects(world):
+    at = open_page(world["engine"], world["asha"], task=world["blind"])
+    assert at.text_area(key=f"tx{world['blind']}_text") is not None
+    _assert_no_aspect_reaches_the_page(at)
+
+
+def test_blind_view_gives_no_glossary_warning_about_an_aspect_of_the_sentence(world):
+    e, blind = world["engine"], world["blind"]
+    # A name the team keeps in Roman script that is also an aspect of this sentence: on the aware
+    # page, a translation without it earns a warning naming it; on the blind page it must not.
+    set_glossary_term(e, project_id(e), "hostess", "", "keep-roman", None)
+    at = open_page(e, world["asha"], task=blind)
+    at.text_area(key=f"tx{blind}_text").input("ठंडा खाना था").run()
+    assert not at.warning, [w.value for w in at.warning]
+    _assert_no_aspect_reaches_the_page(at)
+    # The same text on the aware task does earn the warning, so the blind page is quiet by design.
+    at.button(key=f"tx{blind}_submit").click().run()
+    at = open_page(e, world["asha"], task=world["aware"])
+    at.text_area(key=f"tx{world['aware']}_text").input("ठंडा खाना था").run()
+    assert any("“hostess” is a name the team keeps in Roman script" in w.value for w in at.warning)
 
 
 def test_blind_view_stays_clean_after_typing_and_lookup_of_other_words(world):
