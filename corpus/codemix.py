@@ -1,8 +1,9 @@
 """Code-mixing analytics for our Hindi output: per-token language tags and the Code-Mixing Index.
 
 Tags follow LinCE's Hindi-English set: ``lang1`` (Roman script, English), ``lang2`` (Devanagari,
-Hindi), ``ne`` (named entities kept in Roman by guideline 1, where the caller knows them, e.g. from
-glossary terms marked keep-roman or an aspect map) and ``other`` (punctuation, numbers, symbols).
+Hindi), ``ne`` (named entities kept in Roman by guideline 1) and ``other`` (punctuation, numbers,
+symbols). Which entities a sentence has is decided once, by ``named_entities`` (keep-Roman glossary
+terms and the names its English source capitalises), for the dashboard and the export alike.
 Guideline 2 transliterates borrowed common nouns into Devanagari, so they count as ``lang2``: the
 index measures script mixing, which is what the guidelines control.
 
@@ -71,6 +72,81 @@ def tag_tokens(tokens: Sequence[str], named_entities: Iterable[str] = (),
             else:
                 i += 1
     return ["ne" if in_entity[i] and tags[i] != "other" else tags[i] for i in range(len(tokens))]
+
+
+# Words that open English sentences (or are shouted in capitals) without naming anything, as SemEval
+# reviews use them, and their most frequent aspect nouns; "don", "isn"... are what the tokenizer leaves of "Don't", "Isn't".
+COMMON_CAPITALISED = frozenset({
+    "a", "about", "after", "again", "all", "also", "although", "always", "an", "and", "another", "any",
+    "anything", "are", "as", "at", "avoid", "awesome", "bad", "be", "beautiful", "because", "been",
+    "before", "being", "best", "better", "big", "both", "but", "by", "came", "can", "cannot", "cheap",
+    "clean", "come", "could", "decent", "definitely", "delicious", "did", "didn", "do", "does", "doesn",
+    "don", "dont", "each", "either", "enjoy", "enjoyed", "even", "ever", "every", "everyone", "everything",
+    "excellent", "expensive", "fantastic", "fast", "first", "food", "for", "from", "fresh", "friendly",
+    "get", "go", "good", "got", "great", "had", "has", "hasn", "have", "haven", "he", "her", "here",
+    "highly", "his", "how", "however", "i", "if", "in", "is", "isn", "it", "its", "just", "last", "let",
+    "like", "little", "love", "loved", "lovely", "make", "many", "may", "me", "more", "most", "much",
+    "must", "my", "never", "new", "next", "nice", "no", "none", "nor", "not", "nothing", "now", "of", "off",
+    "ok", "okay", "on", "once", "one", "only", "or", "other", "our", "out", "over", "overall", "perfect",
+    "please", "poor", "pretty", "price", "prices", "quality", "quite", "rather", "really", "recommend",
+    "same", "service", "she", "should", "since", "so", "some", "something", "staff", "still", "such",
+    "sure", "terrible", "than", "thank", "thanks", "that", "the", "their", "them", "then", "there", "these",
+    "they", "this", "those", "though", "to", "too", "totally", "try", "two", "unfortunately", "until", "up",
+    "very", "was", "wasn", "we", "well", "went", "were", "weren", "what", "when", "where", "whether",
+    "which", "while", "who", "why", "will", "with", "won", "worst", "would", "wow", "yes", "yet", "you",
+    "your",
+    "ambience", "atmosphere", "battery", "breakfast", "coffee", "computer", "decor", "design", "dessert",
+    "dinner", "drinks", "keyboard", "laptop", "lunch", "menu", "performance", "pizza", "place", "portions",
+    "restaurant", "screen", "size", "speed", "sushi", "waiter", "waiters", "waitress", "wine",
+})
+_SENTENCE_END = frozenset({".", "!", "?", "…", "।"})
+
+
+def _is_capitalised_word(token: str) -> bool:
+    return token.isascii() and token.isalpha() and token[:1].isupper()
+
+
+def source_proper_nouns(source_tokens: Sequence[str]) -> list[str]:
+    """Words of the English source that name something: guideline 1 keeps them in Roman script.
+
+    A capitalised word inside a sentence is a name. At the start of a sentence (the first word, or the
+    first after . ! ?) or in all capitals the capital may be grammar or emphasis, so there it counts only
+    when it is not a common English word and the source never writes it in lower case. "I" never counts.
+    """
+    lower = {t for t in source_tokens if t.isalpha() and t.islower()}
+    found: list[str] = []
+    at_start = True
+    for token in source_tokens:
+        if token in _SENTENCE_END:
+            at_start = True
+            continue
+        if not any(ch.isalnum() for ch in token):
+            continue
+        starts, at_start = at_start, False
+        if not _is_capitalised_word(token) or token == "I" or token in found:
+            continue
+        unsure = starts or (token.isupper() and len(token) > 1)
+        if unsure and (token.casefold() in COMMON_CAPITALISED or token.casefold() in lower):
+            continue
+        found.append(token)
+    return found
+
+
+def named_entities(source_text: str, keep_roman: Iterable[str] = ()) -> list[str]:
+    """The named entities of one sentence: keep-Roman glossary forms and the names of its English source.
+
+    The one rule behind ``ne`` on the dashboard, in the ``lince`` export and on the dataset card.
+    """
+    out: list[str] = []
+    for form in (*keep_roman, *source_proper_nouns(tokenize(source_text))):
+        if form not in out:
+            out.append(form)
+    return out
+
+
+def sentence_tags(translation: str, source_text: str, keep_roman: Iterable[str] = ()) -> list[str]:
+    """Language tags of a Hindi translation's canonical tokens, entities from ``named_entities``."""
+    return tag_tokens(tokenize(translation), named_entities(source_text, keep_roman))
 
 
 def sentence_lid(tokens: Sequence[str], proper_nouns: Iterable[str] = ()) -> list[str]:

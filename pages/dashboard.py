@@ -14,11 +14,10 @@ import streamlit as st
 from sqlalchemy.orm import Session
 
 from corpus.agreement import filter_input
-from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, corpus_cmi, keep_roman_entities, tag_tokens
+from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, corpus_cmi, keep_roman_entities, sentence_tags
 from corpus.metrics import EXPLANATIONS, compute_agreement, dashboard_tables, sentence_agreement
 from corpus.phonetic import spelling_tolerant_report
 from corpus.progress import filter_counts, person_progress, phase_progress, submitted_counts
-from corpus.tokens import tokenize
 from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, project_settings
 from db.queries import final_translations, keep_roman_glossary
 from pages._common import get_engine, project_id, require_role
@@ -79,7 +78,7 @@ def _codemix(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spli
         chosen = [(in_scope[t.sentence_pk], t.phase, t.translator, t.text) for t in data.translations
                   if t.translated and t.sentence_pk in in_scope]
     chosen.sort(key=lambda r: (r[0].domain, r[0].split, r[0].ordinal, r[0].sentence_id, r[1], r[2]))
-    tags = [tag_tokens(tokenize(text), entities) for *_, text in chosen]
+    tags = [sentence_tags(text, s.text, entities) for s, *_, text in chosen]
     rows = [
         {"domain": s.domain, "split": s.split, "sentence_id": s.sentence_id, "phase": phase, "translator": who,
          "cmi": cmi(tg), "tokens": len(tg), **{t: tg.count(t) for t in LANG_TAGS}, "text": text}
@@ -296,7 +295,7 @@ st.caption("Computed when switched on, then kept until the next save.")
 TAG_MEANINGS = {
     "lang1": "English (Roman script)",
     "lang2": "Hindi (Devanagari, transliterated borrowings included)",
-    "ne": "named entity (a keep-Roman glossary term)",
+    "ne": "named entity (a keep-Roman glossary term or a name the English source capitalises)",
     "other": "punctuation, numbers, symbols",
 }
 
@@ -332,8 +331,9 @@ if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
         hide_index=True, key="dash_cmi_tags",
     )
     st.caption(
-        f"Named entities: {len(entities)} forms of keep-Roman glossary terms (guideline 1), matched case-insensitively."
-        if entities else "No keep-Roman glossary terms yet, so no token is tagged as a named entity (ne)."
+        f"Named entities (guideline 1), matched case-insensitively: {len(entities)} forms of keep-Roman glossary "
+        "terms, and Roman words the sentence's English source capitalises as names (not common words that "
+        "only open a sentence); the same rule labels the lince export and the dataset card."
     )
     mixed_rows = sorted((r for r in mixing["rows"] if r["cmi"] > 0), key=lambda r: -r["cmi"])[:20]
     if mixed_rows:

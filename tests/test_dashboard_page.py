@@ -252,3 +252,23 @@ def test_spelling_tolerant_rouge_sits_beside_the_raw_figure_with_the_pairs_it_mo
     shown = "\n".join(texts(at))
     assert "stays the official one" in shown
     assert "1 of 4 translation pairs change score" in shown
+
+
+def set_source(engine, sentence: str, text: str) -> None:
+    with Session(engine) as session:
+        session.scalars(select(SourceSentence).where(SourceSentence.sentence_id == sentence)).one().text = text
+        session.commit()
+
+
+def test_code_mixing_tags_names_of_the_english_source_as_the_export_does(project_db):
+    # "मुझे Brooklyn का पिज़्ज़ा पसंद है।" for "Brooklyn pizza is what I love": Brooklyn opens the source and is
+    # no common word, so it is ne: n 7, u 2, max 5 -> CMI 0 (16.7 if Brooklyn counted as English).
+    set_source(project_db, "r2", "Brooklyn pizza is what I love")
+    set_text(project_db, "r2", "aware", "asha", "मुझे Brooklyn का पिज़्ज़ा पसंद है।")
+    choose_final(project_db, "r2", "aware", "asha")
+    at = open_dashboard(project_db)
+    at.toggle(key="dash_codemix").set_value(True).run()
+    assert not at.exception
+    row = frame_with(at, "cmi_all").iloc[0]
+    assert (row["sentences"], row["code_mixed"], row["cmi_all"]) == (1, 0, 0.0)
+    assert frame_with(at, "meaning").set_index("tag")["tokens"].to_dict() == {"lang1": 0, "lang2": 5, "ne": 1, "other": 1}

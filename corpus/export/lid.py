@@ -1,7 +1,8 @@
 """Token language IDs (LinCE labels) for the ``lince`` format and the card: the project's ``corpus.codemix``.
 
-Named entities (``ne``, guideline 1) are the ones known: keep-Roman glossary terms, and Roman words
-the English source writes capitalised inside the sentence (proper nouns kept in Roman script).
+Named entities (``ne``, guideline 1) come from ``corpus.codemix.named_entities``, the rule the dashboard
+uses too: keep-Roman glossary terms and the names the English source capitalises, so one sentence gets
+the same tags and CMI in the export, on the card and on the dashboard.
 """
 
 from __future__ import annotations
@@ -9,17 +10,20 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
-from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, tag_tokens, token_language
+from corpus.codemix import (
+    CMI_SIGNATURE,
+    LANG_TAGS,
+    cmi,
+    named_entities,
+    source_proper_nouns,
+    tag_tokens,
+    token_language,
+)
 
 LID_LABELS = LANG_TAGS
 SOURCE = f"corpus.codemix ({CMI_SIGNATURE})"
 
-__all__ = ["LID_LABELS", "SOURCE", "cmi", "sentence_lid", "source_proper_nouns"]
-
-
-def source_proper_nouns(en_tokens: Sequence[str]) -> list[str]:
-    """Capitalised Latin words of the English source that do not start it: proper nouns where known."""
-    return [t for i, t in enumerate(en_tokens) if i > 0 and t[:1].isupper() and t.isalpha() and t.isascii()]
+__all__ = ["LID_LABELS", "SOURCE", "cmi", "named_entities", "sentence_lid", "source_proper_nouns"]
 
 
 _language = lru_cache(maxsize=65536)(token_language)

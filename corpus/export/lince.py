@@ -1,7 +1,7 @@
 """``lince``: CoNLL with a language-ID column, ``token<TAB>lid<TAB>tag``, as LinCE ships code-mixed data.
 
-LID labels: ``lang1`` English/Roman, ``lang2`` Hindi/Devanagari, ``ne`` Roman proper nouns (rule 1),
-``other`` punctuation, digits and symbols.
+LID labels: ``lang1`` English/Roman, ``lang2`` Hindi/Devanagari, ``ne`` Roman proper nouns (rule 1, by
+``corpus.codemix.named_entities``, as on the dashboard), ``other`` punctuation, digits and symbols.
 """
 
 from __future__ import annotations
