@@ -31,7 +31,7 @@ def test_offset_mismatch_exits_nonzero_with_where_and_sentence_ids(sqlite_url):
     assert lines[0].startswith(f"{FIXTURES / 'offset_mismatch.xml'}:6 sentence 201: offset mismatch")
     assert "sentence 202" in lines[1]
     stats = json.loads(run(sqlite_url, "stats", "--json").stdout)
-    assert stats["english"]["sentences"] == 0
+    assert stats["english"]["sentences"] == 0  # not even the file's valid sentence 203
 
 
 def test_missing_file_is_a_located_error(sqlite_url):
