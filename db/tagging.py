@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, event, inspect, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -28,6 +28,7 @@ from db.models import (
     SourceSentence,
     TaggingItem,
     Translation,
+    TranslationAssignment,
     User,
     UserRole,
     utcnow,
@@ -42,8 +43,21 @@ class NotAssigned(PermissionError):
     """The user has no assignment for this item: annotators see only their own work."""
 
 
+class OwnTranslation(ValueError):
+    """An annotator was about to be given their own translation to tag; they never tag their own work."""
+
+
 class StaleAnnotation(RuntimeError):
-    """The annotation changed since it was loaded (another tab or device saved first)."""
+    """The annotation changed since it was loaded (another tab or device saved first); nothing was written.
+
+    ``mine`` is what this save tried to store (its version is the one it expected); ``theirs`` is what is
+    stored now, or None if there is nothing stored. The page shows both and lets the annotator choose.
+    """
+
+    def __init__(self, message: str, mine: AnnotationState | None = None, theirs: AnnotationState | None = None):
+        super().__init__(message)
+        self.mine = mine
+        self.theirs = theirs
 
 
 @dataclass(frozen=True)
@@ -161,8 +175,29 @@ def assign_annotators(
         return report
 
 
+def translators_of_sentences(session: Session, sentence_ids: set[int]) -> set[tuple[int, int]]:
+    """(user, sentence) for everyone who translates, translated or is due to translate a sentence, in either
+    phase: a translation row, or a task not taken from them. Such a person never tags a colleague's
+    translation of that sentence, which would leak it into their own and break the independence of
+    translations that ROUGE-L agreement relies on."""
+    pairs: set[tuple[int, int]] = set()
+    ids = sorted(sentence_ids)
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        pairs.update(session.execute(
+            select(Translation.translator_id, Translation.sentence_id).where(Translation.sentence_id.in_(chunk))
+        ).all())
+        pairs.update(session.execute(
+            select(TranslationAssignment.user_id, TranslationAssignment.sentence_id).where(
+                TranslationAssignment.sentence_id.in_(chunk), TranslationAssignment.status != "reassigned",
+            )
+        ).all())
+    return pairs
+
+
 def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int | None) -> AssignmentReport:
     annotators = active_annotators(session)
+    translating = translators_of_sentences(session, {t.sentence_id for t in targets})
     existing = list(
         session.scalars(select(AnnotationAssignment).where(AnnotationAssignment.status.not_in(INACTIVE)))
     )
@@ -182,7 +217,8 @@ def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int 
             continue
         eligible = [
             a.id for a in annotators
-            if a.id != t.translator_id and a.id not in have and (a.id, t.id) not in ever
+            if a.id != t.translator_id and (a.id, t.sentence_id) not in translating
+            and a.id not in have and (a.id, t.id) not in ever
         ]
         eligible.sort(key=lambda uid: (load[uid], uid))
         for uid in eligible[:need]:
@@ -194,6 +230,35 @@ def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int 
             short.append(t.id)
     session.flush()
     return AssignmentReport(created=created, targets=len(targets), short=short)
+
+
+@event.listens_for(Session, "before_flush")
+def _refuse_own_translations(session: Session, _flush_context: object, _instances: object) -> None:
+    """Backstop for every path that writes tagging assignments (assignment, import, demo, a lead's
+    script): an assignment of a translation to its own translator never reaches the database."""
+    rows = [
+        row for row in (*session.new, *session.dirty)
+        if isinstance(row, AnnotationAssignment)
+        and (row in session.new or _changed(row, "user_id") or _changed(row, "translation_id"))
+    ]
+    if not rows:
+        return
+    ids = sorted({row.translation_id for row in rows if row.translation_id is not None})
+    translators: dict[int, int] = {}
+    with session.no_autoflush:
+        for i in range(0, len(ids), 500):
+            translators.update(session.execute(
+                select(Translation.id, Translation.translator_id).where(Translation.id.in_(ids[i:i + 500]))
+            ).all())
+    for row in rows:
+        if row.user_id is not None and translators.get(row.translation_id) == row.user_id:
+            raise OwnTranslation(
+                f"user {row.user_id} translated translation {row.translation_id}; annotators never tag their own translation"
+            )
+
+
+def _changed(row: AnnotationAssignment, attribute: str) -> bool:
+    return inspect(row).attrs[attribute].history.has_changes()
 
 
 def reassign_open_tagging(session: Session, user_id: int, actor_id: int | None) -> AssignmentReport:

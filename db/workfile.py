@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+import db.tagging  # noqa: F401  (its before-flush backstop refuses self-tagging assignments)
 from corpus.errors import InputRejected, LocatedError
 from corpus.records import (
     AnnotationRecord,
@@ -286,6 +287,10 @@ def _write_annotation(w: _Writer, record: AnnotationRecord, translations: dict[t
     tokens = canonical if item is None else tuple(item.tokens)
     if len(record.tags) != len(tokens):
         w.error(record, f"{len(record.tags)} tags for {len(tokens)} tokens")
+        return None
+    if translation.translator.username == record.annotator:
+        w.error(record, f"annotator {record.annotator} is the translator of this {record.phase} translation; "
+                        "annotators never tag their own translation")
         return None
     annotator = w.user(record.annotator, "annotator")
     if item is None:

@@ -8,10 +8,11 @@ from sqlalchemy.orm import Session
 
 from corpus.tokens import TOKENIZER_SIGNATURE
 from db.engine import transaction
-from db.models import Adjudication, AnnotationAssignment, Revision, TaggingItem, Translation
+from db.models import Adjudication, AnnotationAssignment, Revision, TaggingItem, Translation, TranslationAssignment
 from db.revisions import history
 from db.tagging import (
     NotAssigned,
+    OwnTranslation,
     StaleAnnotation,
     assign_annotators,
     my_queue,
@@ -53,7 +54,8 @@ def test_each_item_gets_k_annotators_never_its_translator_and_load_is_balanced(e
         translators = {t.id: t.translator_id for t in session.scalars(select(Translation))}
     assert all(len(users) == 2 for users in by_translation.values())
     assert all(translators[t] not in users for t, users in by_translation.items())
-    loads = [sum(1 for r in rows if r.user_id == u) for u in (world["ravi"], world["meera"], world["kiran"])]
+    # ravi translated this sentence, so he tags none of its translations (see the independence test)
+    loads = [sum(1 for r in rows if r.user_id == u) for u in (world["meera"], world["kiran"])]
     assert max(loads) - min(loads) <= 1
     assert assign_annotators(engine, project_id(engine)).created == 0
 
@@ -214,3 +216,50 @@ def test_deactivating_an_annotator_moves_their_open_items_and_keeps_their_submit
     for t in [done, *open_items]:
         active = {r.user_id for r in rows if r.translation_id == t and r.status not in ("reassigned", "skipped")}
         assert len(active) == 2 and translators[t] not in active
+
+
+def _assigned_users(engine, translation_id: int) -> set[int]:
+    with Session(engine) as session:
+        return set(session.scalars(select(AnnotationAssignment.user_id)
+                                   .where(AnnotationAssignment.translation_id == translation_id)))
+
+
+def test_no_path_can_assign_a_translation_to_its_own_translator(engine, world):
+    with pytest.raises(OwnTranslation), transaction(engine) as session:
+        session.add(AnnotationAssignment(user_id=world["asha"], translation_id=world["aware"]))
+    assign_annotators(engine, project_id(engine))
+    with pytest.raises(OwnTranslation), transaction(engine) as session:
+        row = session.scalars(select(AnnotationAssignment)
+                              .where(AnnotationAssignment.translation_id == world["aware2"])).first()
+        row.user_id = world["ravi"]  # moving an assignment onto the translator is refused too
+    assert world["asha"] not in _assigned_users(engine, world["aware"])
+    assert world["ravi"] not in _assigned_users(engine, world["aware2"])
+
+
+@pytest.mark.parametrize("status", ["assigned", "draft", "skipped", "submitted"])
+def test_a_translator_of_a_sentence_never_tags_a_colleagues_translation_of_it(engine, status):
+    asha = add_user(engine, "asha", "translator")
+    dev = add_user(engine, "dev", "translator", "annotator")  # still has to translate this sentence blind
+    meera = add_user(engine, "meera", "annotator")
+    kiran = add_user(engine, "kiran", "annotator")
+    s = add_sentence(engine, "1", "The staff was rude.", ["staff"])
+    other = add_sentence(engine, "2", "The food was good.", ["food"])
+    aware = add_translation(engine, s, "aware", asha, "स्टाफ़ बदतमीज़ था।")
+    food = add_translation(engine, other, "aware", asha, "खाना अच्छा था।")
+    with transaction(engine) as session:
+        session.add(TranslationAssignment(user_id=dev, sentence_id=s, phase="blind", status=status))
+    report = assign_annotators(engine, project_id(engine), per_item=3)
+    assert _assigned_users(engine, aware) == {meera, kiran}
+    assert report.short == [aware]
+    assert dev in _assigned_users(engine, food)  # other sentences stay open to him
+
+
+def test_a_task_taken_away_no_longer_bars_tagging_the_sentence(engine):
+    asha = add_user(engine, "asha", "translator")
+    dev = add_user(engine, "dev", "translator", "annotator")
+    s = add_sentence(engine, "1", "The staff was rude.", ["staff"])
+    aware = add_translation(engine, s, "aware", asha, "स्टाफ़ बदतमीज़ था।")
+    with transaction(engine) as session:
+        session.add(TranslationAssignment(user_id=dev, sentence_id=s, phase="blind", status="reassigned"))
+    assign_annotators(engine, project_id(engine), per_item=1)
+    assert _assigned_users(engine, aware) == {dev}

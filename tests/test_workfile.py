@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from corpus.errors import InputRejected
 from corpus.workfile import dump_work_file, parse_work_file
 from db.demo import load_demo
-from db.models import Annotation, Revision, Translation, User
+from db.models import Annotation, AnnotationAssignment, Revision, Translation, User
 from db.workfile import import_work_file, load_work
 
 SENTENCE = {"type": "sentence", "id": "3121", "domain": "restaurant", "split": "train",
@@ -93,6 +93,8 @@ BAD_LINES = [
      "differ from the canonical tokens"),
     ("annotation of missing translation", dict(ANNOTATION, translator="nobody"), "does not exist"),
     ("bad reason", dict(BLIND, reason="lazy"), "unknown untranslatable reason"),
+    ("annotator tags own translation", dict(ANNOTATION, annotator="asha"),
+     "annotator asha is the translator of this aware translation"),
 ]
 
 
@@ -129,3 +131,17 @@ def test_dump_is_sorted_and_contract_shaped(engine, tmp_path):
     assert [o.get("phase") for o in lines[1:3]] == ["aware", "blind"]
     assert lines[3]["tokens"][1] == "स्टाफ़" and lines[3]["tags"] == TAGS
     assert count(engine, Annotation) == 1
+
+
+def test_command_line_refuses_an_annotation_of_the_annotators_own_translation(engine, sqlite_url, tmp_path, capsys):
+    from corpus.cli import main
+
+    import_work_file(engine, jsonl(SENTENCE, AWARE), "a.jsonl")
+    path = tmp_path / "self.jsonl"
+    path.write_bytes(jsonl(ANNOTATION, dict(ANNOTATION, annotator="asha")))
+    assert main(["--db", sqlite_url, "import-work", str(path)]) != 0
+    err = capsys.readouterr().err
+    assert f"{path}:2 sentence 3121: annotator asha is the translator" in err
+    assert count(engine, Annotation) == 0 and count(engine, AnnotationAssignment) == 0
+    with Session(engine) as s:
+        assert s.scalars(select(User).where(User.username == "asha")).one().role_names == {"translator"}
