@@ -340,20 +340,23 @@ class Annotation(Base):
 
 
 class Adjudication(Base):
-    """A lead's gold-label decision for a tagging item; append-only, the latest one is in force."""
+    """A gold-label decision for a tagging item (automatic or a lead's); append-only, the latest one is
+    in force, and a withdrawn one in force means the item has no gold."""
 
     __tablename__ = "adjudications"
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("tagging_items.id"))
-    tags: Mapped[list[Any]] = mapped_column()
-    # "agreed" (automatic), "accepted" (one annotator's version), "edited".
+    # SQL NULL (not JSON null) only for a withdrawal, which leaves the item without gold.
+    tags: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
+    # corpus.gold.SOURCES: "agreed"/"single" (automatic), "accepted"/"edited" (a lead), "withdrawn".
     source: Mapped[str] = mapped_column(String(20))
     accepted_annotation_id: Mapped[int | None] = mapped_column(ForeignKey("annotations.id"))
     decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     note: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     __table_args__ = (
-        CheckConstraint("source IN ('agreed', 'accepted', 'edited')", name="source_known"),
+        CheckConstraint("source IN ('agreed', 'single', 'accepted', 'edited', 'withdrawn')", name="source_known"),
+        CheckConstraint("(source = 'withdrawn') = (tags IS NULL)", name="tags_unless_withdrawn"),
         Index("ix_adjudications_item", "item_id", "id"),
     )
 

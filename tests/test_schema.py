@@ -116,3 +116,86 @@ def test_sqlite_runs_in_wal_with_foreign_keys_on(engine):
     with engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+
+
+def _item(session):
+    from db.models import TaggingItem
+
+    sent, user = _sentence(session), _user(session)
+    t = Translation(sentence_id=sent.id, phase="aware", translator_id=user.id, text="कॉर्ड छोटी है।")
+    session.add(t)
+    session.flush()
+    item = TaggingItem(translation_id=t.id, tokens=["कॉर्ड", "छोटी", "है", "।"], tokenizer="hi-canon/1.0",
+                       translation_version=1)
+    session.add(item)
+    session.flush()
+    return item
+
+
+@pytest.mark.parametrize(
+    ("source", "tags"),
+    [("withdrawn", ["O", "O", "O", "O"]), ("agreed", None), ("accepted", None), ("guessed", ["O", "O", "O", "O"])],
+    ids=["withdrawal-with-tags", "agreed-without-tags", "lead-without-tags", "unknown-source"],
+)
+def test_gold_decisions_carry_tags_exactly_unless_withdrawn(any_engine, source, tags):
+    from db.models import Adjudication
+
+    with Session(any_engine) as session:
+        item = _item(session)
+        session.add(Adjudication(item_id=item.id, tags=["O", "O", "O", "O"], source="single"))
+        session.add(Adjudication(item_id=item.id, tags=None, source="withdrawn"))
+        session.flush()
+        session.add(Adjudication(item_id=item.id, tags=tags, source=source))
+        with pytest.raises(IntegrityError):
+            session.flush()
+
+
+def _upgrade_to(url: str, revision: str) -> None:
+    """As ``db.schema.upgrade``, to a given revision."""
+    from alembic import command
+    from sqlalchemy import create_engine, pool
+
+    from db.schema import alembic_config
+
+    cfg = alembic_config(url)
+    migration_engine = create_engine(url, poolclass=pool.NullPool)
+    with migration_engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+        conn.commit()
+    migration_engine.dispose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_upgrade_from_the_first_schema_keeps_every_gold_decision(request, backend):
+    """A database made by revision 0001, with decisions in it, upgrades to head without losing any;
+    only then can a withdrawal be stored."""
+    from db.engine import make_engine
+    from db.models import Adjudication
+    from db.schema import ensure_default_project
+
+    url = request.getfixturevalue("sqlite_url" if backend == "sqlite" else "pg_url")
+    engine = make_engine(url)
+    try:
+        _upgrade_to(url, "0001")
+        ensure_default_project(engine)
+        with Session(engine) as session:
+            item_id = _item(session).id
+            session.add_all([Adjudication(item_id=item_id, tags=["B", "O", "O", "O"], source="agreed"),
+                             Adjudication(item_id=item_id, tags=["O", "B", "O", "O"], source="edited")])
+            session.commit()
+            session.add(Adjudication(item_id=item_id, tags=None, source="withdrawn"))
+            with pytest.raises(IntegrityError):
+                session.flush()
+        upgrade(engine)
+        with Session(engine) as session:
+            session.add(Adjudication(item_id=item_id, tags=None, source="withdrawn"))
+            session.commit()
+            rows = session.execute(select(Adjudication.source, Adjudication.tags).order_by(Adjudication.id)).all()
+        assert [tuple(r) for r in rows] == [("agreed", ["B", "O", "O", "O"]), ("edited", ["O", "B", "O", "O"]),
+                                            ("withdrawn", None)]
+        assert [i["name"] for i in inspect(engine).get_indexes("adjudications")] == ["ix_adjudications_item"]
+    finally:
+        engine.dispose()
