@@ -240,6 +240,34 @@ def test_tsv_pairs_are_parallel_one_row_per_sentence():
         assert cells[0] == rec.uid and cells[4] == rec.en_text and cells[5] == rec.hi_text
 
 
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_tsv_columns_are_the_stored_texts_exactly(case):
+    rec = make_record(case)
+    lines = build_files(ExportDataset([rec]), ["tsv"], FormatOptions(layout="combined"))["tsv/train.tsv"].split("\n")
+    assert lines[-1] == "" and len(lines) == 3
+    cells = lines[1].split("\t")
+    assert len(cells) == 6
+    assert cells[4] == rec.en_text == normalize(case[1])
+    assert cells[5] == rec.hi_text == normalize(case[3])
+    assert ("\u200d" in cells[5]) == ("\u200d" in case[3])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_lince_tokens_and_tags_equal_the_conll_ones(case):
+    rec = make_record(case)
+    files = build_files(ExportDataset([rec]), ["conll", "lince"], FormatOptions(id_comments=True, layout="combined"))
+    [(conll_id, conll_rows)] = read_conll(files["conll/train.conll"])
+    [(lince_id, lince_rows)] = read_conll(files["lince/train.conll"], columns=3)
+    assert lince_id == conll_id == rec.uid
+    assert [r[0] for r in lince_rows] == [r[0] for r in conll_rows] == list(rec.hi_tokens)
+    assert [r[2] for r in lince_rows] == [r[1] for r in conll_rows]
+    lids = [r[1] for r in lince_rows]
+    assert set(lids) <= {"lang1", "lang2", "ne", "other"}
+    for token, lid in zip(rec.hi_tokens, lids):
+        if not any(c.isalpha() for c in token):
+            assert lid == "other", token
+
+
 def test_seqeval_parses_every_conll_file():
     files = build_files(dataset(), ["conll", "conll-en", "lince"])
     for path, text in files.items():
@@ -258,6 +286,77 @@ def test_jsonl_loads_with_the_arrow_json_reader_huggingface_uses():
             table = pajson.read_json(io.BytesIO(text.encode("utf-8")))
             assert table.num_rows == text.count("\n")
             assert {"id", "tokens", "tags", "aspects", "en_text", "agreement"} <= set(table.column_names)
+
+
+def _json_types(value, path: str, out: dict[str, set[str]]) -> None:
+    """Every leaf path of a JSON value (``[]`` for list items) with the JSON types found there."""
+    if isinstance(value, dict):
+        out.setdefault(path, set()).add("object")
+        for key, item in value.items():
+            _json_types(item, f"{path}.{key}", out)
+    elif isinstance(value, list):
+        out.setdefault(path, set()).add("array")
+        for item in value:
+            _json_types(item, f"{path}[]", out)
+    else:
+        out.setdefault(path, set()).add(
+            "null" if value is None else "bool" if isinstance(value, bool) else type(value).__name__)
+
+
+def _with_figures(rec, **changes):
+    return rec.__class__(**{**rec.__dict__, **changes})
+
+
+def _realistic_dataset() -> ExportDataset:
+    """As the loader builds it: guidelines recorded, agreement figures where two annotators tagged."""
+    recs = dataset().sentences
+    figures = {"rouge_l_vs_others": 0.5, "rouge_l_phase_mean": 0.6, "translations_in_phase": 3, "best_in_phase": True,
+               "annotators": 2, "token_agreement": 1.0, "cohen_kappa": 1.0}
+    recs = [_with_figures(r, guidelines_version="1.0", agreement=figures if i % 2 else {}) for i, r in enumerate(recs)]
+    unlinked = make_record(CASES[3][:5] + ({},), split="train")
+    return ExportDataset(recs + [_with_figures(unlinked, uid="restaurant/train/unlinked", agreement=figures,
+                                               guidelines_version="1.0")])
+
+
+def test_jsonl_rows_have_the_same_keys_and_no_integer_field_is_ever_null():
+    files = build_files(_realistic_dataset(), ["jsonl"], FormatOptions(layout="combined"))
+    rows = [json.loads(line) for path, text in files.items() if path.endswith(".jsonl") for line in text.splitlines()]
+    assert len({tuple(row) for row in rows}) == 1
+    assert len({tuple(row["agreement"]) for row in rows}) == 1
+    types: dict[str, set[str]] = {}
+    for row in rows:
+        _json_types(row, "", types)
+    for path, found in types.items():
+        assert len(found - {"null"}) == 1, (path, found)
+        assert not ({"int", "null"} <= found), f"{path} mixes integers and null"
+    unlinked = next(r for r in rows if r["id"] == "restaurant/train/unlinked")
+    assert [a["source_aspect"] for a in unlinked["aspects"]] == [-1]
+
+
+def _null_parts(arrow_type, path: str) -> list[str]:
+    """Paths inside an Arrow type that were inferred as null (no value to infer a type from)."""
+    import pyarrow as pa
+
+    if pa.types.is_null(arrow_type):
+        return [path]
+    if pa.types.is_struct(arrow_type):
+        return [p for f in arrow_type for p in _null_parts(f.type, f"{path}.{f.name}")]
+    if pa.types.is_list(arrow_type):
+        return _null_parts(arrow_type.value_type, f"{path}[]")
+    return []
+
+
+def test_huggingface_infers_one_non_null_type_per_jsonl_column():
+    files = build_files(_realistic_dataset(), ["jsonl"], FormatOptions(layout="combined"))
+    text = files["jsonl/train.jsonl"]
+    table = pajson.read_json(io.BytesIO(text.encode("utf-8")))
+    assert table.num_rows == text.count("\n")
+    for name in table.column_names:
+        column = table.column(name)
+        assert column.num_chunks >= 1 and len({chunk.type for chunk in column.chunks}) == 1, name
+        assert _null_parts(column.type, name) == [], name
+    assert str(table.schema.field("aspects").type.value_type.field("source_aspect").type) == "int64"
+    assert str(table.schema.field("agreement").type.field("annotators").type) == "int64"
 
 
 def test_layouts_give_combined_and_per_domain_files():
@@ -335,7 +434,16 @@ def test_dev_split_keeps_translations_of_one_sentence_together_and_reports_kl():
     assert set(report) == {"train", "dev"}
     assert all(v["kl_vs_whole"] >= 0 for v in report.values())
     ds = apply_dev_split(ExportDataset(list(recs)), 0.2, seed=3)
-    assert "iterative stratification" in build_files(ds, ["conll"])["README.md"]
+    card = build_files(ds, ["conll"])["README.md"]
+    assert "iterative stratification" in card
+    header, rows = card_table(card, "## Splits")
+    assert header[-1] == "KL vs whole (nats)"
+    by_split = {row[0]: row for row in rows}
+    assert set(by_split) == {"train", "dev"}
+    divergence = split_divergence(ds.sentences)
+    for split in ("train", "dev"):
+        assert by_split[split][1] == str(divergence[split]["sentences"])
+        assert by_split[split][-1] == f"{divergence[split]['kl_vs_whole']:.6f}"
     with pytest.raises(ValueError):
         carve_dev(recs, 1.5)
 
@@ -345,6 +453,103 @@ def test_card_has_counts_statistics_tokenizer_and_license_field():
     for heading in ("Counts per split and domain", "Table 1", "Table 2", "Splits", "What was left out",
                     "Guidelines", "License", "hi-canon/1.0"):
         assert heading in card
+
+
+def card_table(card: str, heading: str) -> tuple[list[str], list[list[str]]]:
+    """The first Markdown table after ``heading``: its header cells and body rows."""
+    lines = card.split("\n")
+    i = lines.index(heading)
+    while not lines[i].startswith("|"):
+        i += 1
+    table = []
+    while i < len(lines) and lines[i].startswith("|"):
+        table.append([c.strip() for c in lines[i].strip("|").split("|")])
+        i += 1
+    return table[0], table[2:]
+
+
+def test_card_names_guideline_versions_selection_and_license():
+    recs = [_with_figures(r, guidelines_version="1.0" if i < 5 else "2.1") for i, r in enumerate(dataset().sentences)]
+    ds = ExportDataset(recs, meta={"license": "CC BY-SA 4.0", "tagging_guidelines": "tagging-3.2",
+                                   "selection": "Chosen by the lead from the aspect-aware phase."})
+    card = build_files(ds, ["conll"])["README.md"]
+    assert "- **License**: CC BY-SA 4.0" in card
+    header, rows = card_table(card, "## Guidelines")
+    assert header == ["translation guidelines version", "sentences"]
+    assert rows == [["1.0", "5"], ["2.1", "3"]]
+    assert "Tagging guidelines version: tagging-3.2" in card
+    chosen = card.split("## How the items were chosen", 1)[1].split("##", 1)[0]
+    assert "Chosen by the lead from the aspect-aware phase." in chosen
+    unlicensed = build_files(dataset(), ["conll"])["README.md"]
+    assert "- **License**: TO BE FILLED IN BY THE LEAD" in unlicensed
+
+
+def test_card_code_mixing_table_equals_corpus_codemix():
+    from corpus.codemix import corpus_cmi
+
+    mixed = ("roman-common-noun", "The laptop is good.", [("laptop", 4, 10, "positive")],
+             "यह laptop बहुत अच्छा है।", ["laptop"], {0: "laptop"})
+    ds = ExportDataset([*dataset().sentences, make_record(mixed)])
+    expected = corpus_cmi(r.lid for r in ds.sentences)
+    assert expected.code_mixed >= 1 and expected.cmi_all > 0
+    _, rows = card_table(build_files(ds, ["conll"])["README.md"], "## Code-mixing")
+    table = dict(rows)
+    assert table["CMI, all sentences"] == f"{expected.cmi_all:.3f}"
+    assert table["CMI, code-mixed sentences only"] == f"{expected.cmi_mixed:.3f}"
+    assert table["code-mixed sentences"] == str(expected.code_mixed)
+    for lab in ("lang1", "lang2", "ne", "other"):
+        assert table[f"`{lab}` tokens"] == str(expected.tag_counts[lab])
+
+
+def _left_out_reasons_the_loader_gives() -> set[str]:
+    """Reason strings in db/export_data.py and corpus/export/records.py (LeftOut, RecordProblem, gold())."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    reasons = set()
+    for source in ("db/export_data.py", "corpus/export/records.py"):
+        for node in ast.walk(ast.parse((root / source).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("LeftOut", "RecordProblem"):
+                args = node.args[3:4] if node.func.id == "LeftOut" else node.args[:1]
+                reasons |= {a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+            if (isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 3
+                    and isinstance(node.value.elts[0], ast.Constant) and node.value.elts[0].value is None
+                    and isinstance(node.value.elts[1], ast.Constant)):
+                reasons.add(node.value.elts[1].value)
+    return reasons
+
+
+@pytest.mark.parametrize("every_translation", [False, True])
+def test_every_left_out_reason_the_loader_gives_is_explained(every_translation):
+    from corpus.export.card import left_out_explained
+
+    reasons = _left_out_reasons_the_loader_gives()
+    assert {"not translated", "not tagged", "tagging incomplete", "tokens changed after tagging"} <= reasons
+    explained = left_out_explained(every_translation)
+    assert {r for r in reasons if not explained.get(r)} == set()
+
+
+def _left_out_meanings(ds: ExportDataset) -> dict[str, str]:
+    _, rows = card_table(build_files(ds, ["conll"])["README.md"], "## What was left out and why")
+    return {row[0]: row[2] for row in rows}
+
+
+def test_not_tagged_means_the_final_translation_only_in_a_final_translation_export():
+    from corpus.export.records import LeftOut
+
+    final = ExportDataset(dataset().sentences, [LeftOut("restaurant", "train", "9", "not tagged", "", 4)])
+    assert "final translation" in _left_out_meanings(final)["not tagged"]
+    recs = dataset().sentences
+    every = ExportDataset([_with_figures(recs[0], is_final=False), *recs[1:]],
+                          [LeftOut("restaurant", "train", "9", "not tagged", "", 4),
+                           LeftOut("restaurant", "train", "10", "not translated")])
+    meanings = _left_out_meanings(every)
+    assert "final" not in meanings["not tagged"] and "tagging item" in meanings["not tagged"]
+    assert "no translator" in meanings["not translated"]
+    declared = ExportDataset(dataset().sentences, [LeftOut("restaurant", "train", "9", "not tagged", "", 4)],
+                             meta={"all_translations": True})
+    assert "final" not in _left_out_meanings(declared)["not tagged"]
 
 
 def test_writer_writes_directory_and_zip_with_the_same_files(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from corpus.export.lid import cmi
+from corpus.codemix import LANG_TAGS, corpus_cmi
 from corpus.export.records import ExportDataset
 from corpus.export.splits import split_divergence
 from corpus.metrics import summary_rows, undefined_reasons
@@ -22,9 +22,34 @@ LEFT_OUT_EXPLAINED = {
     "tokens changed after tagging": "the translation was edited after tagging; its tags no longer fit the text",
     "invalid gold tags": "the gold tags are not valid BIO for the item's tokens",
     "final translation has no text": "the chosen translation is marked untranslatable or empty",
+    "not translated": "(every-translation export) no translator has saved a translation of the sentence",
     "translation untranslatable": "(every-translation export) the translator marked it untranslatable",
     "translation not submitted": "(every-translation export) still a draft",
 }
+
+# Where an every-translation export means something else by a reason: it is about each translation,
+# most of which are not the final one.
+EVERY_TRANSLATION_EXPLAINED = {
+    **LEFT_OUT_EXPLAINED,
+    "not tagged": "the translation has no tagging item yet (it was not given to annotators)",
+}
+
+# Reasons only an every-translation export gives (a final-translation export never looks at the others).
+_EVERY_TRANSLATION_REASONS = frozenset({"not translated", "translation untranslatable", "translation not submitted"})
+
+
+def left_out_explained(every_translation: bool) -> dict[str, str]:
+    """What each left-out reason means in this export's mode."""
+    return EVERY_TRANSLATION_EXPLAINED if every_translation else LEFT_OUT_EXPLAINED
+
+
+def is_every_translation(dataset: ExportDataset) -> bool:
+    """The export's mode: ``meta["all_translations"]`` when the loader says, else what the data shows
+    (a record that is not the final translation, or a reason only that mode gives)."""
+    if "all_translations" in dataset.meta:
+        return bool(dataset.meta["all_translations"])
+    return (any(not r.is_final for r in dataset.sentences)
+            or any(item.reason in _EVERY_TRANSLATION_REASONS for item in dataset.left_out))
 
 
 METRICS_FILE = "metrics.json"
@@ -139,16 +164,14 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
         lines += ["Not available for this export.", ""]
 
     lines += ["## Code-mixing", ""]
-    cmis = [cmi(r.lid) for r in recs]
-    mixed = [c for c in cmis if c > 0]
-    lid_counts = Counter(lab for r in recs for lab in r.lid)
+    mixing = corpus_cmi(r.lid for r in recs)
     lines += _table(
         ["", "value"],
         [
-            ["CMI, all sentences", sum(cmis) / len(cmis) if cmis else None],
-            ["CMI, code-mixed sentences only", sum(mixed) / len(mixed) if mixed else None],
-            ["code-mixed sentences", len(mixed)],
-        ] + [[f"`{lab}` tokens", lid_counts.get(lab, 0)] for lab in ("lang1", "lang2", "ne", "other")],
+            ["CMI, all sentences", mixing.cmi_all if mixing.sentences else None],
+            ["CMI, code-mixed sentences only", mixing.cmi_mixed if mixing.code_mixed else None],
+            ["code-mixed sentences", mixing.code_mixed],
+        ] + [[f"`{lab}` tokens", mixing.tag_counts[lab]] for lab in LANG_TAGS],
     )
     lines += ["", f"Language IDs by {meta.get('lid_source', 'corpus.codemix')}; CMI after Gambäck & Das (2014), "
               "with `ne` and `other` language-independent as in LinCE.", ""]
@@ -159,7 +182,8 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
     lines += _table(
         ["split", "sentences", "tokens", "B", "I", "O", "KL vs whole (nats)"],
         [[s, d["sentences"], d["tokens"], _pct(d["distribution"]["B"]), _pct(d["distribution"]["I"]),
-          _pct(d["distribution"]["O"]), f"{d['kl_vs_whole']:.6f}"] for s, d in sorted(div.items())],
+          _pct(d["distribution"]["O"]), f"{d['kl_vs_whole']:.6f}"] for s, d in
+         ((s, div[s]) for s in splits)],
     )
     lines += [""]
 
@@ -180,7 +204,8 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
     lines += ["## What was left out and why", ""]
     counts = dataset.left_out_counts()
     if counts:
-        lines += _table(["reason", "count", "meaning"], [[k, v, LEFT_OUT_EXPLAINED.get(k, "")] for k, v in counts.items()])
+        explained = left_out_explained(is_every_translation(dataset))
+        lines += _table(["reason", "count", "meaning"], [[k, v, explained.get(k, "")] for k, v in counts.items()])
         lines += ["", "Every item left out is listed in `left_out.tsv`.", ""]
     else:
         lines += ["Nothing was left out.", ""]
@@ -193,7 +218,8 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
             "CoNLL files: `token<TAB>tag` (`lince`: `token<TAB>lid<TAB>tag`), a blank line after each sentence; "
             "`# id = …` lines (no tab) when exported with id comments. `conll` and `conll-en` hold the same "
             "sentences in the same order. JSONL: one object per sentence; Hindi `aspects` satisfy "
-            "`text[from:to] == term`. SemEval XML: offsets into the Hindi `<text>`; polarity is carried over from "
+            "`text[from:to] == term`; every row has the same keys and types (integers never null: `source_aspect` "
+            "is -1 where the aspect map links no English aspect). SemEval XML: offsets into the Hindi `<text>`; polarity is carried over from "
             "the linked English aspect and omitted where the aspect map links none. TSV: tabs and line breaks "
             f"inside texts are written as spaces. `{METRICS_FILE}`: the agreement figures of `python -m corpus metrics "
             "--json` for the whole project, every section but the long `rouge_l_pairs` and `rouge_l_sentences` row "

@@ -1,8 +1,11 @@
 """``jsonl``: one JSON object per sentence with both sides, offsets, provenance and agreement.
 
-Every row has the same keys with the same types (null where a value is undefined), so Hugging Face
-``datasets.load_dataset("json", data_files=...)`` infers one schema. Hindi aspects satisfy
-``text[from:to] == term`` and ``tokens[token_from:token_to]`` are the aspect's tokens.
+Hugging Face ``datasets.load_dataset("json", data_files=...)`` infers one Arrow schema per file from the
+rows, so every row has the same keys with the same types: lists are lists (empty, never null), integer
+fields are never null (``source_aspect`` is -1 where the aspect map links no English aspect; an item
+without agreement figures counts 0 annotators and 1 translation in its phase), and only the float
+figures, ``best_in_phase``, polarities and ``guidelines_version`` are null where undefined. Hindi aspects
+satisfy ``text[from:to] == term`` and ``tokens[token_from:token_to]`` are the aspect's tokens.
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ AGREEMENT_KEYS = (
 )
 
 
+NO_SOURCE_ASPECT = -1
+INT_DEFAULTS = {"translations_in_phase": 1, "annotators": 0}
+
+
 def _float(value) -> float | None:
     return None if value is None else float(value)
 
@@ -26,8 +33,8 @@ def to_json(r: ExportSentence) -> dict:
     agreement = {k: r.agreement.get(k) for k in AGREEMENT_KEYS}
     for k in ("rouge_l_vs_others", "rouge_l_phase_mean", "token_agreement", "cohen_kappa"):
         agreement[k] = _float(agreement[k])
-    for k in ("translations_in_phase", "annotators"):
-        agreement[k] = None if agreement[k] is None else int(agreement[k])
+    for k, default in INT_DEFAULTS.items():
+        agreement[k] = default if agreement[k] is None else int(agreement[k])
     agreement["best_in_phase"] = None if agreement["best_in_phase"] is None else bool(agreement["best_in_phase"])
     return {
         "id": r.uid,
@@ -40,7 +47,8 @@ def to_json(r: ExportSentence) -> dict:
         "tags": list(r.hi_tags),
         "aspects": [
             {"term": a.term, "from": a.start, "to": a.end, "token_from": a.token_start, "token_to": a.token_end,
-             "polarity": a.polarity, "source_aspect": a.source_position}
+             "polarity": a.polarity,
+             "source_aspect": NO_SOURCE_ASPECT if a.source_position is None else a.source_position}
             for a in r.hi_aspects
         ],
         "lid": list(r.lid),
@@ -48,7 +56,7 @@ def to_json(r: ExportSentence) -> dict:
         "en_tokens": list(r.en_tokens),
         "en_tags": list(r.en_tags),
         "en_aspects": [
-            {"term": a.term, "from": a.start, "to": a.end, "polarity": a.polarity, "position": a.position}
+            {"term": a.term, "from": a.start, "to": a.end, "polarity": a.polarity, "position": int(a.position)}
             for a in r.en_aspects
         ],
         "categories": [{"category": c, "polarity": p} for c, p in r.categories],
