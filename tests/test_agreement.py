@@ -192,9 +192,25 @@ def test_corpus_averages_are_weighted_by_sentence_length_and_count_excluded_unit
     assert summary["overall"] == pytest.approx((31 / 63 * w_aware + w_blind) / (w_aware + w_blind))
     assert summary["best"] == pytest.approx((25 / 42 * 9 + 1 * 9) / 18)
     assert summary["unweighted"]["overall"] == pytest.approx((31 / 63 + 1) / 2)
+    assert summary["unweighted"]["aware"] == pytest.approx(31 / 63)
+    assert summary["unweighted"]["blind"] == pytest.approx(1.0)
+    assert summary["unweighted"]["best"] == pytest.approx((25 / 42 + 1) / 2)
     assert summary["excluded_units"] == 1  # r2 aware: one translation and one untranslatable
     assert summary["excluded_by_phase"] == {"aware": 1, "blind": 0}
     assert summary["pairs"] == 4
+
+
+def test_unweighted_means_give_every_sentence_the_same_say():
+    # bilal's r2 aware "अच्छा खाना था" against asha's "अच्छा खाना": LCS 2, P 2/3, R 1 -> F 4/5 (both best, tied);
+    # r2 weight 2 + 5/2 differs from r1's 6 + 10/3, so weighted and unweighted means part.
+    extra = [TranslationInfo(32, 2, "aware", "bilal", "अच्छा खाना था", False, T0)]
+    summary = rouge_summary(rouge_agreement(_input(extra)))
+    w1, w2 = 6 + 10 / 3, 2 + 5 / 2
+    assert summary["unweighted"]["aware"] == pytest.approx((31 / 63 + 4 / 5) / 2)
+    assert summary["aware"] == pytest.approx((31 / 63 * w1 + 4 / 5 * w2) / (w1 + w2))
+    assert summary["unweighted"]["blind"] == pytest.approx(1.0)
+    assert summary["unweighted"]["best"] == pytest.approx((25 / 42 + 4 / 5 + 1) / 3)
+    assert summary["unweighted"]["overall"] == pytest.approx((31 / 63 + 4 / 5 + 1) / 3)
 
 
 def test_one_translation_or_all_untranslatable_gives_no_pairs_and_null_averages():

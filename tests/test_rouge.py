@@ -63,7 +63,10 @@ def test_rouge_score_default_tokenizer_drops_devanagari_but_ours_does_not():
     assert ours == 1.0 == rouge_l_f_text(text, text)
 
 
-VOCAB = "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था खाना अच्छा है और सेवा धीमी थी कीबोर्ड बैटरी Sony sony".split()
+VOCAB = "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था खाना अच्छा है और सेवा धीमी थी कीबोर्ड बैटरी Sony sony".split() + [
+    # nukta both ways: precomposed फ़ ज़ (U+095E, U+095B) and the decomposed letters + U+093C
+    "स्टा\u095e", "\u095bरूर", "ज\u093cरूर", "सा\u095bिश", "\u095eोन",
+]
 GLUE = ["", "", "", ",", "।", "!", "'s"]
 
 
