@@ -645,12 +645,33 @@ def audit_file(path: str | Path, fmt: str | None = None, default_domain: str = N
 # ---------------------------------------------------------------- text report
 
 
-def format_report(report: AuditReport, max_defects: int = 50) -> str:
-    """The report as plain text for the command line."""
-    rows = table1_rows({"file": report.table1})
+AUDITED_COLUMN = "Audited file"
+OUR_COLUMNS = {"english": "Our corpus: English (source)", "hindi": "Our corpus: Hindi (final, gold)"}
+
+
+def table1_columns(report: AuditReport, ours: dict | None = None) -> dict[str, dict]:
+    """Table 1 columns, the audited file beside our corpus (``corpus.stats.corpus_statistics``) when given:
+    the page and ``python -m corpus audit`` show the same comparison."""
+    columns = {AUDITED_COLUMN: report.table1}
+    if ours is not None:
+        columns.update({label: ours[side] for side, label in OUR_COLUMNS.items()})
+    return columns
+
+
+def format_report(report: AuditReport, max_defects: int = 50, ours: dict | None = None,
+                  ours_note: str | None = None) -> str:
+    """The report as plain text for the command line; Table 1 beside our corpus when ``ours`` is given,
+    else ``ours_note`` says why it is not."""
+    columns = table1_columns(report, ours)
+    rows = table1_rows(columns)
     width = max(len(r["statistic"]) for r in rows) + 2
+    widths = {name: max(len(name), *(len(r[name]) for r in rows)) for name in columns}
     lines = [f"audit of {report.file} ({report.format}; {report.signature})", "", "Table 1"]
-    lines += [f"  {r['statistic']:<{width}} {r['file']}" for r in rows]
+    lines.append(f"  {'':<{width}} " + "  ".join(f"{name:>{widths[name]}}" for name in columns))
+    lines += [f"  {r['statistic']:<{width}} " + "  ".join(f"{r[name]:>{widths[name]}}" for name in columns)
+              for r in rows]
+    if ours is None and ours_note:
+        lines.append(f"  ({ours_note})")
     lines += ["", f"Domains (sparse: fewer than {report.sparse_threshold} sentences)"]
     for d in report.domains:
         flag = "  SPARSE" if d["sparse"] else ""

@@ -175,11 +175,34 @@ def cmd_audit(args: argparse.Namespace, engine) -> int:
     except AuditInputError as exc:
         print(str(exc.error), file=sys.stderr)
         return 1
+    ours, note = _our_statistics(engine)
     if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2, sort_keys=True))
+        if note:
+            print(note, file=sys.stderr)
+        print(json.dumps({**report.to_dict(), "our_corpus": ours}, ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        print(format_report(report))
+        print(format_report(report, ours=ours, ours_note=note))
     return 0
+
+
+def _our_statistics(engine) -> tuple[dict | None, str | None]:
+    """Table 1 of our corpus (the Audit page's ``corpus_statistics``), or one line saying why there is none.
+    An absent SQLite file is not created: the audit never needs a database."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from corpus.stats import corpus_statistics
+    from db.queries import load_stat_inputs
+
+    url = engine.url
+    where = url.render_as_string(hide_password=True)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:") \
+            and not Path(url.database).is_file():
+        return None, f"our corpus: no database at {url.database}; Table 1 shows the audited file only"
+    try:
+        return corpus_statistics(load_stat_inputs(engine)), None
+    except (SQLAlchemyError, RuntimeError) as exc:
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        return None, f"our corpus: cannot read {where} ({reason}); Table 1 shows the audited file only"
 
 
 def build_parser() -> argparse.ArgumentParser:

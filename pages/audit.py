@@ -7,7 +7,7 @@ markdown or HTML: the file is untrusted input.
 import pandas as pd
 import streamlit as st
 
-from corpus.audit import DEFECT_KINDS, AuditInputError, AuditReport, audit_bytes
+from corpus.audit import DEFECT_KINDS, AuditInputError, AuditReport, audit_bytes, table1_columns
 from corpus.stats import corpus_statistics, table1_rows
 from db.queries import load_stat_inputs
 from pages._common import get_engine, require_role
@@ -43,14 +43,12 @@ except AuditInputError as exc:
     st.stop()
 
 st.subheader("Table 1")
-columns = {"Audited file": report.table1}
+ours = None
 try:
     ours = corpus_statistics(load_stat_inputs(get_engine()))
-    columns["Our corpus: English (source)"] = ours["english"]
-    columns["Our corpus: Hindi (final, gold)"] = ours["hindi"]
 except Exception as exc:  # noqa: BLE001 - the audit stands on its own if our corpus is empty or absent
     st.caption(f"Our corpus' statistics are unavailable ({type(exc).__name__}).")
-table1 = pd.DataFrame(table1_rows(columns))
+table1 = pd.DataFrame(table1_rows(table1_columns(report, ours)))
 st.dataframe(table1, hide_index=True, width="stretch", key="audit_table1")
 st.caption(f"{report.format}; {report.signature}")
 

@@ -249,6 +249,46 @@ def test_audit_command_prints_a_text_report(capsys, tmp_path):
     assert "processor (roman" in out
 
 
+def _our_table1(engine) -> dict:
+    from corpus.stats import corpus_statistics
+    from db.queries import load_stat_inputs
+
+    return json.loads(json.dumps(corpus_statistics(load_stat_inputs(engine))))
+
+
+def test_audit_command_shows_our_corpus_beside_the_file(capsys, demo_db):
+    ours = _our_table1(demo_db)
+    assert main(["audit", str(AKHTAR)]) == 0  # the database from DATABASE_URL
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[lines.index("Table 1") + 1]
+    assert header.split("  ")[-1].strip() == "Our corpus: Hindi (final, gold)"
+    assert "Audited file" in header and "Our corpus: English (source)" in header
+    sentences = next(line for line in lines if line.strip().startswith("Sentences  "))
+    assert sentences.split()[1:] == ["16", f"{ours['english']['sentences']:,}", f"{ours['hindi']['sentences']:,}"]
+
+    assert main(["audit", str(AKHTAR), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["our_corpus"] == ours
+    assert data["table1"]["sentences"] == 16
+
+
+def test_audit_command_without_a_database_says_so_in_one_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setattr("db.engine.DEFAULT_SQLITE_PATH", tmp_path / "data" / "corpus.db")
+    assert main(["audit", str(AKHTAR)]) == 0
+    out = capsys.readouterr().out
+    notes = [line for line in out.splitlines() if "no database" in line]
+    assert len(notes) == 1 and str(tmp_path / "data" / "corpus.db") in notes[0]
+    assert "Our corpus" not in out
+    assert not (tmp_path / "data" / "corpus.db").exists()
+
+    assert main(["--db", f"sqlite:///{tmp_path / 'x.db'}", "audit", str(AKHTAR), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["our_corpus"] is None
+    assert len(captured.err.strip().splitlines()) == 1 and "no database" in captured.err
+    assert not (tmp_path / "x.db").exists()
+
+
 def test_audit_command_reports_unreadable_input_as_where_message(capsys, tmp_path):
     assert main(["--db", f"sqlite:///{tmp_path / 'x.db'}", "audit", str(XXE)]) != 0
     err = capsys.readouterr().err
