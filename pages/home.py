@@ -51,6 +51,6 @@ if user.has("lead"):
     st.subheader("Project")
     rows = coverage(engine, project_id())
     if rows:
-        st.dataframe(rows, hide_index=True, use_container_width=True)
+        st.dataframe(rows, hide_index=True, width="stretch")
     else:
         st.caption("Nothing assigned yet: import sentences, then use Assignments.")

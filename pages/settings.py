@@ -58,7 +58,7 @@ st.caption("How the team writes terms: rule 2 transliterates into Devanagari, ru
 entries = glossary(engine, pid)
 if entries:
     st.dataframe([{"English": e.english, "write": e.hindi, "rule": e.rule} for e in entries],
-                 hide_index=True, use_container_width=True)
+                 hide_index=True, width="stretch")
 with st.form("glossary_add", clear_on_submit=True):
     c1, c2, c3 = st.columns([2, 2, 1])
     english = c1.text_input("English term")
