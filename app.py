@@ -10,7 +10,7 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from db.auth import LoginFailed, authenticate, end_session, start_session  # noqa: E402
-from pages._common import SESSION_PARAM, current_user, get_engine  # noqa: E402
+from pages._common import SESSION_PARAM, client_address, current_user, get_engine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 LEAD = ("lead",)
@@ -44,7 +44,7 @@ def login_page() -> None:
         submitted = st.form_submit_button("Log in", type="primary")
     if submitted:
         try:
-            user = authenticate(get_engine(), username, password)
+            user = authenticate(get_engine(), username, password, client=client_address())
         except LoginFailed as exc:
             st.error(str(exc))
             return

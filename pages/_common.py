@@ -43,6 +43,12 @@ def current_user() -> CurrentUser | None:
     return user
 
 
+def client_address() -> str | None:
+    """The browser's address, for throttling failed logins per client; None on localhost or when unknown."""
+    address = st.context.ip_address
+    return address if isinstance(address, str) else None
+
+
 def require_role(*roles: str) -> CurrentUser:
     user = current_user()
     if user is None:
