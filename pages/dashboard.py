@@ -8,6 +8,8 @@ a fingerprint of the latest save, so a new save shows on the next run.
 
 from __future__ import annotations
 
+import re
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -110,6 +112,14 @@ def csv_button(label: str, rows, name: str) -> None:
     st.download_button(f"CSV: {label}", build, file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}", on_click="ignore")
 
 
+def file_name(*parts: str) -> str:
+    """A download's file name (and widget key) from ids that may hold any character."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", "_".join(parts))
+
+
+NOT_DEFINED = "—"
+
+
 def fmt(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
@@ -135,12 +145,13 @@ tables = _tables(DB_KEY, pid, stamp, domains, splits)
 # --- Table 2 -----------------------------------------------------------------------------------------
 st.subheader("Agreement (seed paper Table 2)")
 table2 = pd.DataFrame(tables["table2"])
-st.dataframe(table2, hide_index=True, key="dash_table2", column_config={
-    c: st.column_config.NumberColumn(c, format="%.3f") for c in ("aware", "blind", "overall", "best")
-})
+figures = ["aware", "blind", "overall", "best"]
+st.dataframe(table2.style.format(dict.fromkeys(figures, "{:.3f}"), na_rep=NOT_DEFINED), hide_index=True, key="dash_table2")
 csv_button("Table 2", tables["table2"], "table2")
 for key in ("rouge", "best", "fleiss"):
     st.caption(EXPLANATIONS[key])
+st.caption(f"{NOT_DEFINED}: not defined. Fleiss' kappa has no “best” figure: “best” scores the chosen translation "
+           "of each sentence against the other translations, and kappa is not defined for the chosen translation alone.")
 rouge = tables["rouge_l"]
 st.caption(
     f"ROUGE-L over {rouge['units']['aware']} aware and {rouge['units']['blind']} blind sentences "
@@ -277,6 +288,8 @@ if sentences:
                             frame["gold"] = list(t.adjudicated) + [""] * (len(t.tokens) - len(t.adjudicated))
                         st.caption(f"Tags on {t.translator}'s {phase} translation")
                         st.dataframe(frame.T, key=f"dash_tags_{phase}_{t.translator}")
+                        csv_button(f"tags on {t.translator}'s {phase} translation", frame,
+                                   file_name("tags", detail.domain, detail.split, detail.sentence_id, phase, t.translator))
 
 # --- Coverage ---------------------------------------------------------------------------------------
 st.subheader("Aspect coverage: aware vs blind")
@@ -317,8 +330,9 @@ if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
             f"{mixing['left_out']} were left out by a lead (not counted)."
         )
     summary = mixing["summary"]
+    cmi_summary = [{k: summary[k] for k in ("sentences", "code_mixed", "code_mixed_pct", "cmi_all", "cmi_mixed")}]
     st.dataframe(
-        pd.DataFrame([{k: summary[k] for k in ("sentences", "code_mixed", "code_mixed_pct", "cmi_all", "cmi_mixed")}]),
+        pd.DataFrame(cmi_summary),
         hide_index=True, key="dash_cmi",
         column_config={
             "code_mixed_pct": st.column_config.NumberColumn("code-mixed %", format="%.1f"),
@@ -326,10 +340,10 @@ if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
             "cmi_mixed": st.column_config.NumberColumn("CMI, code-mixed only", format="%.2f"),
         },
     )
-    st.dataframe(
-        pd.DataFrame([{"tag": t, "meaning": TAG_MEANINGS[t], "tokens": summary["tag_counts"][t]} for t in LANG_TAGS]),
-        hide_index=True, key="dash_cmi_tags",
-    )
+    csv_button("CMI summary", cmi_summary, "cmi_summary")
+    cmi_tags = [{"tag": t, "meaning": TAG_MEANINGS[t], "tokens": summary["tag_counts"][t]} for t in LANG_TAGS]
+    st.dataframe(pd.DataFrame(cmi_tags), hide_index=True, key="dash_cmi_tags")
+    csv_button("language tags", cmi_tags, "cmi_tags")
     st.caption(
         f"Named entities (guideline 1), matched case-insensitively: {len(entities)} forms of keep-Roman glossary "
         "terms, and Roman words the sentence's English source capitalises as names (not common words that "
@@ -346,14 +360,15 @@ if st.toggle("Spelling-tolerant ROUGE-L", key="dash_spelling"):
     with st.spinner("Scoring every translation pair with spelling variants folded…"):
         spelling = _spelling(DB_KEY, pid, stamp, domains, splits)
     columns = ("aware", "blind", "overall")
+    spelling_figures = [
+        {"figure": "ROUGE-L F, raw (official)", **{c: spelling["raw"][c] for c in columns}},
+        {"figure": "ROUGE-L F, spelling-tolerant", **{c: spelling["normalized"][c] for c in columns}},
+    ]
     st.dataframe(
-        pd.DataFrame([
-            {"figure": "ROUGE-L F, raw (official)", **{c: spelling["raw"][c] for c in columns}},
-            {"figure": "ROUGE-L F, spelling-tolerant", **{c: spelling["normalized"][c] for c in columns}},
-        ]),
-        hide_index=True, key="dash_spelling_table",
+        pd.DataFrame(spelling_figures), hide_index=True, key="dash_spelling_table",
         column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in columns},
     )
+    csv_button("ROUGE-L raw and spelling-tolerant", spelling_figures, "spelling_tolerant_rouge")
     st.caption(
         "Spelling-tolerant ROUGE-L counts two words as equal when they are the same word spelt differently "
         "(की-बोर्ड / कीबोर्ड, लाइफ़ / लाइफ, keyboard / कीबोर्ड), by a phonetic key and a phonetic edit distance. "

@@ -80,8 +80,32 @@ def test_every_table_has_a_csv_download(project_db):
     at = open_dashboard(project_db)
     labels = [b.label for b in at.get("download_button")]
     for name in ("Table 2", "progress per phase", "progress per person", "translators", "annotators",
-                 "agreement by week", "agreement of all 2 sentence-phase units", "coverage"):
+                 "annotator pairs", "agreement by week", "agreement of all 2 sentence-phase units", "coverage"):
         assert f"CSV: {name}" in labels
+
+
+def test_on_demand_and_opened_sentence_tables_have_a_csv_download_too(project_db):
+    at = open_dashboard(project_db)
+    at.toggle(key="dash_codemix").set_value(True)
+    at.toggle(key="dash_spelling").set_value(True)
+    at.selectbox(key="dash_open").select("restaurant/train/r1 (aware)").run()
+    assert not at.exception
+    labels = [b.label for b in at.get("download_button")]
+    for name in ("CMI summary", "language tags", "CMI per sentence", "ROUGE-L raw and spelling-tolerant",
+                 "pairs whose score changes most", "tags on asha's aware translation", "tags on bilal's aware translation"):
+        assert f"CSV: {name}" in labels
+
+
+def test_fleiss_best_cell_reads_not_defined_while_the_column_stays_numeric(project_db):
+    import pyarrow as pa
+
+    at = open_dashboard(project_db)
+    frame = at.dataframe[0]
+    assert frame.value["best"].dtype.kind == "f"  # numbers, for sorting and the CSV
+    shown = pa.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_pandas().set_index("figure")
+    assert shown.loc["Fleiss' kappa (B/I/O tokens)", "best"] == "—"
+    assert shown.loc["ROUGE-L F (weighted)", "best"] == f"{expected_rouge()['best']:.3f}"
+    assert any("kappa is not defined for the chosen translation alone" in t for t in texts(at))
 
 
 def test_people_tables_show_translator_rouge_and_annotator_kappa(project_db):
@@ -132,6 +156,83 @@ def test_filtering_by_domain_recomputes_the_figures(project_db):
     t2 = table2(at)
     assert t2.loc["ROUGE-L F (weighted)"].isna().all()  # laptop has only r2: one translation, excluded
     assert any("1 sentence-phase units left out" in t for t in texts(at))
+
+
+def make_r2_aware_a_pair(engine) -> None:
+    """chitra translates r2 after all: "अच्छा खाना था" against asha's "अच्छा खाना": LCS 2 -> F 2·1·(2/3)/(5/3) = 4/5."""
+    with Session(engine) as session:
+        t = session.scalars(
+            select(Translation).join(User, User.id == Translation.translator_id)
+            .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+            .where((SourceSentence.sentence_id == "r2") & (User.username == "chitra"))
+        ).one()
+        t.untranslatable, t.untranslatable_reason, t.text = False, None, "अच्छा खाना था"
+        session.commit()
+
+
+def test_filtering_by_split_recomputes_figures_progress_and_sentences(project_db):
+    from corpus.agreement import filter_input
+    from corpus.metrics import compute_agreement, dashboard_tables
+    from db.metrics_data import load_metrics_input
+
+    make_r2_aware_a_pair(project_db)
+    at = open_dashboard(project_db)
+    assert at.multiselect(key="dash_splits").options == ["test", "train"]
+    at.multiselect(key="dash_splits").set_value(["test"]).run()
+    assert not at.exception
+    t2 = table2(at)
+    assert t2.loc["ROUGE-L F (weighted)", "aware"] == pytest.approx(4 / 5)  # r2 alone, by hand
+    assert t2.loc["ROUGE-L F (weighted)", "best"] == pytest.approx(4 / 5)
+    assert pd.isna(t2.loc["ROUGE-L F (weighted)", "blind"])  # r2 has no blind translation
+    with Session(project_db) as session:
+        data = filter_input(load_metrics_input(session, session.scalars(select(SourceSentence.project_id)).first()),
+                            ("laptop", "restaurant"), ("test",))
+    expected = dashboard_tables(data, compute_agreement(data))
+    pd.testing.assert_frame_equal(t2.reset_index(), pd.DataFrame(expected["table2"]), check_dtype=False)
+    lowest = frame_with(at, "token_agreement")
+    assert lowest[["sentence_id", "phase", "mean_f"]].to_dict("records") == [
+        {"sentence_id": r["sentence_id"], "phase": r["phase"], "mean_f": r["mean_f"]} for r in expected["sentences"]]
+    assert lowest["sentence_id"].tolist() == ["r2"]
+    phases = frame_with(at, "translations submitted").set_index("phase")
+    assert phases.loc["aware", "translations submitted"] == 2  # asha and chitra on r2
+    assert phases.loc["blind", "translations submitted"] == 0
+
+
+def test_progress_per_phase_counts_what_was_submitted(project_db):
+    # aware: asha, bilal, chitra on r1, asha and chitra (untranslatable) on r2 = 5 of 2 sentences × 4 translators;
+    # tagged: meera and nikhil on asha's and bilal's = 4 of 5 × 2 annotators; meera's draft on chitra's.
+    # blind: asha and bilal on r1 = 2, chitra's draft = 1.
+    at = open_dashboard(project_db)
+    phases = frame_with(at, "translations submitted").set_index("phase")
+    aware, blind = phases.loc["aware"], phases.loc["blind"]
+    assert (aware["translations submitted"], aware["translations expected"]) == (5, 8)
+    assert aware["translated %"] == pytest.approx(62.5)
+    assert (aware["annotations submitted"], aware["annotation drafts"]) == (4, 1)
+    assert aware["tagged % (of submitted translations x K)"] == pytest.approx(40.0)
+    assert (blind["translations submitted"], blind["translation drafts"]) == (2, 1)
+    assert blind["tagged % (of submitted translations x K)"] == pytest.approx(100.0)
+
+
+def test_translator_chart_plots_each_translators_mean_rouge(project_db):
+    import json
+
+    import pyarrow as pa
+
+    at = open_dashboard(project_db)
+    charts = [c.proto for c in at.get("vega_lite_chart")]
+    assert len(charts) == 4  # translators, pair histogram, tag histogram, weeks
+    chart = next(c for c in charts if json.loads(c.spec)["encoding"]["x"]["field"] == "mean_f")
+    data = pa.ipc.open_stream(chart.datasets[0].data.data).read_pandas()
+    chitra = data[(data["translator"] == "chitra") & (data["phase"] == "aware")]
+    assert chitra["mean_f"].iloc[0] == pytest.approx(13 / 42)
+    assert "all" not in set(data["phase"])
+
+
+def test_lowest_agreement_sentences_come_first(project_db):
+    at = open_dashboard(project_db)
+    lowest = frame_with(at, "token_agreement")
+    assert (lowest.iloc[0]["sentence_id"], lowest.iloc[0]["phase"]) == ("r1", "aware")
+    assert lowest["mean_f"].tolist() == pytest.approx([31 / 63, 1.0])
 
 
 def test_translators_cannot_open_the_dashboard(project_db):
