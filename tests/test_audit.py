@@ -40,14 +40,14 @@ def _ids(report, kind):
 def test_each_span_defect_kind_is_counted_exactly(akhtar):
     assert akhtar.defect_counts == {
         "trailing-whitespace": 2,
-        "leading-whitespace": 0,
+        "leading-whitespace": 1,
         "starts-inside-word": 1,
         "ends-inside-word": 1,
         "offset-mismatch": 2,
         "bad-offsets": 1,
         "overlapping-spans": 1,
         "duplicated-span": 1,
-        "zero-width-in-term": 1,
+        "zero-width-in-term": 2,
         "unknown-polarity": 1,
         "duplicate-sentence-id": 1,
         "missing-text": 1,
@@ -58,13 +58,14 @@ def test_each_span_defect_kind_is_counted_exactly(akhtar):
 
 @pytest.mark.parametrize(("kind", "sentence_ids"), [
     ("trailing-whitespace", ["lap_3", "lap_5"]),
+    ("leading-whitespace", ["mob_6"]),
     ("starts-inside-word", ["app_1"]),
     ("ends-inside-word", ["lap_4"]),
     ("offset-mismatch", ["lap_4", "mob_4"]),
     ("bad-offsets", ["app_3"]),
     ("overlapping-spans", ["lap_5"]),
     ("duplicated-span", ["mob_2"]),
-    ("zero-width-in-term", ["mob_3"]),
+    ("zero-width-in-term", ["mob_3", "mob_6"]),
     ("unknown-polarity", ["app_2"]),
     ("duplicate-sentence-id", ["app_3"]),
     ("missing-text", ["tab_1"]),
@@ -74,11 +75,19 @@ def test_defects_name_the_sentence_they_occur_in(akhtar, kind, sentence_ids):
 
 
 def test_defects_carry_the_line_of_the_aspect_term(akhtar):
-    trailing = [d for d in akhtar.defects if d.kind == "trailing-whitespace"]
+    swallowed = [d for d in akhtar.defects if d.kind in ("trailing-whitespace", "leading-whitespace")]
+    assert len(swallowed) == 3
     lines = AKHTAR.read_text(encoding="utf-8").splitlines()
-    for d in trailing:
+    for d in swallowed:
         assert "<aspectTerm" in lines[d.line - 1]
         assert f'term="{d.term}"' in lines[d.line - 1]
+
+
+def test_leading_space_and_a_zwj_inside_a_term_are_reported_once_each(akhtar):
+    found = [(d.kind, d.term) for d in akhtar.defects if d.sentence_id == "mob_6"]
+    assert found == [("leading-whitespace", "डिस्प्ले"), ("zero-width-in-term", "स्\u200dक्रीन")]
+    zwj = next(d for d in akhtar.defects if d.sentence_id == "mob_6" and d.kind == "zero-width-in-term")
+    assert zwj.detail == "term contains ZWJ"
 
 
 def test_swallowed_space_is_not_also_an_offset_mismatch():
@@ -121,10 +130,11 @@ def test_table1_of_a_clean_file_matches_hand_counts():
 
 def test_table1_counts_domains_from_id_prefixes(akhtar):
     t = akhtar.table1
-    assert t["sentences"] == 16
-    assert t["aspect_terms"] == 16
-    assert t["marked_sentences"] == 13
-    assert {d: v["sentences"] for d, v in t["per_domain"].items()} == {"app": 4, "lap": 6, "mob": 5, "tab": 1}
+    assert t["sentences"] == 17
+    assert t["aspect_terms"] == 18
+    assert t["marked_sentences"] == 14
+    assert t["tokens"] == 87  # mob_6 adds इसका डिस्प्ले और स्‍क्रीन अच्छे हैं ।
+    assert {d: v["sentences"] for d, v in t["per_domain"].items()} == {"app": 4, "lap": 6, "mob": 6, "tab": 1}
 
 
 @pytest.mark.parametrize(("sentence_id", "domain"), [
@@ -147,7 +157,7 @@ def test_default_sparsity_threshold_is_fifty_sentences(akhtar):
 
 
 def test_akhtar_short_polarities_are_understood(akhtar):
-    assert akhtar.polarities == {"(unknown)": 1, "conflict": 1, "negative": 2, "neutral": 2, "positive": 10}
+    assert akhtar.polarities == {"(unknown)": 1, "conflict": 1, "negative": 3, "neutral": 2, "positive": 11}
 
 
 def test_same_term_in_roman_and_devanagari_is_a_script_inconsistency(akhtar):
@@ -237,7 +247,7 @@ def test_audit_command_prints_json(capsys, tmp_path):
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert data["defect_counts"]["trailing-whitespace"] == 2
-    assert data["table1"]["sentences"] == 16
+    assert data["table1"]["sentences"] == 17
     assert {"kind": "missing-text", "sentence_id": "tab_1", "line": 90, "term": None,
             "detail": "sentence has no <text>"} in data["defects"]
 
@@ -264,12 +274,12 @@ def test_audit_command_shows_our_corpus_beside_the_file(capsys, demo_db):
     assert header.split("  ")[-1].strip() == "Our corpus: Hindi (final, gold)"
     assert "Audited file" in header and "Our corpus: English (source)" in header
     sentences = next(line for line in lines if line.strip().startswith("Sentences  "))
-    assert sentences.split()[1:] == ["16", f"{ours['english']['sentences']:,}", f"{ours['hindi']['sentences']:,}"]
+    assert sentences.split()[1:] == ["17", f"{ours['english']['sentences']:,}", f"{ours['hindi']['sentences']:,}"]
 
     assert main(["audit", str(AKHTAR), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["our_corpus"] == ours
-    assert data["table1"]["sentences"] == 16
+    assert data["table1"]["sentences"] == 17
 
 
 def test_audit_command_without_a_database_says_so_in_one_line(capsys, tmp_path, monkeypatch):

@@ -24,15 +24,27 @@ def test_audit_page_shows_table1_beside_our_corpus_and_defects(demo_db):
     table1 = at.dataframe[0].value
     assert list(table1.columns) == ["statistic", "Audited file", "Our corpus: English (source)",
                                     "Our corpus: Hindi (final, gold)"]
-    assert table1.set_index("statistic").loc["Sentences", "Audited file"] == "16"
+    assert table1.set_index("statistic").loc["Sentences", "Audited file"] == "17"
     counts = at.dataframe[1].value.set_index("kind")["count"]
     assert counts["trailing-whitespace"] == 2 and counts["duplicated-span"] == 1
     defects = at.dataframe[2].value
-    assert len(defects) == 13
+    assert len(defects) == 15
     assert set(defects[defects["kind"] == "missing-text"]["sentence_id"]) == {"tab_1"}
     scripts = at.dataframe[3].value
     assert set(scripts["term"]) == {"processor", "प्रोसेसर", "megapixel camera", "मेगापिक्सल कैमरा"}
     assert any("Sparsity: 4 of 4 domains" in s.value for s in at.subheader)
+
+
+def test_conll_upload_shows_an_i_after_o_as_invalid_bio_with_its_sentence(demo_db):
+    data = "# id = cam_7\nकैमरा\tB\nबहुत\tO\nलेंस\tI\nअच्छा\tO\n\n# id = cam_8\nठीक\tO\n".encode()
+    at = audit_page(demo_db, "lead", ("upload.conll", data))
+    assert not at.exception
+    counts = at.dataframe[1].value.set_index("kind")["count"]
+    assert counts["invalid-bio"] == 1
+    at.selectbox(key="audit_kind").select("invalid-bio").run()
+    [row] = at.dataframe[2].value.to_dict("records")
+    assert (row["kind"], row["sentence_id"], row["line"], row["term"]) == ("invalid-bio", "cam_7", 4, "लेंस")
+    assert row["detail"] == "token 3: I follows O"
 
 
 def test_filtering_defects_by_kind(demo_db):
