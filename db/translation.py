@@ -22,6 +22,7 @@ from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import normalize, tokenize_with_offsets
+from corpus.workfile import check_string
 from db.engine import reader, transaction
 from db.models import (
     AspectAlignment,
@@ -38,6 +39,9 @@ from db.revisions import record_revision
 ACTIONS = ("autosave", "save", "submit")
 # Time between two saves counts as work up to this many seconds (a tab left open overnight does not).
 MAX_SAVE_INTERVAL_S = 900.0
+# Longest translation, note or drop reason a form may store: a review sentence is far shorter, so
+# anything longer is a paste gone wrong (corpus.workfile.MAX_LENGTHS has no limit for free text).
+MAX_TEXT_CHARS = 10_000
 
 
 class TaskNotFound(LookupError):
@@ -52,6 +56,10 @@ class SubmissionRefused(ValueError):
     def __init__(self, problems: Sequence[str]):
         self.problems = list(problems)
         super().__init__("; ".join(self.problems))
+
+
+class InputRefused(SubmissionRefused):
+    """The form holds something no save may store (control characters, excess length): nothing is written."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +219,22 @@ def load_task(engine: Engine, user_id: int, assignment_id: int) -> TaskView:
 # ----------------------------------------------------------------------------- validating and saving
 
 
+def input_problems(text: str, draft: Draft) -> list[str]:
+    """What in the form's free text cannot be stored: control characters (PostgreSQL refuses NUL,
+    and the work file refuses them all, so dump would fail later) and text beyond MAX_TEXT_CHARS."""
+    fields = [("translation", text), ("note", draft.note or "")]
+    fields += [("reason for dropping a term", link.reason or "") for link in draft.links]
+    problems = []
+    for name, value in fields:
+        problem = check_string(value, name)
+        if problem:
+            problems.append(f"{problem}; remove it and save again")
+        elif len(value) > MAX_TEXT_CHARS:
+            problems.append(f"the {name} is {len(value):,} characters long (at most {MAX_TEXT_CHARS:,}); "
+                            "shorten it and save again")
+    return problems
+
+
 def _valid_links(text: str, draft: Draft, aspects: dict[int, AspectView]) -> tuple[list[LinkDraft], list[str]]:
     """Links that fit the text's tokens, and the problems with those that do not."""
     starts = {t.start for t in tokenize_with_offsets(text)}
@@ -307,13 +331,16 @@ def save_translation(
     ``expected_version`` is the translation version the page last saw (0 for none yet); if the
     stored one differs, nothing is written and StaleTranslation carries both versions.
     Submitting validates: text or an untranslatable reason, and in the aware phase a span or a
-    dropped reason for every source aspect. Returns the task as now stored.
+    dropped reason for every source aspect. Any save refuses input that cannot be stored
+    (InputRefused). Returns the task as now stored.
     """
     if action not in ACTIONS:
         raise ValueError(f"save_translation: action must be one of {ACTIONS}")
     if draft.reason is not None and draft.reason not in UNTRANSLATABLE_REASONS:
         raise ValueError(f"untranslatable reason must be one of {', '.join(UNTRANSLATABLE_REASONS)}")
     text = canonical_text(draft.text)
+    if problems := input_problems(text, draft):
+        raise InputRefused(problems)
     try:
         with transaction(engine) as session:
             a = _owned_assignment(session, user_id, assignment_id)

@@ -23,6 +23,7 @@ from corpus.transliterate import DEFAULT_SCHEME, SCHEME_KEYS, cheat_sheet, schem
 from db.assignment import my_queue, next_task_id
 from db.translation import (
     Draft,
+    InputRefused,
     LinkDraft,
     StaleTranslation,
     SubmissionRefused,
@@ -211,21 +212,14 @@ def _save(action: str) -> bool:
     """Save the editor; a refused submission still keeps the work as a draft and says why."""
     draft, problems = _collect()
     st.session_state.pop(K + "problems", None)
-    if action == "submit":
-        if problems and not draft.untranslatable:
-            st.session_state[K + "problems"] = problems
-            _write(draft, "save")
-            return False
-        try:
-            return _write(draft, "submit")
-        except SubmissionRefused as exc:
-            st.session_state[K + "problems"] = exc.problems
-            _write(draft, "save")
-            return False
     try:
+        if action == "submit" and problems and not draft.untranslatable:
+            raise SubmissionRefused(problems)
         return _write(draft, action)
     except SubmissionRefused as exc:
         st.session_state[K + "problems"] = exc.problems
+        if action == "submit" and not isinstance(exc, InputRefused):
+            _write(draft, "save")
         return False
 
 

@@ -76,7 +76,7 @@ def _all_text(at: AppTest) -> str:
 def test_queue_lists_own_tasks_blind_first_with_progress(world):
     at = open_page(world["engine"], world["asha"])
     pick = at.selectbox(key="tx_queue_pick")
-    assert pick.options[:2] == [f"restaurant/train/7 · blind · assigned", "restaurant/train/8 · blind · assigned"]
+    assert pick.options[:2] == ["restaurant/train/7 · blind · assigned", "restaurant/train/8 · blind · assigned"]
     assert pick.options[2] == "restaurant/train/7 · aware · locked"
     assert len(pick.options) == 3  # not Ravi's task
     assert at.get("progress")[0].proto.text == "0 of 3 submitted"
@@ -228,6 +228,19 @@ def test_empty_submission_is_refused_with_a_message(world):
     assert any("empty" in x.value for x in at.error)
     with Session(world["engine"]) as session:
         assert session.scalars(select(Translation.status)).all() == ["draft"]
+
+
+def test_control_character_is_refused_on_the_page_and_nothing_saved(world):
+    blind = world["blind"]
+    at = open_page(world["engine"], world["asha"], task=blind)
+    at.text_area(key=f"tx{blind}_text").input("ठंडा\x00 था").run()
+    assert any("control character (U+0000" in x.value for x in at.error)
+    at.button(key=f"tx{blind}_submit").click().run()
+    assert not at.exception, at.exception
+    assert any("control character (U+0000" in x.value for x in at.error)
+    assert at.text_area(key=f"tx{blind}_text").value == "ठंडा\x00 था"  # kept in the box to fix
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Translation)).all() == []
 
 
 def test_autosave_survives_a_refresh_and_submit_moves_to_next(world):

@@ -14,7 +14,9 @@ from db.engine import transaction
 from db.models import AspectAlignment, Revision, Translation, TranslationAssignment
 from db.revisions import history
 from db.translation import (
+    MAX_TEXT_CHARS,
     Draft,
+    InputRefused,
     LinkDraft,
     StaleTranslation,
     SubmissionRefused,
@@ -141,6 +143,55 @@ def test_untranslatable_needs_reason_and_note_for_other(world):
                             expected_version=0, action="submit")
     assert view.untranslatable and view.reason == "idiom" and view.note == "“boy oh boy”"
     assert view.text == ""  # stored as NULL, as the work file expects
+
+
+@pytest.fixture
+def any_world(any_engine):
+    sid = add_sentence(any_engine, "7", SOURCE, ["paneer tikka", "hostess"])
+    asha = add_user(any_engine, "asha", "translator")
+    return {"engine": any_engine, "sid": sid, "asha": asha,
+            "asha_blind": assign(any_engine, asha, sid, "blind"),
+            "asha_aware": assign(any_engine, asha, sid, "aware")}
+
+
+@pytest.mark.parametrize("action", ["autosave", "submit"])
+@pytest.mark.parametrize(
+    ("draft", "message"),
+    [
+        (Draft("पनीर\x00 ठंडा था"), r"'translation' contains a control character \(U\+0000"),
+        (Draft("पनीर\x1b[31m ठंडा"), r"'translation' contains a control character \(U\+001B"),
+        (Draft("", untranslatable=True, reason="other", note="bad\x07note"), r"'note' contains a control"),
+        (Draft("क" * (MAX_TEXT_CHARS + 1)), "10,001 characters long \\(at most 10,000\\)"),
+        (Draft("", untranslatable=True, reason="other", note="n" * (MAX_TEXT_CHARS + 1)), "note is 10,001"),
+    ],
+    ids=["nul", "escape", "bell-in-note", "long-text", "long-note"],
+)
+def test_unstorable_input_is_refused_with_a_message_and_nothing_saved(any_world, draft, message, action):
+    e, asha = any_world["engine"], any_world["asha"]
+    with pytest.raises(InputRefused, match=message):
+        save_translation(e, asha, any_world["asha_blind"], draft, expected_version=0, action=action)
+    with Session(e) as session:
+        assert session.scalars(select(Translation)).all() == []
+        assert session.scalars(select(Revision)).all() == []
+        assert session.scalars(select(TranslationAssignment.status).where(
+            TranslationAssignment.id == any_world["asha_blind"])).one() == "assigned"
+
+
+def test_aware_drop_reason_with_a_control_character_is_refused(any_world):
+    e, asha = any_world["engine"], any_world["asha"]
+    save_translation(e, asha, any_world["asha_blind"], Draft("अंधा"), expected_version=0, action="submit")
+    view = load_task(e, asha, any_world["asha_aware"])
+    links = tuple(LinkDraft(a.id, dropped=True, reason="gone\x00") for a in view.aspects)
+    with pytest.raises(InputRefused, match="'reason for dropping a term' contains a control character"):
+        save_translation(e, asha, any_world["asha_aware"], Draft(HINDI, links=links), expected_version=0)
+    assert load_task(e, asha, any_world["asha_aware"]).version == 0
+
+
+def test_longest_allowed_text_with_tabs_and_newlines_is_stored(any_world):
+    text = ("अच्छा\tखाना\n" * MAX_TEXT_CHARS)[:MAX_TEXT_CHARS - 1] + "।"
+    view = save_translation(any_world["engine"], any_world["asha"], any_world["asha_blind"], Draft(text),
+                            expected_version=0, action="submit")
+    assert view.text == text and len(view.text) == MAX_TEXT_CHARS
 
 
 def _submit_blind(world):
