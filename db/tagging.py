@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine, event, inspect, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
 
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
@@ -34,6 +35,7 @@ from db.models import (
     utcnow,
 )
 from db.revisions import record_revision
+from db.saving import is_unique_violation
 
 INACTIVE = ("reassigned", "skipped")
 SAVE_ACTIONS = ("autosave", "save", "submit")
@@ -402,6 +404,17 @@ def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
         )
 
 
+SAVED_ELSEWHERE = "your tags were saved from another window since you loaded them"
+
+
+def stored_annotation(engine: Engine, user_id: int, item_id: int) -> AnnotationState | None:
+    """The annotator's annotation as committed now, or None if they have none."""
+    with Session(reader(engine)) as session:
+        item = session.get(TaggingItem, item_id)
+        annotation = _own_annotation(session, item_id, user_id)
+        return None if item is None or annotation is None else _state(annotation, len(item.tokens))
+
+
 def save_annotation(
     engine: Engine,
     user_id: int,
@@ -419,12 +432,30 @@ def save_annotation(
     """
     if action not in SAVE_ACTIONS:
         raise ValueError(f"action must be one of {', '.join(SAVE_ACTIONS)}")
+    mine = AnnotationState(None, list(tags), no_aspects, "submitted" if action == "submit" else "draft",
+                           expected_version)
+    try:
+        return _save(engine, user_id, item_id, mine, action, time_spent_s)
+    except (StaleDataError, IntegrityError) as exc:
+        # PostgreSQL: another save of this annotation committed between our read and our write, so our
+        # UPDATE ... WHERE version matched nothing, or our first INSERT met theirs.
+        if isinstance(exc, IntegrityError) and not is_unique_violation(exc):
+            raise
+        theirs = stored_annotation(engine, user_id, item_id)
+        if theirs is None or theirs.version == expected_version:
+            raise
+        raise StaleAnnotation(SAVED_ELSEWHERE, mine, theirs) from None
+
+
+def _save(
+    engine: Engine, user_id: int, item_id: int, mine: AnnotationState, action: str, time_spent_s: float
+) -> AnnotationState:
+    tags, no_aspects, expected_version = mine.tags, mine.no_aspects, mine.version
     with transaction(engine) as session:
         item = session.get(TaggingItem, item_id)
         if item is None:
             raise ValueError(f"no tagging item {item_id}")
         assignment = _assignment(session, user_id, item.translation_id)
-        tags = list(tags)
         if len(tags) != len(item.tokens):
             raise ValueError(f"{len(tags)} tags for {len(item.tokens)} tokens")
         problems = validate_tags(tags)
@@ -440,16 +471,14 @@ def save_annotation(
         now = utcnow()
         if annotation is None:
             if expected_version is not None:
-                raise StaleAnnotation("this annotation no longer exists; reload the item")
-            annotation = Annotation(item_id=item_id, annotator_id=user_id, tags=tags, no_aspects=no_aspects,
+                raise StaleAnnotation("this annotation no longer exists", mine, None)
+            annotation = Annotation(item_id=item_id, annotator_id=user_id, tags=list(tags), no_aspects=no_aspects,
                                     status="draft", time_spent_s=time_spent_s, created_at=now)
             session.add(annotation)
         else:
             if expected_version != annotation.version:
-                raise StaleAnnotation(
-                    "your tags were saved from another window since you loaded them; reload to see them"
-                )
-            annotation.tags = tags
+                raise StaleAnnotation(SAVED_ELSEWHERE, mine, _state(annotation, len(item.tokens)))
+            annotation.tags = list(tags)
             annotation.no_aspects = no_aspects
             annotation.time_spent_s = (annotation.time_spent_s or 0.0) + time_spent_s
         annotation.updated_at = now
