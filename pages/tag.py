@@ -6,7 +6,14 @@ import streamlit as st
 
 from corpus.bio import put_span, remove_span, selection_to_span, spans_to_tags
 from corpus.guidelines import load_guidelines
-from db.tagging import NotAssigned, StaleAnnotation, my_queue, open_item, save_annotation
+from db.tagging import (
+    AnnotationState,
+    NotAssigned,
+    StaleAnnotation,
+    my_queue,
+    open_item,
+    save_annotation,
+)
 from pages._chips import marked_text, span_text, span_where, token_chips
 from pages._common import get_engine, require_role
 
@@ -21,14 +28,16 @@ def _flash(kind: str, message: str) -> None:
 def _load(tid: int) -> None:
     view = open_item(engine, user.id, tid)
     st.session_state[f"tag_view_{tid}"] = view
-    st.session_state[f"tag_work_{tid}"] = {
-        "spans": view.annotation.spans,
-        "no_aspects": view.annotation.no_aspects,
-        "version": view.annotation.version,
-        "status": view.annotation.status,
-        "rejected": set(),
-    }
-    st.session_state[f"tag_none_{tid}"] = view.annotation.no_aspects
+    st.session_state[f"tag_work_{tid}"] = {"rejected": set()}
+    _adopt(tid, view.annotation)
+
+
+def _adopt(tid: int, state: AnnotationState) -> None:
+    """Make a stored annotation the one being edited."""
+    st.session_state[f"tag_work_{tid}"].update(
+        spans=state.spans, no_aspects=state.no_aspects, version=state.version, status=state.status
+    )
+    st.session_state[f"tag_none_{tid}"] = state.no_aspects
 
 
 def _persist(tid: int, action: str = "autosave") -> bool:
@@ -38,16 +47,32 @@ def _persist(tid: int, action: str = "autosave") -> bool:
     try:
         state = save_annotation(engine, user.id, view.item_id, tags, work["no_aspects"], work["version"], action)
     except StaleAnnotation as exc:
-        _flash("error", f"{exc}. Reloaded the saved version.")
-        _load(tid)
+        st.session_state[f"tag_conflict_{tid}"] = exc
         return False
     except (ValueError, NotAssigned) as exc:
         _flash("error", str(exc))
         return False
     work["version"], work["status"] = state.version, state.status
+    st.session_state.pop(f"tag_conflict_{tid}", None)
     done = {"autosave": "Saved automatically.", "save": "Saved.", "submit": "Submitted."}[action]
     _flash("success", done)
     return True
+
+
+def on_keep_mine(tid: int) -> None:
+    """Overwrite the saved version knowingly: save again, now expecting the version that is stored."""
+    conflict: StaleAnnotation = st.session_state.pop(f"tag_conflict_{tid}")
+    st.session_state[f"tag_work_{tid}"]["version"] = conflict.theirs.version if conflict.theirs else None
+    _persist(tid, "save")
+
+
+def on_take_theirs(tid: int) -> None:
+    conflict: StaleAnnotation = st.session_state.pop(f"tag_conflict_{tid}")
+    if conflict.theirs is None:
+        _load(tid)
+    else:
+        _adopt(tid, conflict.theirs)
+    _flash("info", "Now editing the saved version.")
 
 
 def _set_spans(tid: int, spans: list[tuple[int, int]]) -> None:
@@ -150,6 +175,28 @@ with main:
     st.caption(f"{view.sentence_key} · {view.phase} translation · status: {work['status']}")
     if view.text_changed:
         st.warning("The translation was edited after tagging began; you tag the tokens as they were frozen.")
+    conflict = st.session_state.get(f"tag_conflict_{tid}")
+    if conflict:
+        st.error("Your tags for this item were saved from another tab or window after you opened it. "
+                 "Nothing was overwritten. Choose which version to keep.")
+        mine_col, theirs_col = st.columns(2)
+        with mine_col:
+            st.markdown("**Your version (not saved)**")
+            st.markdown(token_chips(view.tokens, work["spans"]), unsafe_allow_html=True)
+            if work["no_aspects"]:
+                st.caption("No aspects in this sentence.")
+            st.button("Keep mine", key=f"tag_keep_mine_{tid}", on_click=on_keep_mine, args=(tid,))
+        with theirs_col:
+            theirs = conflict.theirs
+            if theirs is None:
+                st.markdown("**Saved version:** none (it no longer exists)")
+            else:
+                st.markdown(f"**Saved version {theirs.version}** · {theirs.status}")
+                st.markdown(token_chips(view.tokens, theirs.spans), unsafe_allow_html=True)
+                if theirs.no_aspects:
+                    st.caption("No aspects in this sentence.")
+            st.button("Use the saved version", key=f"tag_take_theirs_{tid}", on_click=on_take_theirs, args=(tid,))
+
     pending = [
         s for s in view.suggestions
         if s.span not in work["rejected"] and s.span not in work["spans"]

@@ -109,3 +109,59 @@ def test_no_aspects_is_an_explicit_answer_not_an_empty_save(world):
         annotation = session.scalars(select(Annotation)).one()
         assert (annotation.no_aspects, annotation.status, annotation.tags) == (True, "submitted", ["O"] * 7)
     assert any("Submitted" in s.value for s in at.success)
+
+
+def _saved(engine, user_id):
+    with Session(engine) as session:
+        a = session.scalars(select(Annotation).where(Annotation.annotator_id == user_id)).one()
+        return a.version, list(a.tags)
+
+
+def _conflicted_page(world):
+    """meera tags in this page, then saves other tags from another tab, then edits here again."""
+    engine = world["engine"]
+    at = tagging_page(engine, world["meera"])
+    tid = at.selectbox(key="tag_item").value
+    at.pills(key=f"tag_sel_{tid}").set_value([1, 2]).run()
+    at.button(key=f"tag_add_{tid}").click().run()
+    item_id = open_item(engine, world["meera"], tid).item_id
+    other_tab = ["O", "O", "O", "B", "O", "O", "O"]
+    save_annotation(engine, world["meera"], item_id, other_tab, False, 1, "save")
+    at.pills(key=f"tag_sel_{tid}").set_value([4]).run()
+    at.button(key=f"tag_add_{tid}").click().run()
+    assert not at.exception, at.exception
+    return at, tid, other_tab
+
+
+def test_a_conflict_shows_both_versions_and_keeps_the_annotators_edits(world):
+    engine = world["engine"]
+    at, tid, other_tab = _conflicted_page(world)
+    mine = ["O", "B", "I", "O", "B", "O", "O"]
+    assert any("Nothing was overwritten" in e.value for e in at.error)
+    assert _saved(engine, world["meera"]) == (2, other_tab)  # the page wrote nothing
+    labels = [m.value for m in at.markdown]
+    your = labels.index("**Your version (not saved)**")
+    saved = next(i for i, v in enumerate(labels) if v.startswith("**Saved version 2**"))
+    assert [f'data-tag="{t}"' in labels[your + 1] for t in "BI"] == [True, True]
+    assert labels[your + 1].count('data-tag="B"') == 2  # my two spans, as chips
+    assert labels[saved + 1].count('data-tag="B"') == 1 and 'data-tag="I"' not in labels[saved + 1]
+
+    at.button(key=f"tag_keep_mine_{tid}").click().run()
+    assert not at.exception, at.exception
+    assert _saved(engine, world["meera"]) == (3, mine)  # overwritten knowingly, expecting version 2
+    assert "**Your version (not saved)**" not in [m.value for m in at.markdown]
+    with Session(engine) as session:
+        assert session.scalars(select(Revision.version).where(Revision.entity == "annotation")
+                               .order_by(Revision.version)).all() == [1, 2, 3]
+
+
+def test_a_conflict_can_take_the_saved_version_and_go_on_from_it(world):
+    engine = world["engine"]
+    at, tid, other_tab = _conflicted_page(world)
+    at.button(key=f"tag_take_theirs_{tid}").click().run()
+    assert not at.exception, at.exception
+    assert _saved(engine, world["meera"]) == (2, other_tab)
+    assert chips(at).count('data-tag="B"') == 1 and "Your version (not saved)" not in str(at.markdown)
+    at.pills(key=f"tag_sel_{tid}").set_value([5]).run()
+    at.button(key=f"tag_add_{tid}").click().run()
+    assert _saved(engine, world["meera"]) == (3, ["O", "O", "O", "B", "O", "B", "O"])

@@ -8,7 +8,14 @@ from sqlalchemy.orm import Session
 
 from corpus.tokens import TOKENIZER_SIGNATURE
 from db.engine import transaction
-from db.models import Adjudication, AnnotationAssignment, Revision, TaggingItem, Translation, TranslationAssignment
+from db.models import (
+    Adjudication,
+    AnnotationAssignment,
+    Revision,
+    TaggingItem,
+    Translation,
+    TranslationAssignment,
+)
 from db.revisions import history
 from db.tagging import (
     NotAssigned,
@@ -21,7 +28,13 @@ from db.tagging import (
     save_annotation,
     tagging_targets,
 )
-from tests.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
+from tests.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    project_id,
+    set_project,
+)
 
 HINDI = "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।"
 
