@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from db.auth import authenticate, resume_session, start_session
+from db.auth import LoginFailed, authenticate, resume_session, start_session
 from db.models import AuditEvent, Project, TranslationAssignment, User
 from db.users import deactivate_user, list_users, reset_password, set_roles
 from tests.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id, set_project
@@ -162,3 +162,51 @@ def test_home_shows_only_my_counts(team):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["To do"] == "1" and metrics["Waiting (locked)"] == "1"
     assert PASSWORD  # fixtures' password is shared with the browser journey
+
+
+def _pick(at: AppTest, user_id: int) -> AppTest:
+    at.selectbox(key="users_pick").select(user_id).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_users_page_changes_a_users_roles(team):
+    e = team["engine"]
+    at = _pick(page(e, team["lead"], "pages/users.py"), team["asha"])
+    roles = at.multiselect[1]  # the first is the new-user form's
+    assert roles.value == ["translator"]
+    roles.set_value(["translator", "annotator"])
+    next(b for b in at.button if b.label == "Save roles").click().run()
+    assert not at.error, [x.value for x in at.error]
+    assert {u.username: u.roles for u in list_users(e)}["asha"] == ("annotator", "translator")
+    assert "annotator, translator" in at.dataframe[0].value.to_string()
+    with Session(e) as session:
+        assert session.scalars(select(AuditEvent.detail).where(AuditEvent.action == "set-roles")).one() == {
+            "user": "asha", "roles": ["annotator", "translator"]}
+
+
+def test_users_page_refuses_to_remove_the_leads_own_lead_role(team):
+    e = team["engine"]
+    at = _pick(page(e, team["lead"], "pages/users.py"), team["lead"])
+    at.multiselect[1].set_value(["translator"])
+    next(b for b in at.button if b.label == "Save roles").click().run()
+    assert any("own lead role" in x.value for x in at.error)
+    assert {u.username: u.roles for u in list_users(e)}["lead"] == ("lead",)
+
+
+def test_users_page_resets_a_password_and_logs_the_user_out(team):
+    e = team["engine"]
+    token = start_session(e, team["asha"])
+    at = _pick(page(e, team["lead"], "pages/users.py"), team["asha"])
+    new_password = next(t for t in at.text_input if t.label == "New password")
+    new_password.input("short")
+    next(b for b in at.button if b.label == "Reset password").click().run()
+    assert any("at least 8" in x.value for x in at.error)
+    assert resume_session(e, token) is not None  # refused: nothing changed
+    next(t for t in at.text_input if t.label == "New password").input("brand-new-pw-7")
+    next(b for b in at.button if b.label == "Reset password").click().run()
+    assert any("Password reset; asha's open sessions are logged out" in x.value for x in at.success)
+    assert resume_session(e, token) is None
+    assert authenticate(e, "asha", "brand-new-pw-7").username == "asha"
+    with pytest.raises(LoginFailed):
+        authenticate(e, "asha", PASSWORD)
