@@ -4,8 +4,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.bio import put_span, remove_span, selection_to_span, spans_to_tags, tags_to_spans
-from db.adjudication import accept, decisions, disagreement_queue, edit, gold_count, item_entry, sync_agreed
+from corpus.bio import (
+    put_span,
+    remove_span,
+    selection_to_span,
+    spans_to_tags,
+    tags_to_spans,
+)
+from db.adjudication import (
+    StaleDecision,
+    accept,
+    decisions,
+    disagreement_queue,
+    edit,
+    gold_count,
+    item_entry,
+    sync_agreed,
+)
 from pages._chips import span_text, span_where, token_chips
 from pages._common import get_engine, project_id, require_role
 
@@ -18,18 +33,37 @@ def _flash(kind: str, message: str) -> None:
     st.session_state["adj_flash"] = (kind, message)
 
 
-def on_accept(item_id: int, annotation_id: int, annotator: str) -> None:
+def _decide(mine: dict, expected: int | None) -> bool:
+    """Record the lead's decision against the gold in force they saw; on a conflict keep both for the
+    lead to compare. ``mine``: how ("accepted"/"edited"), tags, and the accepted version or None."""
+    item_id, note = mine["item_id"], mine["note"]
     try:
-        accept(engine, item_id, annotation_id, user.id, st.session_state.get(f"adj_note_{item_id}"))
+        if mine["how"] == "accepted":
+            accept(engine, item_id, mine["annotation_id"], user.id, expected=expected, note=note)
+        else:
+            edit(engine, item_id, mine["tags"], user.id, expected=expected, note=note)
+    except StaleDecision as exc:
+        st.session_state["adj_conflict"] = {"mine": mine, "theirs": exc.current, "message": str(exc)}
+        return False
     except (ValueError, PermissionError) as exc:
         _flash("error", str(exc))
-        return
+        return False
+    st.session_state.pop("adj_conflict", None)
     st.session_state.pop(f"adj_edit_{item_id}", None)
-    _flash("success", f"Gold set to {annotator}'s version.")
+    st.session_state.pop(f"adj_edit_base_{item_id}", None)
+    return True
 
 
-def on_start_edit(item_id: int, spans: list[tuple[int, int]]) -> None:
+def on_accept(item_id: int, annotation_id: int, annotator: str, tags: list[str], expected: int | None) -> None:
+    mine = {"item_id": item_id, "how": "accepted", "annotation_id": annotation_id, "annotator": annotator,
+            "tags": list(tags), "note": st.session_state.get(f"adj_note_{item_id}")}
+    if _decide(mine, expected):
+        _flash("success", f"Gold set to {annotator}'s version.")
+
+
+def on_start_edit(item_id: int, spans: list[tuple[int, int]], expected: int | None) -> None:
     st.session_state[f"adj_edit_{item_id}"] = list(spans)
+    st.session_state[f"adj_edit_base_{item_id}"] = expected  # the gold in force when the lead began
 
 
 def on_edit_add(item_id: int) -> None:
@@ -48,32 +82,74 @@ def on_edit_remove(item_id: int, span: tuple[int, int]) -> None:
 
 
 def on_save_edit(item_id: int, n_tokens: int) -> None:
-    tags = spans_to_tags(n_tokens, st.session_state[f"adj_edit_{item_id}"])
-    try:
-        edit(engine, item_id, tags, user.id, st.session_state.get(f"adj_note_{item_id}"))
-    except (ValueError, PermissionError) as exc:
-        _flash("error", str(exc))
-        return
-    st.session_state.pop(f"adj_edit_{item_id}", None)
-    _flash("success", "Edited gold saved.")
+    mine = {"item_id": item_id, "how": "edited", "annotation_id": None, "annotator": None,
+            "tags": spans_to_tags(n_tokens, st.session_state[f"adj_edit_{item_id}"]),
+            "note": st.session_state.get(f"adj_note_{item_id}")}
+    if _decide(mine, st.session_state.get(f"adj_edit_base_{item_id}")):
+        _flash("success", "Edited gold saved.")
+
+
+def on_keep_theirs() -> None:
+    conflict = st.session_state.pop("adj_conflict")
+    st.session_state.pop(f"adj_edit_{conflict['mine']['item_id']}", None)
+    _flash("info", "Kept the decision in force; yours was not recorded.")
+
+
+def on_replace_with_mine() -> None:
+    conflict = st.session_state["adj_conflict"]
+    theirs = conflict["theirs"]
+    if _decide(conflict["mine"], theirs.id if theirs is not None else None):
+        _flash("success", "Your decision replaced the one in force (both are kept in the history).")
+
+
+def show_conflict(conflict: dict) -> None:
+    """The lead's refused decision beside the one that came into force meanwhile, to decide again."""
+    mine, theirs = conflict["mine"], conflict["theirs"]
+    conflict_entry = item_entry(engine, mine["item_id"])
+    st.warning(f"{conflict_entry.sentence_key} · {conflict_entry.phase}: {conflict['message']}.")
+    ours, others = st.columns(2)
+    with ours:
+        how = f"accept {mine['annotator']}'s version" if mine["how"] == "accepted" else "edited tags"
+        st.markdown(f"**Your decision** ({how}, not recorded)")
+        st.markdown(token_chips(conflict_entry.tokens, tags_to_spans(mine["tags"])), unsafe_allow_html=True)
+    with others:
+        if theirs is None:
+            st.markdown("**In force now:** no gold (the automatic gold was withdrawn)")
+        else:
+            st.markdown(f"**In force now:** {theirs.source} by {theirs.decided_by or 'the automatic rule'}, "
+                        f"{theirs.created_at:%Y-%m-%d %H:%M:%S} UTC")
+            st.markdown(token_chips(conflict_entry.tokens, theirs.spans), unsafe_allow_html=True)
+            for span in theirs.spans:
+                st.text(f"• {span_text(conflict_entry.tokens, span)}  ({span_where(span)})")
+    keep, replace = st.columns(2)
+    keep.button("Keep the decision in force", key="adj_conflict_keep", on_click=on_keep_theirs)
+    replace.button("Replace it with mine", key="adj_conflict_replace", type="primary", on_click=on_replace_with_mine)
 
 
 st.title("Adjudication")
 st.caption("Items whose annotators all submitted and disagree, the most differing tokens first. "
-           "Items where the annotators agree become gold automatically.")
+           "Items where the annotators agree become gold automatically, and stop being gold if an annotator "
+           "later changes their tags; a lead's decision stays.")
 sync_agreed(engine, pid)
 with_gold, items = gold_count(engine, pid)
 show_resolved = st.toggle("Show items already decided", key="adj_show_resolved")
-queue = disagreement_queue(engine, pid, include_resolved=show_resolved)
+every_disagreement = disagreement_queue(engine, pid, include_resolved=True)
+# An item this lead is editing stays on screen even if another lead decides it meanwhile: saving then
+# shows both decisions instead of the edit silently vanishing.
+queue = [e for e in every_disagreement
+         if show_resolved or not e.resolved or f"adj_edit_{e.item_id}" in st.session_state]
 left, right = st.columns(2)
 left.metric("Items with gold labels", f"{with_gold} of {items}")
-right.metric("Disagreements waiting" if not show_resolved else "Disagreements", len(queue))
+right.metric("Disagreements waiting" if not show_resolved else "Disagreements",
+             sum(1 for e in queue if show_resolved or not e.resolved))
 
 st.caption("Annotators are assigned on the Assignments page.")
 
 flash = st.session_state.pop("adj_flash", None)
 if flash:
     getattr(st, flash[0])(flash[1])
+if "adj_conflict" in st.session_state:
+    show_conflict(st.session_state["adj_conflict"])
 
 if not queue:
     st.success("No disagreements waiting.")
@@ -89,6 +165,7 @@ item_id = st.selectbox(
 )
 entry = item_entry(engine, item_id)
 tokens = entry.tokens
+in_force_id = entry.gold.id if entry.gold is not None else None  # what this lead decides against
 
 st.subheader("Annotators side by side")
 columns = st.columns(len(entry.versions))
@@ -99,9 +176,10 @@ for column, version in zip(columns, entry.versions):
         for span in version.spans:
             st.text(f"• {span_text(tokens, span)}  ({span_where(span)})")
         st.button(f"Accept {version.annotator}'s version", key=f"adj_accept_{item_id}_{version.annotation_id}",
-                  on_click=on_accept, args=(item_id, version.annotation_id, version.annotator))
+                  on_click=on_accept, args=(item_id, version.annotation_id, version.annotator, version.tags,
+                                            in_force_id))
         st.button("Edit from this version", key=f"adj_from_{item_id}_{version.annotation_id}",
-                  on_click=on_start_edit, args=(item_id, version.spans))
+                  on_click=on_start_edit, args=(item_id, version.spans, in_force_id))
 
 st.text_input("Note for the decision (optional)", key=f"adj_note_{item_id}")
 
@@ -109,7 +187,7 @@ if entry.gold is not None:
     st.subheader("Gold in force")
     who = entry.gold.decided_by or "automatic"
     st.caption(f"{entry.gold.source} · {who} · {entry.gold.created_at:%Y-%m-%d %H:%M} UTC")
-    st.markdown(token_chips(tokens, tags_to_spans(entry.gold.tags)), unsafe_allow_html=True)
+    st.markdown(token_chips(tokens, entry.gold.spans), unsafe_allow_html=True)
 
 edit_key = f"adj_edit_{item_id}"
 if edit_key in st.session_state:
@@ -133,7 +211,8 @@ if history:
         st.dataframe(
             [
                 {"when (UTC)": d.created_at.strftime("%Y-%m-%d %H:%M:%S"), "who": d.decided_by or "automatic",
-                 "how": d.source, "spans": "; ".join(span_text(tokens, s) for s in tags_to_spans(d.tags)),
+                 "how": d.source,
+                 "spans": "; ".join(span_text(tokens, s) for s in d.spans) if d.tags is not None else "— (no gold)",
                  "note": d.note or ""}
                 for d in history
             ],

@@ -130,3 +130,67 @@ def test_lead_assigns_annotators_from_the_assignments_page(world):
 
         users = set(session.scalars(select(AnnotationAssignment.user_id).where(AnnotationAssignment.translation_id == t3)))
     assert users == {world["meera"], world["kiran"]}
+
+
+def test_a_decision_another_lead_made_meanwhile_is_shown_beside_mine_and_i_decide_again(world):
+    from db.adjudication import accept
+
+    omar = add_user(world["engine"], "omar", "lead")
+    item = world["item"]
+    at = adjudication_page(world)
+    with Session(world["engine"]) as session:
+        versions = dict(session.execute(select(Annotation.annotator_id, Annotation.id)
+                                        .where(Annotation.item_id == item)).all())
+    # omar accepts meera's version while lena still looks at the page as it was
+    omars = accept(world["engine"], item, versions[world["meera"]], omar, expected=None)
+    at.button(key=f"adj_accept_{item}_{versions[world['kiran']]}").click().run()
+    assert not at.exception
+    assert any("omar set gold (accepted)" in w.value for w in at.warning)
+    assert any("**Your decision** (accept kiran's version" in m.value for m in at.markdown)
+    assert any(m.value.startswith("**In force now:** accepted by omar") for m in at.markdown)
+    assert [t.value for t in at.text] == ["• स्टाफ़ सर्विस  (tokens 2–3)"]  # omar's span; the item left the queue
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Adjudication.id).where(Adjudication.item_id == item)).all() == [omars.id]
+    at.button(key="adj_conflict_replace").click().run()
+    assert not at.exception and not at.warning
+    with Session(world["engine"]) as session:
+        rows = session.execute(select(Adjudication.decided_by, Adjudication.accepted_annotation_id)
+                               .where(Adjudication.item_id == item).order_by(Adjudication.id)).all()
+    assert [tuple(r) for r in rows] == [(omar, versions[world["meera"]]), (world["lead"], versions[world["kiran"]])]
+
+
+def test_keeping_the_other_leads_decision_records_nothing_of_mine(world):
+    from db.adjudication import edit
+
+    omar = add_user(world["engine"], "omar", "lead")
+    item = world["item"]
+    at = adjudication_page(world)
+    with Session(world["engine"]) as session:
+        kiran = session.scalars(select(Annotation.id).where(Annotation.annotator_id == world["kiran"],
+                                                            Annotation.item_id == item)).one()
+    at.button(key=f"adj_from_{item}_{kiran}").click().run()  # lena starts editing with no gold in force
+    edit(world["engine"], item, ["B", "B", "O", "O", "O", "O", "O"], omar, expected=None)
+    at.pills(key=f"adj_sel_{item}").set_value([3]).run()
+    at.button(key=f"adj_add_{item}").click().run()
+    at.button(key=f"adj_save_{item}").click().run()
+    assert any("omar set gold (edited)" in w.value for w in at.warning)
+    at.button(key="adj_conflict_keep").click().run()
+    assert not at.exception and not at.warning
+    assert any("Kept the decision in force" in i.value for i in at.info)
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Adjudication.decided_by).where(Adjudication.item_id == item)).all() == [omar]
+
+
+def test_agreed_gold_an_annotator_edits_away_is_withdrawn_and_the_item_waits_for_a_lead(world):
+    view = open_item(world["engine"], world["kiran"], world["t2"])
+    save_annotation(world["engine"], world["kiran"], view.item_id, ["O", "O", "B", "O"], False,
+                    view.annotation.version, "submit")
+    at = adjudication_page(world)
+    assert "restaurant/train/s2 · aware · by asha · 50% of tokens differ" in at.selectbox(key="adj_item").options
+    assert at.metric[0].value == "0 of 2"
+    at.selectbox(key="adj_item").set_value(world["agreed_item"]).run()
+    assert not at.exception
+    assert not any(s.value == "Gold in force" for s in at.subheader)
+    history = at.dataframe[-1].value
+    assert history["how"].tolist() == ["agreed", "withdrawn"]
+    assert history["spans"].tolist()[1] == "— (no gold)"
