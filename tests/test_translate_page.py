@@ -271,6 +271,21 @@ def test_transliteration_preview_and_insert(world):
         assert session.scalars(select(Translation.text)).one() == "कीबोर्ड अच्छा है"
 
 
+def test_switching_the_typing_scheme_changes_preview_insert_and_cheat_sheet(world):
+    blind = world["blind"]
+    at = open_page(world["engine"], world["asha"], task=blind)
+    at.text_input(key=f"tx{blind}_roman").input("kiiborD").run()
+    assert [m.value for m in at.markdown if m.value.startswith("Preview")] == ["Preview: कीबोर्ड"]
+    assert any(c.value.startswith("ITRANS:") for c in at.caption)
+    at.selectbox(key="tx_scheme").select("hk").run()
+    # Harvard-Kyoto writes long i as "I": "ii" is two short vowels.
+    assert [m.value for m in at.markdown if m.value.startswith("Preview")] == ["Preview: किइबोर्ड"]
+    assert any(c.value.startswith("Harvard-Kyoto:") for c in at.caption)
+    at.button(key=f"tx{blind}_insert").click().run()
+    assert at.text_area(key=f"tx{blind}_text").value == "किइबोर्ड"
+    assert at.selectbox(key="tx_scheme").value == "hk"  # the choice stays for the session
+
+
 def test_glossary_warning_for_roman_or_differently_spelled_term(world):
     e, blind = world["engine"], world["blind"]
     set_glossary_term(e, project_id(e), "keyboard", "कीबोर्ड", "transliterate", None)
