@@ -10,29 +10,9 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from db.auth import LoginFailed, authenticate, end_session, start_session  # noqa: E402
-from pages._common import SESSION_PARAM, client_address, current_user, get_engine  # noqa: E402
+from pages._common import PAGES, SESSION_PARAM, client_address, current_user, get_engine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-LEAD = ("lead",)
-
-# (file, title, icon, roles that may open it, section)
-PAGES = [
-    ("pages/home.py", "Home", ":material/home:", ("translator", "annotator", "lead"), "Work"),
-    ("pages/translate.py", "Translate", ":material/translate:", ("translator",), "Work"),
-    ("pages/tag.py", "Tag aspects", ":material/label:", ("annotator",), "Work"),
-    ("pages/dashboard.py", "Dashboard", ":material/monitoring:", LEAD, "Lead"),
-    ("pages/assign.py", "Assignments", ":material/assignment_ind:", LEAD, "Lead"),
-    ("pages/adjudicate.py", "Adjudication", ":material/gavel:", LEAD, "Lead"),
-    ("pages/final.py", "Final translations", ":material/done_all:", LEAD, "Lead"),
-    ("pages/export.py", "Export", ":material/download:", LEAD, "Lead"),
-    ("pages/import_semeval.py", "Import", ":material/upload:", LEAD, "Corpus"),
-    ("pages/sentences.py", "Sentences", ":material/list:", LEAD, "Corpus"),
-    ("pages/statistics.py", "Statistics", ":material/table_chart:", LEAD, "Corpus"),
-    ("pages/audit.py", "Audit a dataset", ":material/fact_check:", LEAD, "Corpus"),
-    ("pages/users.py", "Users", ":material/group:", LEAD, "Admin"),
-    ("pages/settings.py", "Project settings", ":material/settings:", LEAD, "Admin"),
-    ("pages/backup.py", "Backup", ":material/backup:", LEAD, "Admin"),
-]
 
 
 def login_page() -> None:

@@ -14,6 +14,27 @@ from db.engine import default_url, make_engine, reader
 from db.schema import upgrade
 
 SESSION_PARAM = "session"
+LEAD = ("lead",)
+
+# The router's page table, here so tests can check every page against every role.
+# (file, title, icon, roles that may open it, section)
+PAGES = [
+    ("pages/home.py", "Home", ":material/home:", ("translator", "annotator", "lead"), "Work"),
+    ("pages/translate.py", "Translate", ":material/translate:", ("translator",), "Work"),
+    ("pages/tag.py", "Tag aspects", ":material/label:", ("annotator",), "Work"),
+    ("pages/dashboard.py", "Dashboard", ":material/monitoring:", LEAD, "Lead"),
+    ("pages/assign.py", "Assignments", ":material/assignment_ind:", LEAD, "Lead"),
+    ("pages/adjudicate.py", "Adjudication", ":material/gavel:", LEAD, "Lead"),
+    ("pages/final.py", "Final translations", ":material/done_all:", LEAD, "Lead"),
+    ("pages/export.py", "Export", ":material/download:", LEAD, "Lead"),
+    ("pages/import_semeval.py", "Import", ":material/upload:", LEAD, "Corpus"),
+    ("pages/sentences.py", "Sentences", ":material/list:", LEAD, "Corpus"),
+    ("pages/statistics.py", "Statistics", ":material/table_chart:", LEAD, "Corpus"),
+    ("pages/audit.py", "Audit a dataset", ":material/fact_check:", LEAD, "Corpus"),
+    ("pages/users.py", "Users", ":material/group:", LEAD, "Admin"),
+    ("pages/settings.py", "Project settings", ":material/settings:", LEAD, "Admin"),
+    ("pages/backup.py", "Backup", ":material/backup:", LEAD, "Admin"),
+]
 
 
 @st.cache_resource(show_spinner=False)
@@ -35,6 +56,8 @@ def current_user() -> CurrentUser | None:
     if user is None:
         st.session_state.pop("session_token", None)
         st.session_state.pop("user", None)
+        if SESSION_PARAM in st.query_params:
+            del st.query_params[SESSION_PARAM]
         return None
     st.session_state["session_token"] = token
     st.session_state["user"] = user
