@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
+from login_tokens import session_token
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from login_tokens import session_token
 from db.models import SourceSentence
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,14 +104,70 @@ def test_statistics_page_shows_table_one(demo_db):
     assert row["English (source)"] == "8"
 
 
-def test_import_page_shows_located_errors_and_writes_nothing(demo_db):
-    at = page("pages/import_semeval.py", demo_db, "lead")
-    assert not at.exception
+def import_page(engine, filename: str, data: bytes, domain: str = "restaurant", split: str = "test") -> AppTest:
+    at = page("pages/import_semeval.py", engine, "lead")
+    at.selectbox(key="semeval_domain").select(domain)
+    at.selectbox(key="semeval_split").select(split)
+    at.file_uploader(key="semeval_file").upload(filename, data)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _work(engine) -> str:
+    from corpus.workfile import dump_work_file
+    from db.workfile import load_work
+
+    return dump_work_file(load_work(engine))
+
+
+def test_import_page_previews_then_imports_an_uploaded_file(demo_db):
     before = _count(demo_db)
-    # AppTest cannot drive st.file_uploader; the page's parse + error path is covered by calling it
-    # through the same functions in test_semeval_import; here we check the page renders for a lead.
-    assert "all or nothing" in all_text(at)
-    assert _count(demo_db) == before
+    at = import_page(demo_db, "restaurants_small.xml", (FIXTURES / "restaurants_small.xml").read_bytes())
+    assert {m.label: m.value for m in at.metric} == {"Sentences": "4", "Aspect terms": "5", "Flagged for review": "0"}
+    assert _count(demo_db) == before  # the preview writes nothing
+    at.button(key="semeval_import").click().run()
+    assert not at.exception, at.exception
+    assert at.success
+    with Session(demo_db) as s:
+        ids = set(s.scalars(select(SourceSentence.sentence_id).where(SourceSentence.split == "test",
+                                                                     SourceSentence.domain == "restaurant")))
+    assert ids == {"3121", "2777", "1634", "32897564#894393#2"}
+    assert _count(demo_db) == before + 4
+
+
+def test_import_page_shows_located_errors_for_a_broken_upload_and_writes_nothing(demo_db):
+    before = _work(demo_db)
+    at = import_page(demo_db, "offset_mismatch.xml", (FIXTURES / "offset_mismatch.xml").read_bytes())
+    assert any("nothing was imported" in e.value for e in at.error)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["file", "line", "sentence id", "problem"]
+    row = table[table["sentence id"] == "202"].iloc[0]
+    assert row["file"] == "offset_mismatch.xml" and int(row["line"]) > 0
+    assert not at.metric and not at.get("button")  # no import button for a refused file
+    assert _work(demo_db) == before
+
+
+def test_import_page_refuses_an_external_entity_without_reading_it(demo_db):
+    before = _work(demo_db)
+    at = import_page(demo_db, "xxe.xml", (FIXTURES / "xxe.xml").read_bytes())
+    table = at.dataframe[0].value
+    assert table["problem"].str.contains("entities are not allowed").any()
+    assert "root:" not in all_text(at)  # /etc/passwd never reaches the page
+    assert not at.get("button")
+    assert _work(demo_db) == before
+
+
+def test_import_page_imports_a_work_file_and_shows_errors_for_a_broken_one(demo_db):
+    before = _work(demo_db)
+    at = page("pages/import_semeval.py", demo_db, "lead")
+    at.file_uploader(key="work_file").upload("bad.jsonl", b'{"type": "sentence"}\n{not json\n')
+    at.run()
+    at.button(key="work_import").click().run()
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    assert set(table["file"]) == {"bad.jsonl"} and 2 in set(table["line"].astype(int))
+    assert _work(demo_db) == before
 
 
 def _count(engine):

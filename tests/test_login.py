@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-import db.auth as auth
+from db import auth
 from db.auth import (
     LOCKOUT,
     MAX_FAILED_LOGINS,
