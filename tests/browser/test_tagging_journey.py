@@ -19,7 +19,11 @@ pytestmark = pytest.mark.browser
 
 HINDI = "लेकिन स्टाफ़ सर्विस और खाना बहुत बुरा था।"  # लेकिन स्टाफ़ सर्विस और खाना बहुत बुरा था ।
 XSS_TEXT = '<script>window.__xss=1</script> स्टाफ़ <img src=x onerror="window.__xss=2"> बुरा था।'
-XSS_SOURCE = 'The <b>staff</b> <img src=y onerror="window.__xss=3"> was bad.'
+XSS_TERM = '<img src=y onerror="window.__xss=3">'
+XSS_SOURCE = f"The <b>staff</b> {XSS_TERM} was bad."
+# Usernames allow no spaces, but these pass that rule and would run if a page put them into HTML unescaped.
+XSS_ANNOTATOR = "<img/src/onerror=window.__xss=4>"
+XSS_TRANSLATOR = "<svg/onload=window.__xss=5>"
 
 
 @pytest.fixture
@@ -76,8 +80,9 @@ def test_annotator_tags_two_spans_in_a_hindi_sentence_and_submits(database, star
 
 
 def assert_inert(page) -> None:
+    page.wait_for_timeout(500)  # give an injected handler time to run
     assert page.evaluate("window.__xss") is None
-    assert page.locator('img[src="x"], img[src="y"]').count() == 0
+    assert page.locator("img[onerror], svg[onload]").count() == 0
     assert page.locator("b", has_text="staff").count() == 0
     chips = page.locator(".token-chips").first.inner_text()
     assert "<" in chips and "script" in chips and "onerror" in chips
@@ -85,12 +90,12 @@ def assert_inert(page) -> None:
 
 def test_html_in_a_translation_renders_as_text_in_tagging_and_adjudication(database, start_app, browser_page):
     url, engine = database
-    asha = add_user(engine, "asha", "translator")
+    asha = add_user(engine, XSS_TRANSLATOR, "translator")
     meera = add_user(engine, "meera", "annotator")
-    kiran = add_user(engine, "kiran", "annotator")
+    kiran = add_user(engine, XSS_ANNOTATOR, "annotator")
     add_user(engine, "lena", "lead")
-    s = add_sentence(engine, "x1", XSS_SOURCE, ["staff"])
-    t = add_translation(engine, s, "aware", asha, XSS_TEXT, aspect_map={"staff": "स्टाफ़"})
+    s = add_sentence(engine, "x1", XSS_SOURCE, ["staff", XSS_TERM])
+    t = add_translation(engine, s, "aware", asha, XSS_TEXT, aspect_map={"staff": "स्टाफ़", XSS_TERM: "बुरा"})
     assign_annotators(engine, project_id(engine), per_item=2)
     view = open_item(engine, kiran, t)
     staff = view.tokens.index("स्टाफ़")
@@ -107,6 +112,8 @@ def test_html_in_a_translation_renders_as_text_in_tagging_and_adjudication(datab
     open_tagging(page, server.url, "meera")
     page.locator(".source-text").wait_for()
     assert "<b>staff</b>" in page.locator(".source-text").inner_text()
+    assert page.locator(".source-text mark").nth(1).inner_text() == XSS_TERM  # whole, unsplit, as text
+    expect(page.get_by_text(f"(for “{XSS_TERM}”)")).to_be_visible()  # the suggestion names the term
     assert_inert(page)
     screenshot(page, "xss-tagging-view")
 
@@ -115,6 +122,9 @@ def test_html_in_a_translation_renders_as_text_in_tagging_and_adjudication(datab
     page.get_by_role("link", name="Adjudication").click()
     page.get_by_role("heading", name="Annotators side by side").wait_for()
     expect(page.locator(".token-chips")).to_have_count(2)  # waits: the chips render after the heading
+    expect(page.get_by_text(XSS_ANNOTATOR, exact=True)).to_be_visible()  # the annotator's name, as text
+    expect(page.get_by_role("button", name=f"Accept {XSS_ANNOTATOR}'s version")).to_be_visible()
+    assert f"by {XSS_TRANSLATOR}" in page.get_by_role("combobox", name="Item").input_value()  # the translator
     assert_inert(page)
     screenshot(page, "xss-adjudication-view")
     assert dialogs == []
