@@ -359,9 +359,9 @@ with left:
         st.warning(w.message, icon=":material/spellcheck:")
 
     b1, b2, b3 = st.columns(3)
-    b1.button("Submit & next", key=K + "submit", type="primary", on_click=_submit, use_container_width=True)
-    b2.button("Save draft", key=K + "save", on_click=_save, args=("save",), use_container_width=True)
-    b3.button("Skip for now", key=K + "skip", on_click=_skip, use_container_width=True)
+    b1.button("Submit & next", key=K + "submit", type="primary", on_click=_submit, width="stretch")
+    b2.button("Save draft", key=K + "save", on_click=_save, args=("save",), width="stretch")
+    b3.button("Skip for now", key=K + "skip", on_click=_skip, width="stretch")
     saved_at = st.session_state.get(K + "saved_at")
     spent = (task.time_spent_s or 0) + time.monotonic() - st.session_state.get(K + "mark", time.monotonic())
     st.caption(

@@ -17,7 +17,7 @@ users = list_users(engine)
 st.dataframe(
     [{"username": u.username, "name": u.display_name, "roles": ", ".join(u.roles), "active": u.active,
       "can log in": u.can_log_in, "locked out": u.locked} for u in users],
-    hide_index=True, use_container_width=True,
+    hide_index=True, width="stretch",
 )
 
 st.subheader("New user")
