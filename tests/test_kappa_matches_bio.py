@@ -10,7 +10,16 @@ from collections import Counter
 import pytest
 
 from corpus.bio import TAGS, repair_tags, tags_to_spans, validate_tags
-from corpus.kappa import LABELS, TagTable, has_stray_i, pair_tallies, span_count, spans_of, tag_codes, tag_string
+from corpus.kappa import (
+    LABELS,
+    TagTable,
+    has_stray_i,
+    pair_tallies,
+    span_count,
+    spans_of,
+    tag_codes,
+    tag_string,
+)
 
 INVALID = ["X", "b", "i", "o", "B-ASP", "", "BI", " ", "ब"]
 
