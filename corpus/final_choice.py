@@ -54,14 +54,24 @@ class FinalPick:
 
 @dataclass(frozen=True)
 class OverrideRate:
-    """How often a lead replaced the automatic pick, over the sentences a lead reviewed."""
+    """How often leads replaced the automatic pick. ``decisions``/``overridden`` count every lead decision
+    ever recorded (each is a lead's judgement of the rule, also when a later one replaced it);
+    ``sentences``/``sentences_overridden`` count the sentences whose choice in force is a lead's."""
 
-    reviewed: int
+    decisions: int
     overridden: int
+    sentences: int = 0
+    sentences_overridden: int = 0
 
     @property
     def rate(self) -> float | None:
-        return self.overridden / self.reviewed if self.reviewed else None
+        """Share of every lead decision that replaced the automatic pick."""
+        return self.overridden / self.decisions if self.decisions else None
+
+    @property
+    def in_force_rate(self) -> float | None:
+        """Share of lead-decided sentences whose choice in force replaces the automatic pick."""
+        return self.sentences_overridden / self.sentences if self.sentences else None
 
 
 def mean_scores(texts: Mapping[K, str], pair_score: Callable[[str, str], float]) -> dict[K, float | None]:
@@ -136,6 +146,13 @@ def choose_final(candidates: Sequence[Candidate], policy: str = DEFAULT_POLICY) 
     return choose_between(aware, blind, policy)
 
 
-def override_rate(overridden: Sequence[bool]) -> OverrideRate:
-    """From the in-force lead decisions (True where the lead replaced the automatic pick)."""
-    return OverrideRate(reviewed=len(overridden), overridden=sum(1 for o in overridden if o))
+def override_rate(lead_decisions: Sequence[tuple[Hashable, bool]]) -> OverrideRate:
+    """From every lead decision, oldest first, as (sentence, replaced the automatic pick?). The rule never
+    replaces a lead's choice, so a sentence's last lead decision is its choice in force."""
+    last: dict[Hashable, bool] = {}
+    for sentence, overridden in lead_decisions:
+        last[sentence] = overridden
+    return OverrideRate(
+        decisions=len(lead_decisions), overridden=sum(1 for _, o in lead_decisions if o),
+        sentences=len(last), sentences_overridden=sum(1 for o in last.values() if o),
+    )

@@ -58,6 +58,20 @@ class ChoiceInForce:
     created_at: datetime
 
 
+class StaleChoice(RuntimeError):
+    """A lead chose against a choice in force that has since been replaced (by another lead or the rule).
+    Carries both: the id the lead saw (None: no choice) and the choice now in force."""
+
+    def __init__(self, sentence_id: int, expected_id: int | None, current: ChoiceInForce | None) -> None:
+        self.sentence_id = sentence_id
+        self.expected_id = expected_id
+        self.current = current
+        who = (current.chosen_by or "the automatic rule") if current is not None else "someone"
+        when = f" at {current.created_at:%Y-%m-%d %H:%M:%S} UTC" if current is not None else ""
+        super().__init__(f"the final translation of this sentence was changed by {who}{when} since you loaded it; "
+                         "look at it and choose again")
+
+
 @dataclass(frozen=True)
 class Comparison:
     sentence_id: int
@@ -86,7 +100,7 @@ def _gold_tags(session: Session, item_ids: list[int]) -> dict[int, list[str]]:
         .subquery()
     )
     rows = session.execute(select(Adjudication.item_id, Adjudication.tags).join(latest, Adjudication.id == latest.c.last))
-    return {item_id: list(tags) for item_id, tags in rows}
+    return {item_id: list(tags) for item_id, tags in rows if tags is not None}  # None: gold withdrawn
 
 
 def _aspects_kept(session: Session, translations: list[Translation]) -> dict[int, int | None]:
@@ -191,18 +205,18 @@ def project_policy(session: Session, project_id: int) -> str:
     return policy
 
 
-def _sentences(session: Session, project_id: int) -> list[SourceSentence]:
-    """Sentences with at least one submitted translation, in corpus order."""
-    return list(
-        session.scalars(
-            select(SourceSentence)
-            .where(
-                SourceSentence.project_id == project_id,
-                SourceSentence.id.in_(select(Translation.sentence_id).where(Translation.status == "submitted")),
-            )
-            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
+def _sentences(session: Session, project_id: int, lock: bool = False) -> list[SourceSentence]:
+    """Sentences with at least one submitted translation, in corpus order. ``lock``: hold their rows
+    until commit (PostgreSQL), so no lead's choice lands between reading and writing automatic picks."""
+    query = (
+        select(SourceSentence)
+        .where(
+            SourceSentence.project_id == project_id,
+            SourceSentence.id.in_(select(Translation.sentence_id).where(Translation.status == "submitted")),
         )
+        .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
     )
+    return list(session.scalars(query.with_for_update(of=SourceSentence) if lock else query))
 
 
 @dataclass(frozen=True)
@@ -259,7 +273,7 @@ def record_auto_choices(engine: Engine, project_id: int) -> int:
     A lead's decision is never replaced by the rule. Returns the number of rows written."""
     with transaction(engine) as session:
         policy = project_policy(session, project_id)
-        sentences = _sentences(session, project_id)
+        sentences = _sentences(session, project_id, lock=True)
         ids = [s.id for s in sentences]
         cands = candidates_by_sentence(session, ids)
         in_force = _in_force(session, ids)
@@ -284,16 +298,23 @@ def record_auto_choices(engine: Engine, project_id: int) -> int:
         return written
 
 
-def choose(engine: Engine, sentence_id: int, translation_id: int, lead_id: int, note: str | None = None) -> ChoiceInForce:
-    """A lead's final choice (confirming the automatic pick or overriding it), kept with who and when."""
+def choose(
+    engine: Engine, sentence_id: int, translation_id: int, lead_id: int, *, expected: int | None,
+    note: str | None = None,
+) -> ChoiceInForce:
+    """A lead's final choice (confirming the automatic pick or overriding it), kept with who and when.
+    ``expected``: the id of the choice in force the lead saw (None: none); a StaleChoice if it has changed."""
     with transaction(engine) as session:
         lead = session.get(User, lead_id)
-        if lead is None or not set(lead.role_names) & set(LEAD_ROLES):
-            raise PermissionError("only a lead can choose the final translation")
-        sentence = session.get(SourceSentence, sentence_id)
+        if lead is None or not lead.active or not set(lead.role_names) & set(LEAD_ROLES):
+            raise PermissionError("only an active lead can choose the final translation")
+        sentence = session.get(SourceSentence, sentence_id, with_for_update=True)
         translation = session.get(Translation, translation_id)
         if sentence is None or translation is None or translation.sentence_id != sentence_id:
             raise ValueError("that translation does not belong to this sentence")
+        current = _in_force(session, [sentence_id]).get(sentence_id)
+        if (current.id if current is not None else None) != expected:
+            raise StaleChoice(sentence_id, expected, current)
         if translation.status != "submitted" or translation.untranslatable or not (translation.text or "").strip():
             raise ValueError("only a submitted, translated candidate can be the final translation")
         policy = project_policy(session, sentence.project_id)
@@ -316,8 +337,13 @@ def choose(engine: Engine, sentence_id: int, translation_id: int, lead_id: int, 
 
 
 def override_stats(engine: Engine, project_id: int) -> OverrideRate:
-    """Over the sentences whose choice in force is a lead's: how many replaced the automatic pick."""
+    """Every lead decision in the project, and the lead-decided sentences in force: how many replaced
+    the automatic pick as it stood when the lead decided."""
     with Session(reader(engine)) as session:
-        ids = list(session.scalars(select(SourceSentence.id).where(SourceSentence.project_id == project_id)))
-        decisions = [c.overridden for c in _in_force(session, ids).values() if c.chosen_by is not None]
-        return override_rate(decisions)
+        rows = session.execute(
+            select(FinalChoice.sentence_id, FinalChoice.overridden)
+            .join(SourceSentence, SourceSentence.id == FinalChoice.sentence_id)
+            .where(SourceSentence.project_id == project_id, FinalChoice.chosen_by.is_not(None))
+            .order_by(FinalChoice.id)
+        ).all()
+        return override_rate([(sentence_id, bool(overridden)) for sentence_id, overridden in rows])

@@ -50,7 +50,7 @@ def _decide(mine: dict, expected: int | None) -> bool:
         return False
     st.session_state.pop("adj_conflict", None)
     st.session_state.pop(f"adj_edit_{item_id}", None)
-    st.session_state.pop(f"adj_edit_base_{item_id}", None)
+    st.session_state.pop(f"adj_base_{item_id}", None)
     return True
 
 
@@ -61,9 +61,14 @@ def on_accept(item_id: int, annotation_id: int, annotator: str, tags: list[str],
         _flash("success", f"Gold set to {annotator}'s version.")
 
 
-def on_start_edit(item_id: int, spans: list[tuple[int, int]], expected: int | None) -> None:
+def on_start_edit(item_id: int, spans: list[tuple[int, int]]) -> None:
     st.session_state[f"adj_edit_{item_id}"] = list(spans)
-    st.session_state[f"adj_edit_base_{item_id}"] = expected  # the gold in force when the lead began
+
+
+def on_open_item() -> None:
+    """Opening an item (again) is when the lead looks at its gold: forget what they saw before."""
+    for key in [k for k in st.session_state if str(k).startswith("adj_base_")]:
+        del st.session_state[key]
 
 
 def on_edit_add(item_id: int) -> None:
@@ -85,13 +90,14 @@ def on_save_edit(item_id: int, n_tokens: int) -> None:
     mine = {"item_id": item_id, "how": "edited", "annotation_id": None, "annotator": None,
             "tags": spans_to_tags(n_tokens, st.session_state[f"adj_edit_{item_id}"]),
             "note": st.session_state.get(f"adj_note_{item_id}")}
-    if _decide(mine, st.session_state.get(f"adj_edit_base_{item_id}")):
+    if _decide(mine, st.session_state.get(f"adj_base_{item_id}")):
         _flash("success", "Edited gold saved.")
 
 
 def on_keep_theirs() -> None:
     conflict = st.session_state.pop("adj_conflict")
     st.session_state.pop(f"adj_edit_{conflict['mine']['item_id']}", None)
+    st.session_state.pop(f"adj_base_{conflict['mine']['item_id']}", None)
     _flash("info", "Kept the decision in force; yours was not recorded.")
 
 
@@ -159,13 +165,15 @@ entries = {e.item_id: e for e in queue}
 if st.session_state.get("adj_item") not in entries:
     st.session_state["adj_item"] = queue[0].item_id
 item_id = st.selectbox(
-    "Item", list(entries), key="adj_item",
+    "Item", list(entries), key="adj_item", on_change=on_open_item,
     format_func=lambda i: (f"{entries[i].sentence_key} · {entries[i].phase} · by {entries[i].translator} · "
                            f"{entries[i].disagreement:.0%} of tokens differ" + (" · decided" if entries[i].resolved else "")),
 )
 entry = item_entry(engine, item_id)
 tokens = entry.tokens
-in_force_id = entry.gold.id if entry.gold is not None else None  # what this lead decides against
+# The gold in force when the lead opened the item: their decision is made against it, so one that another
+# lead (or the automatic rule) made while they were looking is shown to them, not silently replaced.
+in_force_id = st.session_state.setdefault(f"adj_base_{item_id}", entry.gold.id if entry.gold is not None else None)
 
 st.subheader("Annotators side by side")
 columns = st.columns(len(entry.versions))
@@ -179,7 +187,7 @@ for column, version in zip(columns, entry.versions):
                   on_click=on_accept, args=(item_id, version.annotation_id, version.annotator, version.tags,
                                             in_force_id))
         st.button("Edit from this version", key=f"adj_from_{item_id}_{version.annotation_id}",
-                  on_click=on_start_edit, args=(item_id, version.spans, in_force_id))
+                  on_click=on_start_edit, args=(item_id, version.spans))
 
 st.text_input("Note for the decision (optional)", key=f"adj_note_{item_id}")
 

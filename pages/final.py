@@ -7,7 +7,16 @@ from sqlalchemy.orm import Session
 
 from corpus.final_choice import POLICIES
 from db.engine import reader
-from db.final_choice import choose, compare, overview, override_stats, project_policy, record_auto_choices
+from db.final_choice import (
+    Comparison,
+    StaleChoice,
+    choose,
+    compare,
+    override_stats,
+    overview,
+    project_policy,
+    record_auto_choices,
+)
 from pages._common import get_engine, project_id, require_role
 
 user = require_role("lead")
@@ -24,14 +33,72 @@ def on_record_auto() -> None:
     _flash("success", f"Recorded {written} automatic pick(s).")
 
 
-def on_choose(sentence_id: int) -> None:
-    translation_id = st.session_state[f"final_pick_{sentence_id}"]
+def _choose(sentence_id: int, translation_id: int, note: str | None, expected: int | None) -> None:
+    """Record the lead's choice against the choice in force they saw; on a conflict keep both to compare."""
     try:
-        choice = choose(engine, sentence_id, translation_id, user.id, st.session_state.get(f"final_note_{sentence_id}"))
+        choice = choose(engine, sentence_id, translation_id, user.id, expected=expected, note=note)
+    except StaleChoice as exc:
+        st.session_state["final_conflict"] = {"sentence_id": sentence_id, "translation_id": translation_id,
+                                              "note": note, "theirs": exc.current, "message": str(exc)}
+        return
     except (ValueError, PermissionError) as exc:
         _flash("error", str(exc))
         return
+    st.session_state.pop("final_conflict", None)
+    st.session_state.pop(f"final_base_{sentence_id}", None)
     _flash("success", "Override recorded." if choice.overridden else "Automatic pick confirmed.")
+
+
+def on_choose(sentence_id: int) -> None:
+    _choose(sentence_id, st.session_state[f"final_pick_{sentence_id}"],
+            st.session_state.get(f"final_note_{sentence_id}"), st.session_state.get(f"final_base_{sentence_id}"))
+
+
+def on_open_sentence() -> None:
+    """Opening a sentence (again) is when the lead looks at its choice: forget what they saw before."""
+    for key in [k for k in st.session_state if str(k).startswith("final_base_")]:
+        del st.session_state[key]
+
+
+def on_keep_theirs() -> None:
+    conflict = st.session_state.pop("final_conflict")
+    st.session_state.pop(f"final_base_{conflict['sentence_id']}", None)
+    _flash("info", "Kept the choice in force; yours was not recorded.")
+
+
+def on_replace_with_mine() -> None:
+    conflict = st.session_state["final_conflict"]
+    theirs = conflict["theirs"]
+    _choose(conflict["sentence_id"], conflict["translation_id"], conflict["note"],
+            theirs.id if theirs is not None else None)
+
+
+def _described(comparison: Comparison, translation_id: int | None) -> str:
+    found = next((c for c in comparison.candidates if c.translation_id == translation_id), None)
+    if found is None:
+        return "no translation (left out)"
+    return f"{found.phase} · {found.translator}: {found.text or ''}"
+
+
+def show_conflict(conflict: dict) -> None:
+    """The lead's refused choice beside the one that came into force meanwhile, to choose again."""
+    theirs = conflict["theirs"]
+    shown = compare(engine, conflict["sentence_id"])
+    st.warning(f"{shown.sentence_key}: {conflict['message']}.")
+    ours, others = st.columns(2)
+    ours.markdown("**Your choice** (not recorded)")
+    ours.text(_described(shown, conflict["translation_id"]))
+    if theirs is None:
+        others.markdown("**In force now:** no choice")
+    else:
+        others.markdown(f"**In force now:** chosen by {theirs.chosen_by or 'the automatic rule'}, "
+                        f"{theirs.created_at:%Y-%m-%d %H:%M:%S} UTC"
+                        + (" — overrides the automatic pick" if theirs.overridden else ""))
+        others.text(_described(shown, theirs.translation_id))
+    keep, replace = st.columns(2)
+    keep.button("Keep the choice in force", key="final_conflict_keep", on_click=on_keep_theirs)
+    replace.button("Replace it with mine", key="final_conflict_replace", type="primary",
+                   on_click=on_replace_with_mine)
 
 
 st.title("Final translations")
@@ -48,14 +115,18 @@ st.info(f"**Policy: {policy}** — {POLICIES[policy]} Within each phase the auto
 stats = override_stats(engine, pid)
 left, right = st.columns(2)
 left.metric("Lead overrides of the automatic pick", "—" if stats.rate is None else f"{stats.rate:.0%}",
-            help="Over sentences whose choice in force was made by a lead: how often it differs from the automatic pick.")
-left.caption(f"{stats.overridden} of {stats.reviewed} lead decisions")
+            help="Over every lead decision ever recorded, also those a later decision replaced: how often the "
+                 "lead chose other than the automatic pick of that moment.")
+left.caption(f"{stats.overridden} of {stats.decisions} lead decisions; in force: "
+             f"{stats.sentences_overridden} of {stats.sentences} lead-decided sentences keep an override")
 right.button("Record automatic picks", key="final_record_auto", on_click=on_record_auto,
              help="Writes the automatic pick where no choice is in force; a lead's choice is never replaced.")
 
 flash = st.session_state.pop("final_flash", None)
 if flash:
     getattr(st, flash[0])(flash[1])
+if "final_conflict" in st.session_state:
+    show_conflict(st.session_state["final_conflict"])
 
 rows = overview(engine, pid)
 if not rows:
@@ -73,7 +144,7 @@ with st.expander(f"All sentences ({len(rows)})"):
         hide_index=True,
     )
 
-sentence_id = st.selectbox("Sentence", list(by_id), key="final_sentence",
+sentence_id = st.selectbox("Sentence", list(by_id), key="final_sentence", on_change=on_open_sentence,
                            format_func=lambda s: by_id[s].sentence_key + (" · overridden" if by_id[s].overridden else ""))
 comparison = compare(engine, sentence_id)
 st.markdown("**English source**")
@@ -84,6 +155,9 @@ st.caption(f"Untranslatable votes: aware {votes['aware']}, blind {votes['blind']
 pick = comparison.pick
 auto_id = pick.candidate.translation_id if pick.candidate else None
 in_force_id = comparison.in_force.translation_id if comparison.in_force else None
+# The choice in force when the lead opened the sentence: theirs is recorded against it, so a choice made
+# meanwhile by another lead (or the rule) is shown to them, not silently replaced.
+st.session_state.setdefault(f"final_base_{sentence_id}", comparison.in_force.id if comparison.in_force else None)
 winners = {c.translation_id for c in (pick.aware, pick.blind) if c is not None}
 st.dataframe(
     [

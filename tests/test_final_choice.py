@@ -19,9 +19,23 @@ from corpus.final_choice import (
     phase_winner,
 )
 from corpus.rouge import rouge_l_f_text
-from db.final_choice import choose, compare, overview, override_stats, record_auto_choices
-from db.models import FinalChoice, Revision
-from tests.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
+from db.engine import transaction
+from db.final_choice import (
+    StaleChoice,
+    choose,
+    compare,
+    override_stats,
+    overview,
+    record_auto_choices,
+)
+from db.models import FinalChoice, Revision, User
+from tests.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    project_id,
+    set_project,
+)
 
 
 def cand(tid, phase="aware", mean=0.5, kept=1, minute=0, untranslatable=False, text="कुछ"):
@@ -85,14 +99,15 @@ def test_choose_final_picks_per_phase_first():
     assert (pick.aware.translation_id, pick.blind.translation_id, pick.candidate.translation_id) == (2, 3, 3)
 
 
-def test_override_rate_counts_lead_decisions_only():
-    rate = override_rate([True, False, False, True])
-    assert (rate.reviewed, rate.overridden, rate.rate) == (4, 2, 0.5)
-    assert override_rate([]).rate is None
+def test_override_rate_counts_every_lead_decision_and_the_sentences_in_force():
+    # sentence 1: overridden, then confirmed (in force: no override); sentence 2: overridden; 3: confirmed
+    rate = override_rate([(1, True), (2, True), (1, False), (3, False)])
+    assert (rate.decisions, rate.overridden, rate.rate) == (4, 2, 0.5)
+    assert (rate.sentences, rate.sentences_overridden, rate.in_force_rate) == (3, 1, pytest.approx(1 / 3))
+    assert override_rate([]).rate is None and override_rate([]).in_force_rate is None
 
 
-@pytest.fixture
-def world(engine):
+def make_world(engine):
     ids = {name: add_user(engine, name, "translator") for name in ("asha", "ravi", "uma", "dev")}
     ids["lead"] = add_user(engine, "lena", "lead")
     s = add_sentence(engine, "7", "The sushi and the miso soup were great.", ["sushi", "miso soup"])
@@ -105,6 +120,19 @@ def world(engine):
                                 aspect_map={"sushi": "सुशी", "miso soup": None}, minutes=2)
     ids["b1"] = add_translation(engine, s, "blind", ids["dev"], "सुशी और मिसो सूप बहुत अच्छे थे।", minutes=3)
     ids["b2"] = add_translation(engine, s, "blind", ids["uma"], None, untranslatable=True, minutes=4)
+    return ids
+
+
+@pytest.fixture
+def world(engine):
+    return make_world(engine)
+
+
+@pytest.fixture
+def any_world(any_engine):
+    ids = make_world(any_engine)
+    ids["omar"] = add_user(any_engine, "omar", "lead")
+    ids["engine"] = any_engine
     return ids
 
 
@@ -127,16 +155,19 @@ def test_automatic_choice_is_recorded_once_and_an_override_is_counted(engine, wo
     pid = project_id(engine)
     assert record_auto_choices(engine, pid) == 1
     assert record_auto_choices(engine, pid) == 0
-    assert override_stats(engine, pid).reviewed == 0
-    choice = choose(engine, world["sentence"], world["a1"], world["lead"], note="more natural")
+    assert override_stats(engine, pid).decisions == 0
+    auto = compare(engine, world["sentence"]).in_force
+    choice = choose(engine, world["sentence"], world["a1"], world["lead"], expected=auto.id, note="more natural")
     assert choice.overridden and choice.auto_translation_id == world["a2"] and choice.chosen_by == "lena"
     assert compare(engine, world["sentence"]).in_force.translation_id == world["a1"]
     stats = override_stats(engine, pid)
-    assert (stats.reviewed, stats.overridden, stats.rate) == (1, 1, 1.0)
+    assert (stats.decisions, stats.overridden, stats.rate) == (1, 1, 1.0)
     assert record_auto_choices(engine, pid) == 0  # the rule never replaces a lead's decision
-    confirm = choose(engine, world["sentence"], world["a2"], world["lead"])
+    confirm = choose(engine, world["sentence"], world["a2"], world["lead"], expected=choice.id)
     assert not confirm.overridden
-    assert override_stats(engine, pid).rate == 0.0
+    stats = override_stats(engine, pid)  # the override stays counted though no longer in force
+    assert (stats.decisions, stats.overridden, stats.rate) == (2, 1, 0.5)
+    assert (stats.sentences, stats.sentences_overridden, stats.in_force_rate) == (1, 0, 0.0)
     with Session(engine) as session:
         rows = session.scalars(select(FinalChoice).order_by(FinalChoice.id)).all()
         actions = session.scalars(select(Revision.action).where(Revision.entity == "final_choice")).all()
@@ -147,12 +178,12 @@ def test_automatic_choice_is_recorded_once_and_an_override_is_counted(engine, wo
 
 def test_untranslatable_or_foreign_translations_cannot_be_chosen(engine, world):
     with pytest.raises(ValueError, match="submitted, translated"):
-        choose(engine, world["sentence"], world["b2"], world["lead"])
+        choose(engine, world["sentence"], world["b2"], world["lead"], expected=None)
     other = add_sentence(engine, "8", "Nice.")
     with pytest.raises(ValueError, match="does not belong"):
-        choose(engine, other, world["a1"], world["lead"])
+        choose(engine, other, world["a1"], world["lead"], expected=None)
     with pytest.raises(PermissionError):
-        choose(engine, world["sentence"], world["a1"], world["asha"])
+        choose(engine, world["sentence"], world["a1"], world["asha"], expected=None)
 
 
 def test_policy_setting_changes_the_pick(engine, world):
@@ -161,3 +192,74 @@ def test_policy_setting_changes_the_pick(engine, world):
     set_project(engine, final_policy="bogus")
     with pytest.raises(ValueError, match="unknown"):
         compare(engine, world["sentence"])
+
+
+def test_a_second_lead_choosing_on_what_they_loaded_is_refused_with_both_choices(any_world):
+    engine, world = any_world["engine"], any_world
+    sid = world["sentence"]
+    assert compare(engine, sid).in_force is None  # both leads load the sentence with no choice in force
+    lenas = choose(engine, sid, world["a1"], world["lead"], expected=None)
+    with pytest.raises(StaleChoice, match="changed by lena") as refused:
+        choose(engine, sid, world["b1"], world["omar"], expected=None)
+    assert refused.value.expected_id is None
+    assert (refused.value.current.id, refused.value.current.translation_id, refused.value.current.chosen_by) == (
+        lenas.id, world["a1"], "lena"
+    )
+    assert compare(engine, sid).in_force.id == lenas.id
+    omars = choose(engine, sid, world["b1"], world["omar"], expected=lenas.id)  # seen lena's, chooses again
+    assert compare(engine, sid).in_force == omars
+
+
+def test_an_automatic_pick_recorded_meanwhile_also_refuses_a_stale_choice(any_world):
+    engine, world = any_world["engine"], any_world
+    record_auto_choices(engine, project_id(engine))
+    with pytest.raises(StaleChoice, match="the automatic rule"):
+        choose(engine, world["sentence"], world["a1"], world["lead"], expected=None)
+
+
+def test_an_inactive_lead_cannot_choose(any_world):
+    engine, world = any_world["engine"], any_world
+    with transaction(engine) as session:
+        session.get(User, world["lead"]).active = False
+    with pytest.raises(PermissionError, match="active lead"):
+        choose(engine, world["sentence"], world["a1"], world["lead"], expected=None)
+    assert compare(engine, world["sentence"]).in_force is None
+
+
+def test_leads_racing_on_one_sentence_leave_one_choice_and_refuse_the_other(any_world):
+    import threading
+
+    engine, world = any_world["engine"], any_world
+    barrier = threading.Barrier(2)
+    outcomes = {}
+
+    def decide(lead, translation):
+        barrier.wait()
+        try:
+            outcomes[lead] = choose(engine, world["sentence"], world[translation], world[lead], expected=None).id
+        except StaleChoice as exc:
+            outcomes[lead] = exc
+
+    threads = [threading.Thread(target=decide, args=args) for args in (("lead", "a1"), ("omar", "b1"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    refused = [o for o in outcomes.values() if isinstance(o, StaleChoice)]
+    with Session(engine) as session:
+        rows = session.scalars(select(FinalChoice.id)).all()
+    assert len(refused) == 1 and len(rows) == 1 and refused[0].current.id == rows[0]
+
+
+def test_withdrawn_gold_gives_no_tags_to_the_candidates_aspect_count(engine, world):
+    from db.models import Adjudication, TaggingItem
+
+    with transaction(engine) as session:
+        item = TaggingItem(translation_id=world["a3"], tokens=["सुशी", "और", "सूप", "बढ़िया", "थे", "।"],
+                           tokenizer="hi-canon/1.0", translation_version=1)
+        session.add(item)
+        session.flush()
+        session.add(Adjudication(item_id=item.id, tags=["B", "O", "B", "O", "O", "O"], source="agreed"))
+        session.add(Adjudication(item_id=item.id, tags=None, source="withdrawn"))
+    kept = {c.translation_id: c.aspects_kept for c in compare(engine, world["sentence"]).candidates}
+    assert kept[world["a3"]] == 1  # from the aspect map, not the withdrawn gold's two spans

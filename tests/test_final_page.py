@@ -77,4 +77,29 @@ def test_override_is_recorded_and_the_rate_shown(world):
         world["a1"], world["a2"], True, world["lead"], "reads more naturally"
     )
     assert at.metric[0].value == "100%"
-    assert any("1 of 1 lead decisions" in c.value for c in at.caption)
+    assert any("1 of 1 lead decisions; in force: 1 of 1 lead-decided sentences keep an override" in c.value
+               for c in at.caption)
+
+
+def test_a_choice_another_lead_made_meanwhile_is_shown_beside_mine_and_i_choose_again(world):
+    from db.final_choice import choose
+
+    omar = add_user(world["engine"], "omar", "lead")
+    sid = world["sentence"]
+    at = final_page(world)
+    omars = choose(world["engine"], sid, world["b1"], omar, expected=None)  # while lena looks at the page
+    at.radio(key=f"final_pick_{sid}").set_value(world["a1"]).run()
+    at.button(key=f"final_choose_{sid}").click().run()
+    assert not at.exception
+    assert any("changed by omar" in w.value for w in at.warning)
+    assert any(m.value.startswith("**In force now:** chosen by omar") for m in at.markdown)
+    texts = [t.value for t in at.text]
+    assert "aware · asha: सुशी और मिसो सूप बहुत अच्छे थे।" in texts  # mine
+    assert "blind · dev: सुशी और मिसो सूप बहुत अच्छे थे।" in texts  # theirs
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(FinalChoice.id)).all() == [omars.id]
+    at.button(key="final_conflict_replace").click().run()
+    assert not at.exception and not at.warning
+    with Session(world["engine"]) as session:
+        rows = session.execute(select(FinalChoice.chosen_by, FinalChoice.translation_id).order_by(FinalChoice.id)).all()
+    assert [tuple(r) for r in rows] == [(omar, world["b1"]), (world["lead"], world["a1"])]
