@@ -248,3 +248,144 @@ def test_a_save_may_not_touch_identity_or_version(any_engine):
     with pytest.raises(ValueError, match="may not change version"):
         run_transaction(any_engine, work)
     assert _translation(any_engine, row_id).version == 1
+
+
+# ----------------------------------------------------------------------------- the app's own save path
+# The tests above drive db.saving (the load script's path); these drive db.translation.save_translation,
+# which the Translate page calls, from several threads at once.
+
+
+def _translation_world(engine, translators: int) -> tuple[list[int], list[int]]:
+    """``translators`` translators, each with one blind task on a sentence of their own."""
+    from tests.translation_fixtures import add_sentence, add_user, assign
+
+    users, tasks = [], []
+    for i in range(translators):
+        user = add_user(engine, f"t{i}", "translator")
+        sid = add_sentence(engine, f"s{i}", f"The food number {i} was good.", ordinal=i)
+        users.append(user)
+        tasks.append(assign(engine, user, sid, "blind"))
+    return users, tasks
+
+
+def _page_revisions(engine, translation_id: int) -> list[Revision]:
+    return _revisions(engine, "translation", translation_id)
+
+
+def _race(engine, user: int, task: int, seen: int, texts: list[str]) -> list[object]:
+    """Several tabs save ``texts`` from the same loaded version at the same moment; what each got back."""
+    from db.translation import Draft, save_translation
+
+    barrier = threading.Barrier(len(texts))
+    outcomes: list[object] = [None] * len(texts)
+
+    def tab(i: int) -> None:
+        barrier.wait()
+        try:
+            outcomes[i] = save_translation(engine, user, task, Draft(texts[i]), expected_version=seen)
+        except BaseException as exc:  # noqa: BLE001
+            outcomes[i] = exc
+
+    threads = [threading.Thread(target=tab, args=(i,)) for i in range(len(texts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return outcomes
+
+
+def _one_winner(outcomes: list[object], seen: int):
+    from db.translation import StaleTranslation
+
+    winners = [o for o in outcomes if not isinstance(o, BaseException)]
+    losers = [o for o in outcomes if isinstance(o, StaleTranslation)]
+    assert len(winners) == 1 and len(losers) == len(outcomes) - 1, outcomes
+    assert winners[0].version == seen + 1
+    assert all(exc.theirs.version == seen + 1 and exc.theirs.text == winners[0].text for exc in losers)
+    return winners[0]
+
+
+def test_tabs_saving_the_same_translation_at_the_same_moment_keep_one_and_refuse_the_rest(any_engine):
+    """Every round, several tabs save from the same loaded version: exactly one is acknowledged, the
+    others get StaleTranslation naming the winner's version, and history holds only the acknowledged."""
+    from db.translation import Draft, load_task, save_translation
+
+    tabs, rounds = 4, 5
+    (user,), (task,) = _translation_world(any_engine, 1)
+    acknowledged = [save_translation(any_engine, user, task, Draft("पहला"), expected_version=0).text]
+    for r in range(rounds):
+        seen = load_task(any_engine, user, task).version
+        acknowledged.append(_one_winner(_race(any_engine, user, task, seen, [f"दौर {r} टैब {i}" for i in range(tabs)]),
+                                        seen).text)
+
+    view = load_task(any_engine, user, task)
+    assert (view.version, view.text) == (rounds + 1, acknowledged[-1])
+    revisions = _page_revisions(any_engine, view.translation_id)
+    assert [r.version for r in revisions] == list(range(1, rounds + 2))
+    assert [r.payload["text"] for r in revisions] == acknowledged
+
+
+def test_tabs_racing_to_create_the_same_translation_keep_one_and_refuse_the_rest(any_engine, request):
+    if "postgresql" in request.node.name:
+        request.applymarker(pytest.mark.xfail(strict=False, reason=(  # not strict: a loaded machine may serialize the tabs
+            "db.translation.save_translation catches StaleDataError but not the IntegrityError of "
+            "uq_translations_task: on PostgreSQL two first saves of one task both insert and the loser "
+            "gets a database error instead of StaleTranslation (SQLite serializes writers, so it passes)")))
+    from db.translation import load_task
+
+    (user,), (task,) = _translation_world(any_engine, 1)
+    winner = _one_winner(_race(any_engine, user, task, 0, [f"टैब {i}" for i in range(4)]), 0)
+    view = load_task(any_engine, user, task)
+    assert [r.payload["text"] for r in _page_revisions(any_engine, view.translation_id)] == [winner.text]
+
+
+def test_many_threads_saving_through_the_app_lose_and_duplicate_nothing(any_engine):
+    """Each thread saves its own translation (different records) and, as a second tab of one
+    translator, a shared one (the same record), retrying on StaleTranslation as the page does."""
+    from db.translation import Draft, StaleTranslation, load_task, save_translation
+
+    threads_n, saves_each = 6, 8
+    users, tasks = _translation_world(any_engine, threads_n + 1)
+    shared_user, shared_task = users[-1], tasks[-1]
+    save_translation(any_engine, shared_user, shared_task, Draft("आरंभ"), expected_version=0)
+    acknowledged: list[list[str]] = [[] for _ in range(threads_n)]
+    errors: list[BaseException] = []
+
+    def worker(i: int) -> None:
+        try:
+            version = 0
+            for n in range(saves_each):
+                version = save_translation(any_engine, users[i], tasks[i], Draft(f"अपना {i}.{n}"),
+                                           expected_version=version).version
+                seen = load_task(any_engine, shared_user, shared_task).version
+                while True:
+                    try:
+                        save_translation(any_engine, shared_user, shared_task, Draft(f"साझा {i}.{n}"),
+                                         expected_version=seen)
+                        acknowledged[i].append(f"साझा {i}.{n}")
+                        break
+                    except StaleTranslation as exc:
+                        seen = exc.theirs.version
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    workers = [threading.Thread(target=worker, args=(i,)) for i in range(threads_n)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=180)
+    assert not errors, errors
+
+    shared = load_task(any_engine, shared_user, shared_task)
+    assert shared.version == 1 + threads_n * saves_each == 1 + sum(map(len, acknowledged))
+    texts = [r.payload["text"] for r in _page_revisions(any_engine, shared.translation_id)][1:]
+    assert [r.version for r in _page_revisions(any_engine, shared.translation_id)] == list(range(1, shared.version + 1))
+    assert sorted(texts) == sorted(t for mine in acknowledged for t in mine)  # none lost, none twice
+    for i in range(threads_n):
+        assert [t for t in texts if t.startswith(f"साझा {i}.")] == acknowledged[i]  # each tab's saves in order
+        own = load_task(any_engine, users[i], tasks[i])
+        assert (own.version, own.text) == (saves_each, f"अपना {i}.{saves_each - 1}")
+        assert [r.payload["text"] for r in _page_revisions(any_engine, own.translation_id)] == \
+            [f"अपना {i}.{n}" for n in range(saves_each)]
+    with Session(any_engine) as session:
+        assert session.scalar(select(func.count()).select_from(Translation)) == threads_n + 1
