@@ -9,6 +9,7 @@ labels the same tokens even if the tokenizer or the text changes later. Every sa
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, event, inspect, select
@@ -26,6 +27,7 @@ from db.models import (
     AspectTerm,
     AuditEvent,
     Project,
+    Revision,
     SourceSentence,
     TaggingItem,
     Translation,
@@ -90,6 +92,9 @@ class AnnotationState:
     no_aspects: bool
     status: str
     version: int | None
+    # Suggested spans the annotator rejected; kept in the save's revision (no column needed), so they
+    # stay rejected after a reload.
+    rejected: tuple[tuple[int, int], ...] = ()
 
     @property
     def spans(self) -> list[tuple[int, int]]:
@@ -367,11 +372,27 @@ def suggestions_for(session: Session, item: TaggingItem, translation: Translatio
     return out
 
 
-def _state(annotation: Annotation | None, n_tokens: int) -> AnnotationState:
+def _state(annotation: Annotation | None, n_tokens: int, rejected: Sequence[Sequence[int]] = ()) -> AnnotationState:
     if annotation is None:
         return AnnotationState(None, ["O"] * n_tokens, False, "new", None)
     return AnnotationState(annotation.id, list(annotation.tags), annotation.no_aspects, annotation.status,
-                           annotation.version)
+                           annotation.version, _spans(rejected))
+
+
+def _spans(pairs: Sequence[Sequence[int]]) -> tuple[tuple[int, int], ...]:
+    return tuple(sorted({(int(s), int(e)) for s, e in pairs}))
+
+
+def _stored_state(session: Session, annotation: Annotation | None, n_tokens: int) -> AnnotationState:
+    """The annotation with the rejected suggestions its latest revision recorded."""
+    if annotation is None:
+        return _state(None, n_tokens)
+    payload = session.scalars(
+        select(Revision.payload)
+        .where(Revision.entity == "annotation", Revision.entity_id == annotation.id)
+        .order_by(Revision.id.desc()).limit(1)
+    ).first()
+    return _state(annotation, n_tokens, (payload or {}).get("rejected_suggestions", ()))
 
 
 def _own_annotation(session: Session, item_id: int, user_id: int) -> Annotation | None:
@@ -399,7 +420,7 @@ def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
             source_aspects=[a.term for a in sentence.aspects] if show_source else [],
             source_aspect_spans=[(a.start, a.end) for a in sentence.aspects] if show_source else [],
             suggestions=suggestions_for(session, item, translation) if project.prefill_from_aspect_map else [],
-            annotation=_state(_own_annotation(session, item.id, user_id), len(item.tokens)),
+            annotation=_stored_state(session, _own_annotation(session, item.id, user_id), len(item.tokens)),
             text_changed=tokenize(translation.text or "") != list(item.tokens),
         )
 
@@ -412,7 +433,7 @@ def stored_annotation(engine: Engine, user_id: int, item_id: int) -> AnnotationS
     with Session(reader(engine)) as session:
         item = session.get(TaggingItem, item_id)
         annotation = _own_annotation(session, item_id, user_id)
-        return None if item is None or annotation is None else _state(annotation, len(item.tokens))
+        return None if item is None or annotation is None else _stored_state(session, annotation, len(item.tokens))
 
 
 def save_annotation(
@@ -424,8 +445,10 @@ def save_annotation(
     expected_version: int | None,
     action: str = "autosave",
     time_spent_s: float = 0.0,
+    rejected: Sequence[tuple[int, int]] = (),
 ) -> AnnotationState:
     """Save the annotator's tags; ``expected_version`` is the version they loaded (None for a first save).
+    ``rejected`` are the suggested spans they turned down, stored with the save so they stay turned down.
 
     "No aspects in this sentence" must be said explicitly: submitting all-O tags without it is an error,
     so an untouched item can never pass as a finished one.
@@ -433,7 +456,7 @@ def save_annotation(
     if action not in SAVE_ACTIONS:
         raise ValueError(f"action must be one of {', '.join(SAVE_ACTIONS)}")
     mine = AnnotationState(None, list(tags), no_aspects, "submitted" if action == "submit" else "draft",
-                           expected_version)
+                           expected_version, _spans(rejected))
     try:
         return _save(engine, user_id, item_id, mine, action, time_spent_s)
     except (StaleDataError, IntegrityError) as exc:
@@ -461,6 +484,8 @@ def _save(
         problems = validate_tags(tags)
         if problems:
             raise ValueError(f"invalid BIO sequence: {problems[0]}")
+        if any(not 0 <= start < end <= len(tags) for start, end in mine.rejected):
+            raise ValueError(f"a rejected suggestion lies outside the {len(tags)} tokens")
         has_spans = any(t != "O" for t in tags)
         if no_aspects and has_spans:
             raise ValueError('"No aspects in this sentence" cannot go with marked aspect spans')
@@ -477,7 +502,7 @@ def _save(
             session.add(annotation)
         else:
             if expected_version != annotation.version:
-                raise StaleAnnotation(SAVED_ELSEWHERE, mine, _state(annotation, len(item.tokens)))
+                raise StaleAnnotation(SAVED_ELSEWHERE, mine, _stored_state(session, annotation, len(item.tokens)))
             annotation.tags = list(tags)
             annotation.no_aspects = no_aspects
             annotation.time_spent_s = (annotation.time_spent_s or 0.0) + time_spent_s
@@ -490,10 +515,11 @@ def _save(
         record_revision(
             session, "annotation", annotation.id, annotation.version, user_id, action,
             {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
-             "tags": tags, "no_aspects": no_aspects, "status": annotation.status},
+             "tags": tags, "no_aspects": no_aspects, "status": annotation.status,
+             "rejected_suggestions": [list(span) for span in mine.rejected]},
         )
         if annotation.status == "submitted":
             from db.adjudication import auto_gold_if_agreed
 
             auto_gold_if_agreed(session, item_id)
-        return _state(annotation, len(item.tokens))
+        return _state(annotation, len(item.tokens), mine.rejected)

@@ -28,14 +28,15 @@ def _flash(kind: str, message: str) -> None:
 def _load(tid: int) -> None:
     view = open_item(engine, user.id, tid)
     st.session_state[f"tag_view_{tid}"] = view
-    st.session_state[f"tag_work_{tid}"] = {"rejected": set()}
+    st.session_state[f"tag_work_{tid}"] = {}
     _adopt(tid, view.annotation)
 
 
 def _adopt(tid: int, state: AnnotationState) -> None:
     """Make a stored annotation the one being edited."""
     st.session_state[f"tag_work_{tid}"].update(
-        spans=state.spans, no_aspects=state.no_aspects, version=state.version, status=state.status
+        spans=state.spans, no_aspects=state.no_aspects, version=state.version, status=state.status,
+        rejected=set(state.rejected),
     )
     st.session_state[f"tag_none_{tid}"] = state.no_aspects
 
@@ -45,7 +46,8 @@ def _persist(tid: int, action: str = "autosave") -> bool:
     work = st.session_state[f"tag_work_{tid}"]
     tags = spans_to_tags(len(view.tokens), work["spans"])
     try:
-        state = save_annotation(engine, user.id, view.item_id, tags, work["no_aspects"], work["version"], action)
+        state = save_annotation(engine, user.id, view.item_id, tags, work["no_aspects"], work["version"], action,
+                                rejected=sorted(work["rejected"]))
     except StaleAnnotation as exc:
         st.session_state[f"tag_conflict_{tid}"] = exc
         return False
@@ -108,6 +110,7 @@ def on_accept(tid: int, spans: list[tuple[int, int]]) -> None:
 
 def on_reject(tid: int, span: tuple[int, int]) -> None:
     st.session_state[f"tag_work_{tid}"]["rejected"].add(span)
+    _persist(tid)
 
 
 def on_none(tid: int) -> None:

@@ -165,3 +165,20 @@ def test_a_conflict_can_take_the_saved_version_and_go_on_from_it(world):
     at.pills(key=f"tag_sel_{tid}").set_value([5]).run()
     at.button(key=f"tag_add_{tid}").click().run()
     assert _saved(engine, world["meera"]) == (3, ["O", "O", "O", "B", "O", "B", "O"])
+
+
+def test_a_rejected_suggestion_stays_rejected_after_a_reload(world):
+    engine = world["engine"]
+    at = tagging_page(engine, world["meera"])
+    tid = at.selectbox(key="tag_item").value
+    assert any("Suggested: स्टाफ़ सर्विस" in t.value for t in at.text)
+    at.button(key=f"tag_rej_{tid}_1").click().run()
+    assert not at.exception, at.exception
+    assert not any("Suggested:" in t.value for t in at.text)
+    again = tagging_page(engine, world["meera"])  # a new browser session: nothing left in session state
+    assert again.selectbox(key="tag_item").value == tid
+    assert not any("Suggested:" in t.value for t in again.text)
+    assert 'data-tag="O"' in chips(again) and "suggestion" not in chips(again)
+    with Session(engine) as session:
+        annotation = session.scalars(select(Annotation).where(Annotation.annotator_id == world["meera"])).one()
+        assert (annotation.status, annotation.tags) == ("draft", ["O"] * 7)

@@ -276,3 +276,18 @@ def test_a_task_taken_away_no_longer_bars_tagging_the_sentence(engine):
         session.add(TranslationAssignment(user_id=dev, sentence_id=s, phase="blind", status="reassigned"))
     assign_annotators(engine, project_id(engine), per_item=1)
     assert _assigned_users(engine, aware) == {dev}
+
+
+def test_rejected_suggestions_are_stored_with_the_save_and_come_back_on_open(engine, world):
+    assign_annotators(engine, project_id(engine))
+    user = my_annotator(engine, world["aware"])
+    view = open_item(engine, user, world["aware"])
+    assert view.annotation.rejected == ()
+    state = save_annotation(engine, user, view.item_id, ["O"] * 8, False, None, "autosave", rejected=[(1, 2)])
+    assert state.rejected == ((1, 2),)
+    assert open_item(engine, user, world["aware"]).annotation.rejected == ((1, 2),)
+    with pytest.raises(ValueError, match="outside the 8 tokens"):
+        save_annotation(engine, user, view.item_id, ["O"] * 8, False, state.version, "save", rejected=[(7, 9)])
+    with pytest.raises(StaleAnnotation) as caught:
+        save_annotation(engine, user, view.item_id, ["O"] * 8, True, None, "save")
+    assert caught.value.theirs.rejected == ((1, 2),)
