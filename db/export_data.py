@@ -42,6 +42,7 @@ from corpus.export.records import (
 )
 from corpus.export.splits import apply_dev_split
 from corpus.final_choice import POLICIES
+from corpus.gold import WITHDRAWN
 from corpus.kappa import cohen_from_confusion, tag_codes
 from corpus.metrics import compute_agreement, paused_gc
 from corpus.tokens import TOKENIZER_SIGNATURE
@@ -194,7 +195,8 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         latest_adj = (select(func.max(Adjudication.id)).where(Adjudication.item_id.in_(in_items))
                       .group_by(Adjudication.item_id))
         for row in conn.execute(
-            select(Adjudication.item_id, Adjudication.tags, Adjudication.source).where(Adjudication.id.in_(latest_adj))
+            select(Adjudication.item_id, Adjudication.tags, Adjudication.source)
+            .where(Adjudication.id.in_(latest_adj), Adjudication.source != WITHDRAWN)  # withdrawn: no gold
         ).all():
             adjudications[row.item_id] = (list(row.tags), row.source)
 
@@ -272,11 +274,12 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         elif len(anns) < per_item:
             return None, "tagging incomplete", f"{len(anns)} of {per_item} annotations submitted"
         elif tags_agree(anns):
-            tags, source = list(anns[0]), "agreed"
+            tags, source = list(anns[0]), "agreed" if len(anns) > 1 else "single"
         else:
             return None, "annotators disagree", f"{len(anns)} annotations differ; no adjudication"
         if options.agreed_only and source != "agreed":
-            return None, "not agreed", f"gold labels come from adjudication ({source})"
+            why = "one annotator only (single)" if source == "single" else f"adjudication ({source})"
+            return None, "not agreed", f"gold labels come from {why}"
         return tags, source, anns
 
     def agreement(t: _Translation, anns: list[str | list]) -> dict:
@@ -357,6 +360,7 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         license=settings.get("license"),
         exported_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         options_text=options.describe(),
+        all_translations=options.all_translations,
         tokenizer=TOKENIZER_SIGNATURE,
         lid_source=LID_SOURCE,
         tagging_guidelines=settings.get("tagging_guidelines_version") or settings.get("guidelines_version"),
@@ -411,8 +415,10 @@ def _renamed(value, translators: dict[str, str], annotators: dict[str, str]):
 
 
 def _selection_text(options: ExportOptions, final_policy: str, per_item: int) -> str:
-    gold = (f"Gold labels are the lead's latest adjudication of the tagging item (`agreed`, `accepted` or `edited`), "
-            f"or, where there is none, the tags of the {per_item} submitted annotation(s) when they all agree (`agreed`).")
+    gold = (f"Gold labels are the latest decision in force for the tagging item: the lead's (`accepted` or `edited`) "
+            f"or automatic, the tags of the {per_item} submitted annotation(s) when they all agree (`agreed`), or, "
+            "in a project with one annotator per item, that annotator's tags (`single`). Automatic gold that the "
+            "annotators' later edits no longer support is withdrawn, and such an item counts as unresolved.")
     if options.agreed_only:
         gold += " Only items whose labels were agreed without the lead editing or choosing are included."
     if options.all_translations:

@@ -9,14 +9,21 @@ save, submission, import or adjudication.
 from __future__ import annotations
 
 import json
-from itertools import repeat
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import repeat
 
 from sqlalchemy import Connection, Text, case, cast, func, select
 from sqlalchemy.orm import Session
 
-from corpus.agreement import MetricsInput, SentenceInfo, TagSet, TranslationInfo, columns
+from corpus.agreement import (
+    MetricsInput,
+    SentenceInfo,
+    TagSet,
+    TranslationInfo,
+    columns,
+)
+from corpus.gold import WITHDRAWN
 from corpus.kappa import tag_string
 from corpus.metrics import compute_report, paused_gc
 from corpus.progress import ProgressCount
@@ -186,7 +193,7 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
     for translation_pk, raw in conn.execute(
         select(TaggingItem.translation_id, cast(Adjudication.tags, Text))
         .join(TaggingItem, TaggingItem.id == Adjudication.item_id)
-        .where(Adjudication.id.in_(latest))
+        .where(Adjudication.id.in_(latest), Adjudication.source != WITHDRAWN)  # withdrawn: no gold
     ):
         tags = tags_from_json(raw) if translation_pk in known else None
         if tags is not None:
@@ -374,7 +381,7 @@ def load_sentence_detail(session: Session, project_id: int, domain: str, split: 
                 .where(Adjudication.item_id.in_(list(items)))
                 .order_by(Adjudication.id)
             ):
-                details[items[item_id][0]].adjudicated = list(tags or [])
+                details[items[item_id][0]].adjudicated = None if tags is None else list(tags)  # None: withdrawn
     return SentenceDetail(
         sentence.domain, sentence.split, sentence.sentence_id, sentence.text,
         [a.term for a in sentence.aspects], list(details.values()),

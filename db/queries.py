@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from corpus.bio import tags_to_spans
 from corpus.glossary import GlossaryEntry
+from corpus.gold import WITHDRAWN
 from corpus.stats import LabelledSentence, StatInputs, english_labelled
 from db.engine import reader
 from db.models import (
@@ -39,7 +40,8 @@ def latest_final_translations(session: Session, project_id: int) -> dict[int, in
 def latest_gold_tags(session: Session, item_ids: list[int] | None = None) -> dict[int, list[str]]:
     """tagging item id → the gold tags in force (the latest adjudication row)."""
     latest = select(func.max(Adjudication.id)).group_by(Adjudication.item_id)
-    query = select(Adjudication.item_id, Adjudication.tags).where(Adjudication.id.in_(latest))
+    query = select(Adjudication.item_id, Adjudication.tags).where(
+        Adjudication.id.in_(latest), Adjudication.source != WITHDRAWN)  # a withdrawn decision: no gold
     if item_ids is not None:
         query = query.where(Adjudication.item_id.in_(item_ids))
     return {item_id: list(tags) for item_id, tags in session.execute(query)}
