@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -387,11 +388,15 @@ def save_translation(
             session.refresh(tr)
             record_revision(session, "translation", tr.id, tr.version, user_id, action, _snapshot(tr, a, s, aspects))
             return _view(session, a)
-    except StaleDataError:
-        # Another save won the race between our read and our write.
+    except (StaleDataError, IntegrityError) as exc:
+        # Another save won the race between our read and our write: an update of a row that moved on,
+        # or (PostgreSQL) a first save of the same task inserted beside ours. A constraint broken for
+        # any other reason leaves the stored version where we saw it, and is not a conflict.
         with Session(reader(engine)) as session:
-            a = _owned_assignment(session, user_id, assignment_id)
-            raise StaleTranslation(draft, _view(session, a)) from None
+            theirs = _view(session, _owned_assignment(session, user_id, assignment_id))
+        if isinstance(exc, IntegrityError) and theirs.version == expected_version:
+            raise
+        raise StaleTranslation(draft, theirs) from None
 
 
 def skip_task(engine: Engine, user_id: int, assignment_id: int) -> None:

@@ -325,12 +325,7 @@ def test_tabs_saving_the_same_translation_at_the_same_moment_keep_one_and_refuse
     assert [r.payload["text"] for r in revisions] == acknowledged
 
 
-def test_tabs_racing_to_create_the_same_translation_keep_one_and_refuse_the_rest(any_engine, request):
-    if "postgresql" in request.node.name:
-        request.applymarker(pytest.mark.xfail(strict=False, reason=(  # not strict: a loaded machine may serialize the tabs
-            "db.translation.save_translation catches StaleDataError but not the IntegrityError of "
-            "uq_translations_task: on PostgreSQL two first saves of one task both insert and the loser "
-            "gets a database error instead of StaleTranslation (SQLite serializes writers, so it passes)")))
+def test_tabs_racing_to_create_the_same_translation_keep_one_and_refuse_the_rest(any_engine):
     from db.translation import load_task
 
     (user,), (task,) = _translation_world(any_engine, 1)
