@@ -155,6 +155,7 @@ class _Writer:
         self.errors: list[LocatedError] = []
         self.users: dict[tuple[str, str], User] = {}
         self.sentences: dict[SentenceKey, SourceSentence] = {}
+        self.items_with_new_annotations: set[int] = set()
 
     def error(self, record, message: str) -> None:  # noqa: ANN001
         self.errors.append(LocatedError(self.source, message, line=record.line, sentence_id=record.key.id))
@@ -199,6 +200,11 @@ def _write_work(session: Session, project_id: int, work: WorkFile, source: str) 
         unchanged += created is False
     if w.errors:
         raise InputRejected(w.errors)
+    # Gold follows the annotators at once, in the same transaction, as it does after a save in the app.
+    from db.adjudication import auto_gold_if_agreed
+
+    for item_id in sorted(w.items_with_new_annotations):
+        auto_gold_if_agreed(session, item_id)
     return WorkImportSummary(len(new_sentences), new_translations, new_annotations, unchanged)
 
 
@@ -324,4 +330,5 @@ def _write_annotation(w: _Writer, record: AnnotationRecord, translations: dict[t
     w.session.flush()
     record_revision(w.session, "annotation", ann.id, ann.version, annotator.id, "import",
                     {"tags": list(record.tags), "status": record.status})
+    w.items_with_new_annotations.add(item.id)
     return True

@@ -145,3 +145,23 @@ def test_command_line_refuses_an_annotation_of_the_annotators_own_translation(en
     assert count(engine, Annotation) == 0 and count(engine, AnnotationAssignment) == 0
     with Session(engine) as s:
         assert s.scalars(select(User).where(User.username == "asha")).one().role_names == {"translator"}
+
+
+def _gold_sources(engine) -> list[str]:
+    from db.models import Adjudication
+
+    with Session(engine) as s:
+        return list(s.scalars(select(Adjudication.source).order_by(Adjudication.id)))
+
+
+def test_imported_annotations_that_agree_are_gold_at_once_and_disagreeing_ones_are_not(engine):
+    other = {**ANNOTATION, "annotator": "kiran"}
+    import_work_file(engine, jsonl(SENTENCE, AWARE, ANNOTATION, other), "agree.jsonl")
+    assert _gold_sources(engine) == ["agreed"]
+
+    second = {**SENTENCE, "id": "3122"}
+    aware = {**AWARE, "sentence_id": "3122"}
+    tags = ["O", "O", "O", "O", "O", "O", "O", "O"]
+    import_work_file(engine, jsonl(second, aware, {**ANNOTATION, "sentence_id": "3122"},
+                                   {**other, "sentence_id": "3122", "tags": tags}), "disagree.jsonl")
+    assert _gold_sources(engine) == ["agreed"]
