@@ -31,9 +31,14 @@ from corpus.records import (
 from corpus.tokens import normalize, tokenize
 
 
+#: Longest translation, note or reason anyone may store: a review sentence is far shorter, so anything
+#: longer is a paste gone wrong. The same limit holds for forms and work files.
+MAX_TEXT_CHARS = 10_000
 #: Longest value the database stores for these fields (``db.models`` column lengths).
 MAX_LENGTHS = {"id": 100, "sentence_id": 100, "domain": 40, "translator": 80, "annotator": 80, "category": 100,
                "guidelines_version": 40}
+#: Free-text fields of a work file (unbounded columns) and their limit.
+FREE_TEXT_LIMITS = {"text": MAX_TEXT_CHARS}
 # C0 controls except tab, newline and carriage return; DEL and C1 controls; unpaired surrogates
 # (PostgreSQL refuses NUL, and no UTF-8 file can hold a surrogate, so neither could be stored or dumped).
 _FORBIDDEN_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -46,7 +51,7 @@ def check_string(value: str, field: str) -> str | None:
         char = bad.group()
         kind = "an unpaired surrogate" if "\ud800" <= char <= "\udfff" else "a control character"
         return f"field {field!r} contains {kind} (U+{ord(char):04X} at position {bad.start()})"
-    limit = MAX_LENGTHS.get(field)
+    limit = MAX_LENGTHS.get(field) or FREE_TEXT_LIMITS.get(field)
     if limit is not None and len(value) > limit:
         return f"field {field!r} is {len(value):,} characters long (at most {limit})"
     return None

@@ -23,7 +23,7 @@ from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import normalize, tokenize_with_offsets
-from corpus.workfile import check_string
+from corpus.workfile import MAX_TEXT_CHARS, check_string
 from db.engine import reader, transaction
 from db.models import (
     AspectAlignment,
@@ -40,9 +40,6 @@ from db.revisions import record_revision
 ACTIONS = ("autosave", "save", "submit")
 # Time between two saves counts as work up to this many seconds (a tab left open overnight does not).
 MAX_SAVE_INTERVAL_S = 900.0
-# Longest translation, note or drop reason a form may store: a review sentence is far shorter, so
-# anything longer is a paste gone wrong (corpus.workfile.MAX_LENGTHS has no limit for free text).
-MAX_TEXT_CHARS = 10_000
 
 
 class TaskNotFound(LookupError):

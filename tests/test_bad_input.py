@@ -280,6 +280,8 @@ WORK_CASES = {
     "over-long-translator": (jsonl(NEW, _with(AWARE, sentence_id="new-1", translator="u" * 81)),
                              Expect("at most 80", line=2, sentence_id="new-1")),
     "over-long-domain": (jsonl(_with(NEW, domain="d" * 41)), Expect("at most 40", line=1, sentence_id="new-1")),
+    "over-long-translation": (jsonl(NEW, _with(AWARE, sentence_id="new-1", text="क" * 10_001)),
+                              Expect("at most 10000", line=2, sentence_id="new-1")),
     "over-long-sentence-id": (jsonl(_with(NEW, id="i" * 101)), Expect("at most 100", line=1)),
     "over-long-category": (jsonl(_with(NEW, categories=[{"category": "c" * 101}])),
                            Expect("at most 100", line=1, sentence_id="new-1")),
