@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from corpus.records import PHASES
@@ -56,11 +57,14 @@ def blind_contaminated(aware_status: str | None, has_aware_translation: bool = F
 
 def eligible(
     user_id: int, sentence_id: int, phase: str, held: Mapping[tuple[int, int, str], str], mode: str,
-    groups: Mapping[str, frozenset[int]] | None,
+    groups: Mapping[str, frozenset[int]] | None, tagging: AbstractSet[tuple[int, int]] = frozenset(),
 ) -> bool:
-    """May ``user_id`` be given (sentence, phase)? ``held`` maps (user, sentence, phase) to status."""
+    """May ``user_id`` be given (sentence, phase)? ``held`` maps (user, sentence, phase) to status;
+    ``tagging`` holds the (user, sentence) pairs where the user tags a colleague's translation."""
     if (user_id, sentence_id, phase) in held:
         return False  # one row per (user, sentence, phase), even a reassigned one
+    if (user_id, sentence_id) in tagging:
+        return False  # they have read a colleague's translation: theirs would not be independent
     other = held.get((user_id, sentence_id, other_phase(phase)))
     if mode == "disjoint":
         if groups is None or user_id not in groups.get(phase, frozenset()):
@@ -79,6 +83,7 @@ def plan_assignments(
     mode: str = "same",
     groups: Mapping[str, Iterable[int]] | None = None,
     phases: Sequence[str] = PHASE_ORDER,
+    tagging: Iterable[tuple[int, int]] = (),
 ) -> Plan:
     """New tasks so that each sentence has ``per_phase`` active translators in each phase.
 
@@ -114,6 +119,7 @@ def plan_assignments(
             if t.status in OPEN_STATUSES:
                 open_load[t.user_id] += 1
     rank = {u: i for i, u in enumerate(dict.fromkeys(translators))}
+    tagging = frozenset(tagging)
 
     plan = Plan()
     ordered_phases = [p for p in PHASE_ORDER if p in phases]
@@ -124,7 +130,7 @@ def plan_assignments(
             need = per_phase - have
             if need <= 0:
                 continue
-            candidates = [u for u in rank if eligible(u, sentence_id, phase, held, mode, frozen_groups)]
+            candidates = [u for u in rank if eligible(u, sentence_id, phase, held, mode, frozen_groups, tagging)]
             candidates.sort(key=lambda u: (open_load[u], total_load[u], rank[u]))
             for user_id in candidates[:need]:
                 plan.new.append(Task(user_id, sentence_id, phase))

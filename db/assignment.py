@@ -165,6 +165,16 @@ def _started_aware(session: Session) -> set[tuple[int, int]]:
     return {(u, s) for u, s in rows}
 
 
+def _tagging(session: Session) -> set[tuple[int, int]]:
+    """(annotator, sentence) pairs where the annotator holds a colleague's translation of the sentence."""
+    rows = session.execute(
+        select(AnnotationAssignment.user_id, Translation.sentence_id)
+        .join(Translation, Translation.id == AnnotationAssignment.translation_id)
+        .where(AnnotationAssignment.status != "reassigned")
+    )
+    return {(u, s) for u, s in rows}
+
+
 def _plan_and_write(
     session: Session, project_id: int, sentence_ids: Sequence[int], actor_id: int | None,
     per_phase: int | None, mode: str | None, groups: dict[str, Iterable[int]] | None,
@@ -186,7 +196,7 @@ def _plan_and_write(
     seen = _started_aware(session)
     held = {(t.user_id, t.sentence_id, t.phase) for t in existing}
     existing += [Task(u, s, "aware", "submitted") for u, s in seen if (u, s, "aware") not in held]
-    plan = plan_assignments(sentence_ids, translators, existing, per_phase, mode, groups, phases)
+    plan = plan_assignments(sentence_ids, translators, existing, per_phase, mode, groups, phases, _tagging(session))
     for task in plan.new:
         session.add(
             TranslationAssignment(

@@ -53,6 +53,12 @@ def test_plan_never_gives_blind_to_someone_who_started_the_aware_task():
     assert plan.shortfalls == [(1, "blind", 1)]
 
 
+def test_plan_never_gives_a_sentence_to_someone_tagging_a_colleagues_translation_of_it():
+    plan = plan_assignments([1, 2], [10, 11, 12], [], per_phase=2, tagging=[(10, 1)])
+    assert {t.user_id for t in plan.new if t.sentence_id == 1} == {11, 12}
+    assert 10 in {t.user_id for t in plan.new if t.sentence_id == 2}  # only that sentence is barred
+
+
 def test_plan_disjoint_groups_keep_phases_apart():
     plan = plan_assignments([1, 2, 3], [1, 2, 3, 4], [], per_phase=2, mode="disjoint",
                             groups={"blind": [1, 2], "aware": [3, 4]})
@@ -113,6 +119,24 @@ def test_assign_translations_uses_project_setting_and_is_idempotent(engine):
     assert {r.user_id for r in rows} <= set(users)
     load = Counter(r.user_id for r in rows)
     assert max(load.values()) - min(load.values()) <= 1
+
+
+def test_a_translator_tagging_a_colleagues_translation_of_a_sentence_is_not_given_that_sentence(engine):
+    from db.engine import transaction
+    from db.models import AnnotationAssignment
+    from tests.tagging_fixtures import add_translation
+
+    first, other = _corpus(engine, n=2)
+    colleague, reader_, spare = (add_user(engine, name, "translator") for name in ("asha", "ravi", "sita"))
+    colleagues_translation = add_translation(engine, first, "blind", colleague, "खाना अच्छा था।")
+    with transaction(engine) as session:
+        session.add(AnnotationAssignment(user_id=reader_, translation_id=colleagues_translation))
+    set_project(engine, translators_per_phase=2)
+    assign_translations(engine, project_id(engine), [first, other], actor_id=None)
+    with Session(engine) as session:
+        tasks = {(r.user_id, r.sentence_id) for r in session.scalars(select(TranslationAssignment))}
+    assert (reader_, first) not in tasks
+    assert (reader_, other) in tasks
 
 
 def test_select_sentences_by_domain_split_and_range(engine):
