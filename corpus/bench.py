@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         engine.dispose()
         # The dashboard's process holds none of the bench's corpora: millions of leftover objects would
         # make every full pass of the cyclic collector during the render several times slower.
-        del big, big_report, data, report, kept, _
+        big = big_report = data = report = kept = _ = None
         gc.collect()
 
         if not args.no_render:

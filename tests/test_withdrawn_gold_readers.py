@@ -3,6 +3,7 @@ force" sees no gold: statistics, agreement input, the dashboard's sentence view 
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -13,11 +14,22 @@ from db.metrics_data import load_metrics_input, load_sentence_detail
 from db.models import TaggingItem
 from db.queries import latest_gold_tags, load_stat_inputs
 from db.tagging import assign_annotators
-from tests.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
-from tests.test_adjudication import edit_submitted, submit, world  # noqa: F401  (world is a fixture)
+from tests.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    project_id,
+    set_project,
+)
+from tests.test_adjudication import edit_submitted, make_world, submit
 
 AGREED = ["B", "O", "B", "O", "O", "O"]
 CHANGED = ["B", "O", "O", "O", "O", "O"]
+
+
+@pytest.fixture
+def world(engine):
+    return make_world(engine)
 
 
 def withdraw_gold_of_t2(engine, world) -> int:

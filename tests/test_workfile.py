@@ -1,7 +1,6 @@
 """Work files: byte-identical round trip, all-or-nothing import, located errors, no overwrites."""
 
 import json
-from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select

@@ -85,7 +85,7 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
         f"- **License**: {meta.get('license') or 'TO BE FILLED IN BY THE LEAD (the SemEval-2014 source data has its own terms)'}",
         f"- **Exported**: {meta.get('exported_at', 'n/a')}",
         f"- **Tokenizer**: `{TOKENIZER_SIGNATURE}` (NFC; runs of letters, marks, digits, ZWJ/ZWNJ; other characters alone)",
-        f"- **Tags**: plain BIO, one aspect type (`B`, `I`, `O`)",
+        "- **Tags**: plain BIO, one aspect type (`B`, `I`, `O`)",
         f"- **Export options**: {meta.get('options_text', 'n/a')}",
         "",
     ]
