@@ -94,11 +94,36 @@ def load_demo(engine: Engine) -> str:
             if exists is None:
                 session.add(AnnotationAssignment(user_id=users[username].id, translation_id=translation.id,
                                                  assigned_by=users["lead"].id))
-    from db.adjudication import sync_agreed
+    from db.adjudication import gold_count, sync_agreed
     from db.final_choice import record_auto_choices
     from db.schema import ensure_default_project
 
     project_id = ensure_default_project(engine)
-    gold = sync_agreed(engine, project_id)
+    sync_agreed(engine, project_id)
     finals = record_auto_choices(engine, project_id)
-    return f"demo project loaded ({gold} agreed items made gold, {finals} final translations picked): users " + ", ".join(u for u, _, _ in DEMO_USERS)
+    _lead_override(engine, users["lead"].id)
+    with_gold, items = gold_count(engine, project_id)
+    return (f"demo project loaded ({with_gold} of {items} tagged items have gold labels, {finals} final translations "
+            "picked automatically, one overridden by the lead): users " + ", ".join(u for u, _, _ in DEMO_USERS))
+
+
+def _lead_override(engine: Engine, lead_id: int) -> None:
+    """One lead decision, so the Final translations page shows an override: on laptop 2339 the two aware
+    translations tie on ROUGE-L and aspects kept, and the lead prefers ravi's wording."""
+    from sqlalchemy import func
+
+    from db.final_choice import choose
+    from db.models import FinalChoice
+
+    with transaction(engine) as session:
+        sentence = session.scalars(select(SourceSentence).where(
+            SourceSentence.domain == "laptop", SourceSentence.sentence_id == "2339")).one()
+        if session.scalar(select(func.count()).select_from(FinalChoice).where(
+                FinalChoice.sentence_id == sentence.id, FinalChoice.chosen_by.is_not(None))):
+            return  # a lead has decided already (the demo is loaded again)
+        ravi = session.scalars(select(Translation).join(User, User.id == Translation.translator_id).where(
+            Translation.sentence_id == sentence.id, Translation.phase == "aware", User.username == "ravi")).one()
+        in_force = session.scalar(select(func.max(FinalChoice.id)).where(FinalChoice.sentence_id == sentence.id))
+        sentence_pk, ravi_pk = sentence.id, ravi.id
+    choose(engine, sentence_pk, ravi_pk, lead_id, expected=in_force,
+           note="Both keep every aspect; ravi's 'के कारण … नहीं रखता' reads more naturally.")
