@@ -2,8 +2,8 @@
 
 Everything here is rendered from db.translation / db.assignment, which only ever return the
 logged-in translator's own tasks; a blind task arrives without any aspect data at all. Every
-change of the editor autosaves (a draft plus a revision), so a refresh or a dropped connection
-loses at most the text still being typed.
+committed change of the editor autosaves (a draft plus a revision); text still being typed is kept
+in the browser (pages._unsaved) and offered back after a refresh, so nothing typed is lost.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from db.translation import (
     transliteration_scheme,
 )
 from pages._common import get_engine, project_id, require_role
+from pages._unsaved import unsaved_text_guard
 
 TASK_PARAM = "task"
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:")
@@ -133,6 +134,7 @@ def _init_state(view: TaskView) -> None:
     st.session_state[K + "note"] = view.note or ""
     st.session_state[K + "version"] = view.version
     st.session_state[K + "links"] = view.links
+    st.session_state[K + "stored_text"] = view.text
     st.session_state[K + "map_text"] = view.text
     for a in view.aspects:
         link = next((x for x in view.links if x.aspect_term_id == a.id), None)
@@ -204,6 +206,7 @@ def _write(draft: Draft, action: str) -> bool:
     st.session_state[K + "mark"] = now
     st.session_state[K + "version"] = view.version
     st.session_state[K + "links"] = view.links
+    st.session_state[K + "stored_text"] = view.text
     st.session_state[K + "saved_at"] = time.strftime("%H:%M:%S")
     return True
 
@@ -224,6 +227,12 @@ def _save(action: str) -> bool:
 
 
 def _autosave() -> None:
+    _save("autosave")
+
+
+def _restore_unsaved(text: str) -> None:
+    """Text the browser kept from before a refresh goes back into the editor and is saved at once."""
+    st.session_state[K + "text"] = text
     _save("autosave")
 
 
@@ -305,6 +314,8 @@ with left:
         "Your Hindi translation", key=K + "text", height=120, on_change=_autosave,
         placeholder="Type in Devanagari, or use the typing help below. Ctrl+Enter saves.",
     )
+    unsaved_text_guard(K + "unsaved", f"{user.id}:{aid}", "Your Hindi translation",
+                       st.session_state.get(K + "stored_text", ""), _restore_unsaved)
 
     with st.container(border=True):
         st.markdown("**Typing help** · type Roman letters, press Enter to preview, then insert")
@@ -367,7 +378,7 @@ with left:
     st.caption(
         (f"Draft saved at {saved_at}. " if saved_at else "")
         + f"Time on this task: {int(spent // 60)} min. Changes save by themselves when you press Ctrl+Enter "
-        "or leave a field."
+        "or leave a field; text you are still typing is kept in this browser until then."
     )
 
 with right:

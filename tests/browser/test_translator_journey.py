@@ -3,6 +3,7 @@ then the aware one with its aspect map, and find both stored."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -86,3 +87,37 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
         assert rows["aware"].guidelines_version and rows["aware"].time_spent_s > 0
         actions = [r.action for r in session.scalars(select(Revision).order_by(Revision.id))]
         assert actions.count("submit") == 2 and "autosave" in actions
+
+
+def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_app, browser_page):
+    url, engine = translator_db
+    server = start_app(url)
+    page = browser_page
+    login(page, server.url, "asha", PASSWORD)
+    page.get_by_role("link", name="Translate").click()
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    editor = page.get_by_role("textbox", name="Your Hindi translation")
+    editor.fill(BLIND)  # typed, never committed: no Ctrl+Enter, the field keeps its focus
+    page.reload()
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    with Session(engine) as session:
+        assert session.scalars(select(Translation)).first() is None  # the server never got it
+    page.get_by_text(f"This browser kept {len(BLIND)} characters").wait_for()
+    screenshot(page, "translator-unsaved-offer")
+    page.get_by_role("button", name="Restore unsaved text").click()
+    page.get_by_text(re.compile(r"^Draft saved at ")).wait_for()
+    page.wait_for_function(
+        "t => [...document.querySelectorAll('textarea')].some(e => e.value === t)", arg=BLIND
+    )
+    with Session(engine) as session:
+        (row,) = session.scalars(select(Translation)).all()
+        assert (row.text, row.status) == (BLIND, "draft")
+    page.reload()  # once saved, nothing is offered again
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    page.wait_for_timeout(1000)
+    assert page.get_by_role("button", name="Restore unsaved text").count() == 0
+    more = BLIND + " और"  # typing on top of the saved draft is kept again, against the new stored text
+    page.get_by_role("textbox", name="Your Hindi translation").fill(more)
+    page.reload()
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    page.get_by_text(f"This browser kept {len(more)} characters").wait_for()
