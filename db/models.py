@@ -427,3 +427,6 @@ class AuditEvent(Base):
     action: Mapped[str] = mapped_column(String(40))
     detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    # Every login attempt reads the recent failures: by action and time, not the whole log.
+    __table_args__ = (Index("ix_audit_events_action_time", "action", "created_at"),)
