@@ -48,6 +48,15 @@ def _save_until_accepted(engine, user_id: int, sid: int, phase: str, text: str) 
             conflicts += 1
 
 
+
+def _run_at_once(worker, count: int, timeout: float) -> None:
+    """``worker(0)`` … ``worker(count - 1)`` in threads started together; returns when all have ended."""
+    workers = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=timeout)
+
 def test_stale_save_is_refused_with_both_versions(any_engine):
     seed = seed_load_data(any_engine, users=2, tasks_per_user=1)
     user = seed.users[0]
@@ -147,11 +156,7 @@ def test_many_threads_saving_at_once_lose_and_duplicate_nothing(any_engine):
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
-    workers = [threading.Thread(target=worker, args=(i,)) for i in range(threads_n)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=120)
+    _run_at_once(worker, threads_n, timeout=120)
     assert not errors, errors
 
     shared = _translation(any_engine, shared_id)
@@ -364,11 +369,7 @@ def test_many_threads_saving_through_the_app_lose_and_duplicate_nothing(any_engi
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
-    workers = [threading.Thread(target=worker, args=(i,)) for i in range(threads_n)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=180)
+    _run_at_once(worker, threads_n, timeout=180)
     assert not errors, errors
 
     shared = load_task(any_engine, shared_user, shared_task)
