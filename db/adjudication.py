@@ -9,10 +9,12 @@ saw; if another came into force meanwhile, the lead's decision is refused (``Sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, Text, cast, func, select
 from sqlalchemy.orm import Session
 
 from corpus.bio import tags_agree, tags_to_spans, token_disagreement, validate_tags
@@ -198,15 +200,119 @@ def auto_gold_if_agreed(session: Session, item_id: int) -> Adjudication | None:
     return _add_decision(session, item_id, step.tags, step.source, None)
 
 
+class _Version(NamedTuple):
+    """A submitted annotation as the rule and the queue read it (a plain row, not an ORM object)."""
+
+    id: int
+    item_id: int
+    annotator_id: int
+    tags: list[str]
+    no_aspects: bool
+    submitted_at: datetime | None
+    updated_at: datetime | None
+
+
+class _Decided(NamedTuple):
+    """The latest decision of an item, as a plain row."""
+
+    id: int
+    item_id: int
+    tags: list[str] | None
+    source: str
+    accepted_annotation_id: int | None
+    decided_by: int | None
+    note: str | None
+    created_at: datetime
+
+
+@dataclass
+class _ItemState:
+    """What the automatic rule and the queue need of one tagging item, read in bulk."""
+
+    item_id: int
+    translation_id: int
+    submitted: list[_Version] = field(default_factory=list)
+    assignees: set[int] = field(default_factory=set)
+    latest: _Decided | None = None
+
+    @property
+    def complete(self) -> bool:
+        done = {a.annotator_id for a in self.submitted}
+        return bool(done) and self.assignees <= done
+
+
+def _tags(raw: str | None) -> list[str] | None:
+    return None if raw is None else json.loads(raw)
+
+
+def _project_states(session: Session, project_id: int) -> dict[int, _ItemState]:
+    """Every tagging item of the project with its submitted versions, active assignees and latest
+    decision: four queries of plain rows, whatever the project's size (a paper-scale project has
+    ~48,000 items and ~95,000 annotations; ORM objects for them would take seconds)."""
+    in_project = (
+        select(TaggingItem.id)
+        .join(Translation, TaggingItem.translation_id == Translation.id)
+        .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+        .where(SourceSentence.project_id == project_id)
+    )
+    states = {
+        item_id: _ItemState(item_id, translation_id)
+        for item_id, translation_id in session.execute(
+            select(TaggingItem.id, TaggingItem.translation_id).where(TaggingItem.id.in_(in_project))
+        )
+    }
+    by_translation = {s.translation_id: s for s in states.values()}
+    for row in session.execute(
+        select(Annotation.id, Annotation.item_id, Annotation.annotator_id, cast(Annotation.tags, Text),
+               Annotation.no_aspects, Annotation.submitted_at, Annotation.updated_at)
+        .where(Annotation.item_id.in_(in_project), Annotation.status == "submitted")
+        .order_by(Annotation.item_id, Annotation.submitted_at, Annotation.id)
+    ):
+        states[row[1]].submitted.append(_Version(row[0], row[1], row[2], _tags(row[3]), *row[4:]))
+    for translation_id, user_id in session.execute(
+        select(AnnotationAssignment.translation_id, AnnotationAssignment.user_id)
+        .join(Translation, AnnotationAssignment.translation_id == Translation.id)
+        .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+        .where(SourceSentence.project_id == project_id, AnnotationAssignment.status.not_in(INACTIVE))
+    ):
+        if translation_id in by_translation:
+            by_translation[translation_id].assignees.add(user_id)
+    latest_ids = select(func.max(Adjudication.id)).where(Adjudication.item_id.in_(in_project)).group_by(
+        Adjudication.item_id)
+    for row in session.execute(
+        select(Adjudication.id, Adjudication.item_id, cast(Adjudication.tags, Text), Adjudication.source,
+               Adjudication.accepted_annotation_id, Adjudication.decided_by, Adjudication.note,
+               Adjudication.created_at)
+        .where(Adjudication.id.in_(latest_ids))
+    ):
+        states[row[1]].latest = _Decided(row[0], row[1], _tags(row[2]), *row[3:])
+    return states
+
+
+def _project_k(session: Session, project_id: int) -> int:
+    return session.scalar(select(Project.annotators_per_item).where(Project.id == project_id)) or 1
+
+
 def sync_agreed(engine: Engine, project_id: int) -> int:
     """Bring every item's automatic gold up to date with its annotators (e.g. after an import or a
-    reassignment). Returns rows written."""
+    reassignment). Returns rows written.
+
+    The whole project is read in bulk and the rule decided in memory; only items that need a new
+    decision go through ``auto_gold_if_agreed``, which locks the item and decides again before writing.
+    """
+    with Session(reader(engine)) as session:
+        k = _project_k(session, project_id)
+        due = [
+            s.item_id for s in _project_states(session, project_id).values()
+            if next_automatic_decision(
+                s.latest.source if s.latest is not None else None, s.latest.tags if s.latest is not None else None,
+                [list(a.tags) for a in s.submitted], s.complete, k,
+            ) is not None
+        ]
+    if not due:
+        return 0
     with transaction(engine) as session:
-        written = 0
-        for item_id in _project_items(session, project_id):
-            if auto_gold_if_agreed(session, item_id) is not None:
-                written += 1
-        return written
+        return sum(auto_gold_if_agreed(session, item_id) is not None for item_id in due)
 
 
 def _project_items(session: Session, project_id: int) -> list[int]:
@@ -221,47 +327,64 @@ def _project_items(session: Session, project_id: int) -> list[int]:
     )
 
 
-def _entry(session: Session, item: TaggingItem, submitted: list[Annotation], users: dict[int, str]) -> QueueEntry:
-    translation = session.get(Translation, item.translation_id)
-    sentence = session.get(SourceSentence, translation.sentence_id)
+def _entry(
+    users: dict[int, str], item_id: int, translation_id: int, tokens: list[str], sentence_key: str, phase: str,
+    translator_id: int, submitted: list, latest, k: int,
+) -> QueueEntry:
+    """One item side by side: its annotators' versions, and the gold in force if it still holds."""
     versions = [
         AnnotatorVersion(a.id, users.get(a.annotator_id, "?"), list(a.tags), a.no_aspects, a.submitted_at,
                          a.updated_at)
         for a in submitted
     ]
-    gold = gold_row(session, item.id)
+    gold = latest if latest is not None and is_gold(latest.source) else None
     decision = _decision(gold, users) if gold is not None else None
     newest_edit = max((v.updated_at for v in versions if v.updated_at), default=None)
     if (
         decision is not None
         and decision.source in AUTOMATIC_SOURCES
-        and not automatic_gold_holds(decision.tags, [v.tags for v in versions], annotators_per_item(session, item))
+        and not automatic_gold_holds(decision.tags, [v.tags for v in versions], k)
     ):
         decision = None  # not withdrawn yet (e.g. annotations imported since), but no longer carried
     resolved = decision is not None and (
         decision.source in AUTOMATIC_SOURCES or newest_edit is None or newest_edit <= decision.created_at
     )
     return QueueEntry(
-        item_id=item.id, translation_id=translation.id,
-        sentence_key=f"{sentence.domain}/{sentence.split}/{sentence.sentence_id}", phase=translation.phase,
-        translator=users.get(translation.translator_id, "?"), tokens=list(item.tokens), versions=versions,
+        item_id=item_id, translation_id=translation_id, sentence_key=sentence_key, phase=phase,
+        translator=users.get(translator_id, "?"), tokens=list(tokens), versions=versions,
         disagreement=token_disagreement([v.tags for v in versions]), gold=decision, resolved=resolved,
     )
+
+
+def _item_details(session: Session, item_ids: list[int]) -> dict[int, tuple]:
+    """item id → (tokens, "domain/split/id", phase, translator id), in one query per 500 items."""
+    details: dict[int, tuple] = {}
+    for i in range(0, len(item_ids), 500):
+        for item_id, tokens, domain, split, sid, phase, translator_id in session.execute(
+            select(TaggingItem.id, cast(TaggingItem.tokens, Text), SourceSentence.domain, SourceSentence.split,
+                   SourceSentence.sentence_id, Translation.phase, Translation.translator_id)
+            .join(Translation, TaggingItem.translation_id == Translation.id)
+            .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+            .where(TaggingItem.id.in_(item_ids[i:i + 500]))
+        ):
+            details[item_id] = (json.loads(tokens), f"{domain}/{split}/{sid}", phase, translator_id)
+    return details
 
 
 def disagreement_queue(engine: Engine, project_id: int, include_resolved: bool = False) -> list[QueueEntry]:
     """Complete items whose annotators disagree, worst (most differing tokens) first."""
     with Session(reader(engine)) as session:
         users = _users(session)
+        k = _project_k(session, project_id)
+        disagreeing = [
+            s for s in _project_states(session, project_id).values()
+            if len(s.submitted) >= 2 and s.complete and not tags_agree([a.tags for a in s.submitted])
+        ]
+        details = _item_details(session, [s.item_id for s in disagreeing])
         entries = []
-        for item_id in _project_items(session, project_id):
-            item = session.get(TaggingItem, item_id)
-            submitted = submitted_versions(session, item_id)
-            if len(submitted) < 2 or not is_complete(session, item, submitted):
-                continue
-            if tags_agree([a.tags for a in submitted]):
-                continue
-            entry = _entry(session, item, submitted, users)
+        for state in disagreeing:
+            entry = _entry(users, state.item_id, state.translation_id, *details[state.item_id], state.submitted,
+                           state.latest, k)
             if include_resolved or not entry.resolved:
                 entries.append(entry)
         entries.sort(key=lambda e: (-e.disagreement, e.item_id))
@@ -273,7 +396,9 @@ def item_entry(engine: Engine, item_id: int) -> QueueEntry:
         item = session.get(TaggingItem, item_id)
         if item is None:
             raise ValueError(f"no tagging item {item_id}")
-        return _entry(session, item, submitted_versions(session, item_id), _users(session))
+        details = _item_details(session, [item_id])[item_id]
+        return _entry(_users(session), item_id, item.translation_id, *details, submitted_versions(session, item_id),
+                      latest_decision(session, item_id), annotators_per_item(session, item))
 
 
 def _require_lead(session: Session, user_id: int) -> None:
@@ -344,3 +469,18 @@ def gold_count(engine: Engine, project_id: int) -> tuple[int, int]:
             select(func.count()).where(Adjudication.id.in_(latest), Adjudication.source != WITHDRAWN)
         )
         return with_gold, len(items)
+
+
+def tagging_stamp(engine: Engine, project_id: int) -> tuple:
+    """Changes whenever anything the queue and the automatic rule read changes: every save (the
+    dashboard's fingerprint) and every change of who is assigned to tag what (a reassignment changes
+    which items are complete)."""
+    from db.metrics_data import latest_save
+
+    with Session(reader(engine)) as session:
+        assignments = session.execute(select(
+            func.count(AnnotationAssignment.id), func.max(AnnotationAssignment.id),
+            func.count(AnnotationAssignment.id).filter(AnnotationAssignment.status.in_(INACTIVE)),
+        )).one()
+        return (*latest_save(session, project_id), *assignments)
+

@@ -20,6 +20,7 @@ from db.adjudication import (
     gold_count,
     item_entry,
     sync_agreed,
+    tagging_stamp,
 )
 from pages._chips import span_text, span_where, token_chips
 from pages._common import get_engine, project_id, require_role
@@ -27,6 +28,14 @@ from pages._common import get_engine, project_id, require_role
 user = require_role("lead")
 engine = get_engine()
 pid = project_id()
+DB_KEY = engine.url.render_as_string(hide_password=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _queue(db: str, project: int, stamp: tuple) -> list:
+    """Every disagreement (decided ones too), kept until the next change: at paper scale reading it
+    takes over a second, and a lead's every click reruns this page."""
+    return disagreement_queue(engine, project, include_resolved=True)
 
 
 def _flash(kind: str, message: str) -> None:
@@ -136,10 +145,14 @@ st.title("Adjudication")
 st.caption("Items whose annotators all submitted and disagree, the most differing tokens first. "
            "Items where the annotators agree become gold automatically, and stop being gold if an annotator "
            "later changes their tags; a lead's decision stays.")
-sync_agreed(engine, pid)
+stamp = tagging_stamp(engine, pid)
+if st.session_state.get("adj_synced") != stamp:  # bring automatic gold up to date once per change, not per rerun
+    if sync_agreed(engine, pid):
+        stamp = tagging_stamp(engine, pid)
+    st.session_state["adj_synced"] = stamp
 with_gold, items = gold_count(engine, pid)
 show_resolved = st.toggle("Show items already decided", key="adj_show_resolved")
-every_disagreement = disagreement_queue(engine, pid, include_resolved=True)
+every_disagreement = _queue(DB_KEY, pid, stamp)
 # An item this lead is editing stays on screen even if another lead decides it meanwhile: saving then
 # shows both decisions instead of the edit silently vanishing.
 queue = [e for e in every_disagreement

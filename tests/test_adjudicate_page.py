@@ -194,3 +194,16 @@ def test_agreed_gold_an_annotator_edits_away_is_withdrawn_and_the_item_waits_for
     history = at.dataframe[-1].value
     assert history["how"].tolist() == ["agreed", "withdrawn"]
     assert history["spans"].tolist()[1] == "— (no gold)"
+
+
+def test_the_queue_follows_a_change_made_while_the_page_is_open(world):
+    at = adjudication_page(world)
+    assert len(at.selectbox(key="adj_item").options) == 1
+    kiran = world["kiran"]
+    view = open_item(world["engine"], kiran, world["t2"])  # kiran changes his agreed tags: no longer agreed
+    save_annotation(world["engine"], kiran, view.item_id, ["O", "O", "O", "O"], True, view.annotation.version, "submit")
+    at.run()
+    assert not at.exception
+    assert [o.split(" · ")[0] for o in at.selectbox(key="adj_item").options] == [
+        "restaurant/train/s2", "restaurant/train/s1"]
+    assert at.metric[0].value == "0 of 2"  # the agreed gold of s2 was withdrawn
