@@ -201,10 +201,9 @@ def _write_work(session: Session, project_id: int, work: WorkFile, source: str) 
     if w.errors:
         raise InputRejected(w.errors)
     # Gold follows the annotators at once, in the same transaction, as it does after a save in the app.
-    from db.adjudication import auto_gold_if_agreed
+    from db.adjudication import apply_automatic_rule
 
-    for item_id in sorted(w.items_with_new_annotations):
-        auto_gold_if_agreed(session, item_id)
+    apply_automatic_rule(session, project_id, w.items_with_new_annotations)
     return WorkImportSummary(len(new_sentences), new_translations, new_annotations, unchanged)
 
 
