@@ -51,6 +51,11 @@ export default function ({ parentElement, data, setTriggerValue }) {
   } else if (kept && kept.text === data.saved) {
     localStorage.removeItem(storeKey);  // saved since: nothing to offer
   }  // typed on top of another stored version (a later save, another tab): not offered, never written back
+  // Text typed before this component was mounted (a slow page) is kept too.
+  const area = document.querySelector(editor);
+  if (area && area.value && area.value !== data.saved) {
+    localStorage.setItem(storeKey, JSON.stringify({ text: area.value, saved: data.saved }));
+  }
   return () => document.removeEventListener("input", remember, true);
 }
 """

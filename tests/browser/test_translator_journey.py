@@ -89,6 +89,14 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
         assert actions.count("submit") == 2 and "autosave" in actions
 
 
+def kept_in_browser(page, text: str) -> None:
+    """Wait until the page's guard has kept the typed text in localStorage (it mounts after the editor)."""
+    page.wait_for_function(
+        "t => Object.keys(localStorage).some(k => k.startsWith('corpus-tool:unsaved-text:') && "
+        "JSON.parse(localStorage.getItem(k)).text === t)", arg=text,
+    )
+
+
 def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_app, browser_page):
     url, engine = translator_db
     server = start_app(url)
@@ -98,6 +106,7 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     page.get_by_role("heading", name="Blind translation").wait_for()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
     editor.fill(BLIND)  # typed, never committed: no Ctrl+Enter, the field keeps its focus
+    kept_in_browser(page, BLIND)
     page.reload()
     page.get_by_role("heading", name="Blind translation").wait_for()
     with Session(engine) as session:
@@ -118,6 +127,7 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     assert page.get_by_role("button", name="Restore unsaved text").count() == 0
     more = BLIND + " और"  # typing on top of the saved draft is kept again, against the new stored text
     page.get_by_role("textbox", name="Your Hindi translation").fill(more)
+    kept_in_browser(page, more)
     page.reload()
     page.get_by_role("heading", name="Blind translation").wait_for()
     page.get_by_text(f"This browser kept {len(more)} characters").wait_for()
