@@ -127,39 +127,6 @@ def gold_row(session: Session, item_id: int) -> Adjudication | None:
     return row if row is not None and is_gold(row.source) else None
 
 
-def annotators_per_item(session: Session, item: TaggingItem) -> int:
-    return session.scalar(
-        select(Project.annotators_per_item)
-        .join(SourceSentence, SourceSentence.project_id == Project.id)
-        .join(Translation, Translation.sentence_id == SourceSentence.id)
-        .where(Translation.id == item.translation_id)
-    )
-
-
-def submitted_versions(session: Session, item_id: int) -> list[Annotation]:
-    return list(
-        session.scalars(
-            select(Annotation)
-            .where(Annotation.item_id == item_id, Annotation.status == "submitted")
-            .order_by(Annotation.submitted_at, Annotation.id)
-        )
-    )
-
-
-def is_complete(session: Session, item: TaggingItem, submitted: list[Annotation]) -> bool:
-    """Every active assignee of the item has submitted (and at least one has)."""
-    assignees = set(
-        session.scalars(
-            select(AnnotationAssignment.user_id).where(
-                AnnotationAssignment.translation_id == item.translation_id,
-                AnnotationAssignment.status.not_in(INACTIVE),
-            )
-        )
-    )
-    done = {a.annotator_id for a in submitted}
-    return bool(done) and assignees <= done
-
-
 def _lock_item(session: Session, item_id: int) -> None:
     """Hold the item's row until commit (PostgreSQL; SQLite writers are serialized by BEGIN IMMEDIATE),
     so a decision is made against the decision in force and no other lands in between."""
@@ -175,30 +142,34 @@ def _add_decision(
                        decided_by=decided_by, note=note or None, created_at=utcnow())
     session.add(row)
     session.flush()
-    action = "adjudicate" if decided_by else ("withdraw" if source == WITHDRAWN else "auto")
-    record_revision(
-        session, "adjudication", row.id, 1, decided_by, action,
-        {"item_id": item_id, "tags": tags, "source": source,
-         "accepted_annotation_id": accepted_annotation_id, "note": row.note},
-    )
+    _record(session, row)
     return row
 
 
-def auto_gold_if_agreed(session: Session, item_id: int) -> Adjudication | None:
-    """Let automatic gold follow the annotators' submitted versions (``corpus.gold``): agreement makes
-    gold, new agreement replaces old, and automatic gold the versions no longer carry is withdrawn.
-    A lead's decision is never touched. Returns the decision written, if any."""
-    _lock_item(session, item_id)
-    item = session.get(TaggingItem, item_id)
-    submitted = submitted_versions(session, item_id)
-    current = latest_decision(session, item_id)
-    step = next_automatic_decision(
-        current.source if current is not None else None, current.tags if current is not None else None,
-        [list(a.tags) for a in submitted], is_complete(session, item, submitted), annotators_per_item(session, item),
+def _record(session: Session, row: Adjudication) -> None:
+    """The decision's revision (decisions are never edited, so each has exactly one)."""
+    action = "adjudicate" if row.decided_by else ("withdraw" if row.source == WITHDRAWN else "auto")
+    record_revision(
+        session, "adjudication", row.id, 1, row.decided_by, action,
+        {"item_id": row.item_id, "tags": row.tags, "source": row.source,
+         "accepted_annotation_id": row.accepted_annotation_id, "note": row.note},
     )
-    if step is None:
-        return None
-    return _add_decision(session, item_id, step.tags, step.source, None)
+
+
+def auto_gold_if_agreed(session: Session, item_id: int) -> bool:
+    """Let automatic gold follow the annotators' submitted versions (``corpus.gold``) after a save:
+    agreement makes gold, new agreement replaces old, and automatic gold the versions no longer carry
+    is withdrawn. A lead's decision is never touched. Returns whether a decision was written."""
+    return apply_automatic_rule(session, _project_of_item(session, item_id), {item_id}) > 0
+
+
+def _project_of_item(session: Session, item_id: int) -> int:
+    return session.scalar(
+        select(SourceSentence.project_id)
+        .join(Translation, Translation.sentence_id == SourceSentence.id)
+        .join(TaggingItem, TaggingItem.translation_id == Translation.id)
+        .where(TaggingItem.id == item_id)
+    )
 
 
 class _Version(NamedTuple):
@@ -347,9 +318,7 @@ def apply_automatic_rule(session: Session, project_id: int, items: set[int] | No
     session.add_all(rows)
     session.flush()
     for row in rows:
-        record_revision(session, "adjudication", row.id, 1, None, "withdraw" if row.source == WITHDRAWN else "auto",
-                        {"item_id": row.item_id, "tags": row.tags, "source": row.source,
-                         "accepted_annotation_id": None, "note": None})
+        _record(session, row)
     return len(rows)
 
 
@@ -434,9 +403,11 @@ def item_entry(engine: Engine, item_id: int) -> QueueEntry:
         item = session.get(TaggingItem, item_id)
         if item is None:
             raise ValueError(f"no tagging item {item_id}")
+        project = _project_of_item(session, item_id)
+        state = _project_states(session, project, only=[item_id])[item_id]
         details = _item_details(session, [item_id])[item_id]
-        return _entry(_users(session), item_id, item.translation_id, *details, submitted_versions(session, item_id),
-                      latest_decision(session, item_id), annotators_per_item(session, item))
+        return _entry(_users(session), item_id, item.translation_id, *details, state.submitted, state.latest,
+                      _project_k(session, project))
 
 
 def _require_lead(session: Session, user_id: int) -> None:
