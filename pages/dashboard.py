@@ -120,10 +120,6 @@ def file_name(*parts: str) -> str:
 NOT_DEFINED = "—"
 
 
-def fmt(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
 with Session(engine) as session:
     stamp = latest_save(session, pid)
 everything = _input(DB_KEY, pid, stamp)
