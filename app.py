@@ -1,4 +1,9 @@
-"""Router: login, then the pages the user's roles allow (st.navigation)."""
+"""Router: login, then the pages the user's roles allow (st.navigation).
+
+``streamlit run app.py`` finds the ``st.App`` below and serves this same file as the script, next to
+the small JSON routes of ``pages/_api.py`` (typing suggestions that must not rerun the script).
+Streamlit runs the script as ``__main__``; the server imports this module under its own name.
+"""
 
 from __future__ import annotations
 
@@ -60,4 +65,9 @@ def main() -> None:
     st.navigation(sections).run()
 
 
-main()
+if __name__ == "__main__":
+    main()
+else:
+    from pages._api import ROUTES  # noqa: E402
+
+    app = st.App(__file__, routes=ROUTES)

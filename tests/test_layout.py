@@ -31,3 +31,11 @@ def test_the_import_scan_sees_a_lazy_streamlit_import(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from streamlit.testing.v1 import AppTest\n", encoding="utf-8")
     assert "streamlit" in _imported_modules(module)
+
+
+def test_app_serves_json_routes_beside_the_script():
+    """`streamlit run app.py` must find the st.App (AST discovery) and its routes, or look-ups would 404."""
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(ROOT / "app.py")
+    assert found.is_asgi_app and found.app_name == "app"
