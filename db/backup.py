@@ -1,13 +1,20 @@
-"""Full backups and restores.
+"""Backups and restores.
 
-A backup is one zip: ``work.jsonl`` (exactly what ``dump-work`` writes: every sentence and the latest
-translation and annotation), on SQLite also ``corpus.sqlite`` (a consistent copy made with SQLite's
-backup API while the app keeps running: it holds everything, including the revision history and
-accounts), and ``manifest.json`` with counts and SHA-256 checksums.
+A backup is a full-fidelity project archive (``corpus.archive``): every table of ``db.models`` but the
+login sessions, row by row with the same primary keys (accounts with roles and password hashes,
+settings, glossary, sentences and aspects, assignments in every state, every revision, every gold
+decision and final choice with its history, audit events), plus the alembic schema revision. It is read
+in one consistent snapshot and gives the same bytes from SQLite and PostgreSQL, so backup → restore into
+an empty database → backup is byte-identical.
 
-Restoring never overwrites work. The work file is imported all or nothing and skips records already
-present (``db.workfile.import_work_file``); a SQLite file replaces the database only when it is empty
-(no sentences, translations, annotations or revisions) and is refused otherwise.
+An archive restores only into an empty database (a fresh ``init``: at most the default project), or,
+when asked to replace, over everything: one transaction deletes every row and inserts the archive's, so
+a failure changes nothing. The archive is checked whole (names, sizes, checksums, every row against the
+schema) before the transaction starts. Restoring logs everyone out (login sessions are not archived).
+
+Older uploads still restore: a work file (JSONL) is imported all or nothing and never overwrites
+(``db.workfile.import_work_file``); a backup zip of the earlier format goes in through its SQLite file
+(SQLite, empty project) or its work file; a bare SQLite file only into an empty project.
 """
 
 from __future__ import annotations
@@ -22,18 +29,24 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy import Engine, func, select
+from typing import IO, Any
+
+from sqlalchemy import JSON, Boolean, DateTime, Engine, Float, Integer, String, Table, func, select, text
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from corpus.tokens import TOKENIZER_SIGNATURE
+from corpus import archive
+from corpus.archive import ArchiveReader, ArchiveRefused, ColumnSpec, Limits, Manifest, TableSpec
 from corpus.workfile import dump_work_file
 from db.engine import is_sqlite, reader
-from db.models import Annotation, Revision, SourceSentence, Translation
+from db.models import Annotation, Base, Revision, SourceSentence, Translation
 from db.write_gate import write_turn
 from db.workfile import WorkImportSummary, import_work_file, load_work
 
-FORMAT = "corpus-backup"
-FORMAT_VERSION = 1
+#: The backup zips of the earlier release (a work file and, on SQLite, a database file).
+LEGACY_FORMAT = "corpus-backup"
+LEGACY_FORMAT_VERSION = 1
 WORK_NAME = "work.jsonl"
 SQLITE_NAME = "corpus.sqlite"
 MANIFEST_NAME = "manifest.json"
@@ -48,7 +61,7 @@ class RestoreRefused(ValueError):
 
 @dataclass(frozen=True)
 class RestoreResult:
-    kind: str  # "sqlite" (database file copied in) or "work" (work file imported)
+    kind: str  # "archive" (project archive restored), "sqlite" (database file copied in) or "work" (work file imported)
     summary: str
     work: WorkImportSummary | None = None
 
@@ -95,29 +108,6 @@ def sqlite_snapshot(engine: Engine) -> bytes:
         return target_path.read_bytes()
 
 
-def make_backup(engine: Engine) -> bytes:
-    """The backup zip, as bytes."""
-    work = dump_work_file(load_work(engine)).encode("utf-8")
-    members = {WORK_NAME: work}
-    if is_sqlite(engine):
-        members[SQLITE_NAME] = sqlite_snapshot(engine)
-    manifest = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "database": engine.dialect.name,
-        "tokenizer": TOKENIZER_SIGNATURE,
-        "counts": counts(engine),
-        "files": {name: {"bytes": len(data), "sha256": _sha256(data)} for name, data in members.items()},
-    }
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(MANIFEST_NAME, json.dumps(manifest, indent=2, sort_keys=True))
-        for name, data in members.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
-
-
 def backup_filename(now: datetime | None = None) -> str:
     now = now or datetime.now()
     return f"corpus-backup-{now:%Y%m%d-%H%M%S}.zip"
@@ -127,14 +117,14 @@ def backup_filename(now: datetime | None = None) -> str:
 
 
 @dataclass(frozen=True)
-class BackupContents:
+class LegacyBackup:
     work: bytes | None
     sqlite: bytes | None
     manifest: dict
 
 
-def read_backup(data: bytes, filename: str = "backup.zip") -> BackupContents:
-    """Unpack and check a backup zip: known members only, sizes bounded, checksums matching."""
+def read_legacy_backup(data: bytes, filename: str = "backup.zip") -> LegacyBackup:
+    """Unpack and check a backup zip of the earlier format: known members only, sizes bounded, checksums matching."""
     if len(data) > MAX_RESTORE_BYTES:
         raise RestoreRefused(f"{filename}: {len(data):,} bytes is over the {MAX_RESTORE_BYTES:,}-byte limit")
     try:
@@ -152,9 +142,9 @@ def read_backup(data: bytes, filename: str = "backup.zip") -> BackupContents:
             manifest = json.loads(zf.read(MANIFEST_NAME))
         except (ValueError, UnicodeDecodeError) as exc:
             raise RestoreRefused(f"{filename}: {MANIFEST_NAME} is not valid JSON ({exc})") from None
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise RestoreRefused(f"{filename}: {MANIFEST_NAME} does not describe a {FORMAT}")
-        if manifest.get("format_version") != FORMAT_VERSION:
+        if not isinstance(manifest, dict) or manifest.get("format") != LEGACY_FORMAT:
+            raise RestoreRefused(f"{filename}: {MANIFEST_NAME} does not describe a {LEGACY_FORMAT}")
+        if manifest.get("format_version") != LEGACY_FORMAT_VERSION:
             raise RestoreRefused(f"{filename}: backup format version {manifest.get('format_version')!r} is not supported")
         files = manifest.get("files") or {}
         unexpected = set(infos) - {MANIFEST_NAME, WORK_NAME, SQLITE_NAME}
@@ -174,7 +164,7 @@ def read_backup(data: bytes, filename: str = "backup.zip") -> BackupContents:
             contents[name] = member
     if contents[WORK_NAME] is None:
         raise RestoreRefused(f"{filename}: the backup has no {WORK_NAME}")
-    return BackupContents(contents[WORK_NAME], contents[SQLITE_NAME], manifest)
+    return LegacyBackup(contents[WORK_NAME], contents[SQLITE_NAME], manifest)
 
 
 def _check_sqlite_file(path: Path, filename: str) -> None:
@@ -258,16 +248,216 @@ def _import_work_of_sqlite_file(engine: Engine, path: Path, filename: str, actor
     return restore_work(engine, work, f"{filename} ({WORK_NAME})", actor_id)
 
 
-def restore_upload(
-    engine: Engine, data: bytes, filename: str, actor_id: int | None = None, use_sqlite_file: bool = True
-) -> RestoreResult:
-    """Restore whatever was uploaded: a backup zip, a SQLite file, or a work file (JSONL).
+# ------------------------------------------------------------------ the project archive
 
-    A backup zip goes in as its SQLite file when that is possible and wanted (SQLite target, empty
-    database), else as its work file.
-    """
+#: Not archived: login sessions belong to a browser, not to the project (a restore logs everyone out).
+NOT_ARCHIVED = frozenset({"login_sessions"})
+BATCH_ROWS = 2000
+
+
+def _kind(column) -> str:  # noqa: ANN001
+    kinds = ((JSON, "json"), (Boolean, "bool"), (DateTime, "datetime"), (Float, "float"), (Integer, "int"),
+             (String, "text"))
+    for sql_type, kind in kinds:
+        if isinstance(column.type, sql_type):
+            return kind
+    raise TypeError(f"{column.table.name}.{column.name}: no archive kind for {column.type!r}")
+
+
+def _spec(table: Table) -> TableSpec:
+    return TableSpec(
+        table.name,
+        tuple(ColumnSpec(c.name, _kind(c), bool(c.nullable)) for c in table.columns),
+        tuple(c.name for c in table.primary_key.columns),
+    )
+
+
+def archived_tables() -> list[Table]:
+    """The archived tables in foreign-key order (a table after every table it refers to)."""
+    return [t for t in Base.metadata.sorted_tables if t.name not in NOT_ARCHIVED]
+
+
+def table_specs() -> dict[str, TableSpec]:
+    return {t.name: _spec(t) for t in archived_tables()}
+
+
+def _schema_revision(conn: Connection) -> str | None:
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _snapshot(engine: Engine) -> Connection:
+    """A connection whose reads all see one moment: SQLite's deferred read transaction in WAL mode, a
+    repeatable-read transaction on PostgreSQL. The app keeps saving meanwhile."""
+    if is_sqlite(engine):
+        return reader(engine).connect()
+    return engine.connect().execution_options(isolation_level="REPEATABLE READ")
+
+
+def _table_rows(conn: Connection, table: Table):  # noqa: ANN202
+    stmt = select(table).order_by(*table.primary_key.columns)
+    for row in conn.execution_options(yield_per=BATCH_ROWS).execute(stmt):
+        yield row._mapping
+
+
+def write_backup(engine: Engine, out: IO[bytes]) -> Manifest:
+    """Write the project archive of ``engine`` to a seekable binary stream."""
+    with _snapshot(engine) as conn, conn.begin():
+        revision = _schema_revision(conn)
+        if revision != archive.CURRENT_SCHEMA:
+            raise RestoreRefused(f"the database is at schema {revision!r}, this release writes "
+                                 f"{archive.CURRENT_SCHEMA}; run `python -m corpus init` first")
+        tables = archived_tables()
+        return archive.write_archive(out, revision, ((_spec(t), _table_rows(conn, t)) for t in tables))
+
+
+def make_backup(engine: Engine) -> bytes:
+    """The project archive, as bytes."""
+    buffer = io.BytesIO()
+    write_backup(engine, buffer)
+    return buffer.getvalue()
+
+
+def holdings(conn_or_engine: Connection | Engine) -> dict[str, int]:
+    """Rows per table, every table of the schema (login sessions included)."""
+    def count(conn: Connection) -> dict[str, int]:
+        return {t.name: conn.execute(select(func.count()).select_from(t)).scalar() or 0
+                for t in Base.metadata.sorted_tables}
+    if isinstance(conn_or_engine, Connection):
+        return count(conn_or_engine)
+    with reader(conn_or_engine).connect() as conn:
+        return count(conn)
+
+
+def holds_nothing(rows: dict[str, int]) -> bool:
+    """Empty as a fresh ``init`` leaves it: nothing but the default project."""
+    return all(n == 0 for name, n in rows.items() if name != "projects") and rows.get("projects", 0) <= 1
+
+
+def _describe(rows: dict[str, int]) -> str:
+    shown = [f"{n:,} {name.replace('_', ' ')}" for name, n in rows.items() if n and name != "projects"]
+    return ", ".join(shown) or "only the default project"
+
+
+def _refuse_unless_empty(rows: dict[str, int], filename: str) -> None:
+    if not holds_nothing(rows):
+        raise RestoreRefused(f"{filename}: an archive restores only into an empty database, and this one holds "
+                             f"{_describe(rows)}. Restore into a new database (`python -m corpus init`), or "
+                             "replace everything here (`restore --replace`, or the page's replace option).")
+
+
+def _check_rows(reader_: ArchiveReader, specs: dict[str, TableSpec]) -> None:
+    """Read every row once (checksums, counts, types, key order) before anything is written."""
+    for entry in reader_.manifest.tables:
+        for _ in reader_.rows(specs[entry.name], entry):
+            pass
+
+
+def _lock_everything(conn: Connection) -> None:
+    if conn.dialect.name == "postgresql":
+        names = ", ".join(t.name for t in Base.metadata.sorted_tables)
+        conn.execute(text(f"LOCK TABLE {names} IN ACCESS EXCLUSIVE MODE"))
+
+
+def _delete_everything(conn: Connection) -> None:
+    for table in reversed(Base.metadata.sorted_tables):
+        conn.execute(table.delete())
+
+
+def _insert_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: TableSpec,
+                  entry: archive.TableEntry) -> None:
+    batch: list[dict[str, Any]] = []
+    first = 1
+
+    def flush(last: int) -> None:
+        try:
+            conn.execute(table.insert(), batch)
+        except SQLAlchemyError as exc:
+            reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+            raise RestoreRefused(f"{reader_.where}/{entry.file}:{first}-{last}: cannot be stored ({reason}); "
+                                 "nothing was restored") from None
+        batch.clear()
+
+    last = 0
+    for last, row in reader_.rows(spec, entry):
+        if not batch:
+            first = last
+        batch.append(row)
+        if len(batch) >= BATCH_ROWS:
+            flush(last)
+    if batch:
+        flush(last)
+
+
+def _reset_sequences(conn: Connection) -> None:
+    """New rows after a restore must not collide with restored keys (PostgreSQL keeps counters apart)."""
+    if conn.dialect.name != "postgresql":
+        return
+    for table in Base.metadata.sorted_tables:
+        if [c.name for c in table.primary_key.columns] == ["id"]:
+            conn.execute(text(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                              f"COALESCE(MAX(id), 0) + 1, false) FROM {table.name}"))
+
+
+def restore_archive(
+    engine: Engine, source: str | Path | IO[bytes] | bytes, filename: str, replace: bool = False,
+    limits: Limits = Limits(),
+) -> RestoreResult:
+    """Restore a project archive: into an empty database, or over everything when ``replace``; all or nothing."""
+    if isinstance(source, Path):
+        source = str(source)
+    specs = table_specs()
+    try:
+        with ArchiveReader(source, filename, limits) as reader_:
+            archive.check_tables(reader_.manifest, specs, filename)
+            with engine.connect() as conn:
+                revision = _schema_revision(conn)
+            if revision != archive.CURRENT_SCHEMA:
+                raise RestoreRefused(f"the database is at schema {revision!r}; run `python -m corpus init` first")
+            if not replace:
+                _refuse_unless_empty(holdings(engine), filename)
+            _check_rows(reader_, specs)
+            entries = {e.name: e for e in reader_.manifest.tables}
+            with write_turn(engine), engine.begin() as conn:
+                _lock_everything(conn)
+                if not replace:
+                    _refuse_unless_empty(holdings(conn), filename)
+                _delete_everything(conn)
+                for table in archived_tables():
+                    if table.name in entries:
+                        _insert_table(conn, reader_, table, specs[table.name], entries[table.name])
+                _reset_sequences(conn)
+            counted = reader_.manifest.counts()
+    except ArchiveRefused as exc:
+        raise RestoreRefused(str(exc)) from None
+    if is_sqlite(engine):
+        engine.dispose()  # no pooled connection keeps a cached view of the replaced rows
+    shown = ", ".join(f"{counted.get(name, 0):,} {label}" for name, label in (
+        ("users", "accounts"), ("source_sentences", "sentences"), ("translations", "translations"),
+        ("annotations", "annotations"), ("revisions", "revisions")))
+    return RestoreResult("archive", f"archive {filename} restored ({'replacing everything' if replace else 'into an empty database'}): {shown}")
+
+
+def is_archive(data: bytes) -> bool:
+    """A zip whose manifest names the archive format (else, a legacy backup zip)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            info = zf.getinfo(MANIFEST_NAME)
+            if info.file_size > Limits().manifest_bytes:
+                return True  # let the archive reader refuse it with its reason
+            return json.loads(zf.read(info)).get("format") != LEGACY_FORMAT
+    except (KeyError, ValueError, AttributeError, zipfile.BadZipFile, OSError, EOFError):
+        return True
+
+
+def restore_upload(
+    engine: Engine, data: bytes, filename: str, actor_id: int | None = None, use_sqlite_file: bool = True,
+    replace: bool = False,
+) -> RestoreResult:
+    """Restore whatever was uploaded: a project archive, a legacy backup zip, a SQLite file, or a work file."""
     if data.startswith(b"PK\x03\x04") or filename.lower().endswith(".zip"):
-        contents = read_backup(data, filename)
+        if is_archive(data):
+            return restore_archive(engine, data, filename, replace=replace)
+        contents = read_legacy_backup(data, filename)
         if use_sqlite_file and contents.sqlite is not None and is_sqlite(engine) and is_empty(engine):
             return restore_sqlite_file(engine, contents.sqlite, f"{filename}/{SQLITE_NAME}", actor_id)
         return restore_work(engine, contents.work, f"{filename}/{WORK_NAME}", actor_id)
