@@ -39,6 +39,7 @@ from corpus.export.records import (
     LeftOut,
     RecordProblem,
     build_sentence,
+    build_source_sentence,
 )
 from corpus.export.splits import apply_dev_split
 from corpus.final_choice import POLICIES
@@ -160,13 +161,16 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         in_translations = select(Translation.id).where(Translation.sentence_id.in_(in_project))
 
         finals: dict[int, tuple[int | None, str | None]] = {}
+        lead_decided: set[int] = set()
         latest_fc = (select(func.max(FinalChoice.id)).where(FinalChoice.sentence_id.in_(in_project))
                      .group_by(FinalChoice.sentence_id))
         for row in conn.execute(
-            select(FinalChoice.sentence_id, FinalChoice.translation_id, FinalChoice.note)
+            select(FinalChoice.sentence_id, FinalChoice.translation_id, FinalChoice.note, FinalChoice.chosen_by)
             .where(FinalChoice.id.in_(latest_fc))
         ).all():
             finals[row.sentence_id] = (row.translation_id, row.note)
+            if row.chosen_by is not None:
+                lead_decided.add(row.sentence_id)
 
         alignments: dict[int, list[Alignment]] = defaultdict(list)
         for row in conn.execute(
@@ -338,6 +342,8 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
             continue
         submitted = [t for t in translations.get(s.id, []) if t.status == "submitted"]
         majority_untranslatable = sum(t.untranslatable for t in submitted) * 2 > len(submitted) > 0
+        if majority_untranslatable and s.id not in lead_decided:
+            final_id = None  # an automatic pick never overrules the majority; only a lead's decision does
         if final_id is None:
             if majority_untranslatable:
                 reason = "untranslatable by majority"
@@ -428,8 +434,70 @@ def _selection_text(options: ExportOptions, final_policy: str, per_item: int) ->
             f"automatic choice (`corpus.final_choice`) takes in each phase the translation with the highest mean "
             f"ROUGE-L against the others, ties going to more aspects kept, then the earlier submission; then, under "
             f"the project policy `{final_policy}`: {POLICIES.get(final_policy, 'see the project settings.')} "
-            f"Sentences the majority marked untranslatable, that the lead left out, or that are still unresolved are "
+            f"Sentences the majority marked untranslatable (unless a lead chose one of their translations: an automatic "
+            f"pick never overrules the majority), that the lead left out, or that are still unresolved are "
             f"not exported and are counted below. " + gold)
+
+
+def load_source_export(engine: Engine, project_id: int | None = None) -> ExportDataset:
+    """Every imported source sentence, translated or not, as English-only records (``export --source-only``):
+    tokens by the canonical tokenizer and BIO from the SemEval offsets (``corpus.export.records.english_side``)."""
+    with Session(reader(engine)) as session:
+        project_id = project_id or default_project_id(session)
+        project = session.get(Project, project_id)
+        settings = dict(project.settings or {})
+        conn = session.connection()
+        sentences = conn.execute(
+            select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
+                   SourceSentence.text)
+            .where(SourceSentence.project_id == project_id)
+            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
+        ).all()
+        in_project = select(SourceSentence.id).where(SourceSentence.project_id == project_id)
+        aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
+        for row in conn.execute(
+            select(AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term, AspectTerm.start, AspectTerm.end,
+                   AspectTerm.polarity)
+            .where(AspectTerm.sentence_id.in_(in_project)).order_by(AspectTerm.sentence_id, AspectTerm.position)
+        ).all():
+            aspects[row.sentence_id].append(EnglishAspect(row.term, row.start, row.end, row.polarity, row.position))
+        categories: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
+        for row in conn.execute(
+            select(AspectCategory.sentence_id, AspectCategory.category, AspectCategory.polarity)
+            .where(AspectCategory.sentence_id.in_(in_project))
+            .order_by(AspectCategory.sentence_id, AspectCategory.position)
+        ).all():
+            categories[row.sentence_id].append((row.category, row.polarity))
+    records = [
+        build_source_sentence(
+            uid=f"{s.domain}/{s.split}/{s.sentence_id}", sentence_id=s.sentence_id, domain=s.domain, split=s.split,
+            en_text=s.text, en_aspects=aspects.get(s.id, []), categories=categories.get(s.id, []),
+        )
+        for s in sentences
+    ]
+    dataset = ExportDataset(records)
+    dataset.meta.update(
+        source_only=True,
+        title=(settings.get("dataset_title") or f"Hindi aspect extraction corpus ({project.name})") + ": English source",
+        license=settings.get("license"),
+        exported_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        options_text="source only: every imported SemEval sentence, translated or not",
+        tokenizer=TOKENIZER_SIGNATURE,
+    )
+    return dataset
+
+
+def pick_final_translations(engine: Engine, project_id: int | None = None) -> tuple[int, str]:
+    """Record the automatic final pick for every sentence the lead has not decided, exactly as the Final
+    translations page does (``db.final_choice.record_auto_choices``: the rule of ``corpus.final_choice``,
+    one row and one revision per pick; a lead's decision is never replaced). Returns (picks recorded,
+    the project's policy)."""
+    from db.final_choice import project_policy, record_auto_choices
+
+    with Session(reader(engine)) as session:
+        project_id = project_id or default_project_id(session)
+        policy = project_policy(session, project_id)
+    return record_auto_choices(engine, project_id), policy
 
 
 def export_files(

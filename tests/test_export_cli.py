@@ -26,7 +26,8 @@ def _conll_files(out: Path, fmt: str):
 def test_export_writes_every_format_and_each_validates(engine, sqlite_url, tmp_path, capsys):
     build_sample(engine)
     out = tmp_path / "out"
-    assert main(["--db", sqlite_url, "export", "--out", str(out), "--id-comments", "--zip"]) == 0
+    # The sample's final choices are recorded ones: export them as they are (no automatic picks).
+    assert main(["--db", sqlite_url, "export", "--out", str(out), "--id-comments", "--zip", "--no-auto-final"]) == 0
     captured = capsys.readouterr()
     assert "exported 5 sentences" in captured.out
     assert "untranslatable by majority 1" in captured.err
@@ -35,14 +36,17 @@ def test_export_writes_every_format_and_each_validates(engine, sqlite_url, tmp_p
         files = _conll_files(out, fmt)
         assert files, fmt
         for path in files:
-            sentences = read_conll(path.read_text(encoding="utf-8"), columns=3 if fmt == "lince" else 2)
+            sentences = read_conll(path.read_text(encoding="utf-8"), columns=3 if fmt == "lince" else 2,
+                                   ids=path.with_suffix(".ids.tsv").read_text(encoding="utf-8"))
             tags = [[row[-1] for row in rows] for _, rows in sentences]
             assert all(t in ("B", "I", "O") for seq in tags for t in seq)
             for seq in tags:
                 spans_from_tags(seq)
             assert f1_score(tags, tags, mode="strict", scheme=IOB2) == 1.0
-    hi = read_conll((out / "conll/train.conll").read_text(encoding="utf-8"))
-    en = read_conll((out / "conll-en/train.conll").read_text(encoding="utf-8"))
+    hi = read_conll((out / "conll/train.conll").read_text(encoding="utf-8"),
+                    ids=(out / "conll/train.ids.tsv").read_text(encoding="utf-8"))
+    en = read_conll((out / "conll-en/train.conll").read_text(encoding="utf-8"),
+                    ids=(out / "conll-en/train.ids.tsv").read_text(encoding="utf-8"))
     assert [sid for sid, _ in hi] == [sid for sid, _ in en]
 
     rows = [json.loads(line) for p in sorted((out / "jsonl").glob("*.jsonl"))

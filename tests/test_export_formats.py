@@ -84,21 +84,29 @@ def dataset(cases=CASES) -> ExportDataset:
 # --- independent readers (no corpus.bio, no corpus.tokens) ------------------------------------------
 
 
-def read_conll(text: str, columns: int = 2) -> list[tuple[str | None, list[list[str]]]]:
-    """Sentences of a CoNLL file: (id from a ``# id =`` line or None, rows of columns)."""
-    sentences, rows, sid = [], [], None
+def read_conll(text: str, columns: int = 2, ids: str | None = None) -> list[tuple[str | None, list[list[str]]]]:
+    """Sentences of a CoNLL file: (id or None, rows of columns). Ids come from the file's side file
+    ``X.ids.tsv`` (``ids``), by position; LinCE's ``# sent_enum = N`` lines must number the sentences 1, 2, ..."""
+    sentences, rows, enum = [], [], None
     for line in text.split("\n"):
         if line == "":
             if rows:
-                sentences.append((sid, rows))
-            rows, sid = [], None
-        elif "\t" not in line and line.startswith("# id = "):
-            sid = line[len("# id = "):]
+                assert enum in (None, len(sentences) + 1), (enum, len(sentences))
+                sentences.append((None, rows))
+            rows, enum = [], None
+        elif line.startswith("# sent_enum = ") and not rows:
+            enum = int(line[len("# sent_enum = "):])
         else:
             cells = line.split("\t")
             assert len(cells) == columns, line
             rows.append(cells)
     assert not rows, "file must end with a blank line"
+    if ids is not None:
+        lines = ids.split("\n")
+        assert lines[0] == "sentence\tid" and lines[-1] == ""
+        pairs = [line.split("\t") for line in lines[1:-1]]
+        assert [int(n) for n, _ in pairs] == list(range(1, len(sentences) + 1))
+        sentences = [(sid, rows) for (_, sid), (_, rows) in zip(pairs, sentences)]
     return sentences
 
 
@@ -142,7 +150,7 @@ def test_hindi_spans_satisfy_text_slice_equals_term(case):
 def test_conll_round_trip_gives_stored_spans(case):
     ds = ExportDataset([make_record(case)])
     files = build_files(ds, ["conll"], FormatOptions(id_comments=True, layout="combined"))
-    [(sid, rows)] = read_conll(files["conll/train.conll"])
+    [(sid, rows)] = read_conll(files["conll/train.conll"], ids=files["conll/train.ids.tsv"])
     rec = ds.sentences[0]
     assert sid == rec.uid
     tokens, tags = [r[0] for r in rows], [r[1] for r in rows]
@@ -256,8 +264,8 @@ def test_tsv_columns_are_the_stored_texts_exactly(case):
 def test_lince_tokens_and_tags_equal_the_conll_ones(case):
     rec = make_record(case)
     files = build_files(ExportDataset([rec]), ["conll", "lince"], FormatOptions(id_comments=True, layout="combined"))
-    [(conll_id, conll_rows)] = read_conll(files["conll/train.conll"])
-    [(lince_id, lince_rows)] = read_conll(files["lince/train.conll"], columns=3)
+    [(conll_id, conll_rows)] = read_conll(files["conll/train.conll"], ids=files["conll/train.ids.tsv"])
+    [(lince_id, lince_rows)] = read_conll(files["lince/train.conll"], columns=3, ids=files["lince/train.ids.tsv"])
     assert lince_id == conll_id == rec.uid
     assert [r[0] for r in lince_rows] == [r[0] for r in conll_rows] == list(rec.hi_tokens)
     assert [r[2] for r in lince_rows] == [r[1] for r in conll_rows]
@@ -373,8 +381,10 @@ def test_id_comments_are_optional():
     ds = dataset()
     without = build_files(ds, ["conll"], FormatOptions(layout="combined"))["conll/train.conll"]
     assert "# id" not in without
-    with_ids = build_files(ds, ["conll"], FormatOptions(id_comments=True, layout="combined"))["conll/train.conll"]
-    assert [sid for sid, _ in read_conll(with_ids)] == [r.uid for r in ds.sentences if r.split == "train"]
+    files = build_files(ds, ["conll"], FormatOptions(id_comments=True, layout="combined"))
+    assert files["conll/train.conll"] == without  # the ids go beside the data, not into it
+    with_ids = read_conll(files["conll/train.conll"], ids=files["conll/train.ids.tsv"])
+    assert [sid for sid, _ in with_ids] == [r.uid for r in ds.sentences if r.split == "train"]
 
 
 def test_unknown_format_is_an_error_naming_it():

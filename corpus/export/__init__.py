@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
-from corpus.export.card import METRICS_FILE, dataset_card
+from corpus.export.card import METRICS_FILE, dataset_card, source_card
 from corpus.export.conll import format_conll
 from corpus.export.conll_en import format_conll_en
 from corpus.export.jsonl import format_jsonl
@@ -30,6 +30,9 @@ FORMATS: dict[str, Formatter] = {
     "tsv": format_tsv,
     "lince": format_lince,
 }
+
+#: What a ``--source-only`` export (English side of every imported sentence) can write.
+SOURCE_FORMATS = ("conll-en",)
 
 
 def left_out_tsv(dataset: ExportDataset) -> str:
@@ -51,17 +54,20 @@ def build_files(
 ) -> dict[str, str]:
     """Every file of the export for ``formats`` (default: all), with the card and the left-out list."""
     options = options or FormatOptions()
-    chosen = list(FORMATS) if not formats else list(dict.fromkeys(formats))
-    unknown = [f for f in chosen if f not in FORMATS]
+    source_only = bool(dataset.meta.get("source_only"))
+    known = SOURCE_FORMATS if source_only else tuple(FORMATS)
+    chosen = list(known) if not formats else list(dict.fromkeys(formats))
+    unknown = [f for f in chosen if f not in known]
     if unknown:
-        raise ValueError(f"unknown format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}")
+        what = "a source-only export writes" if source_only else "known"
+        raise ValueError(f"unknown format(s) {', '.join(unknown)}; {what}: {', '.join(known)}")
     files: dict[str, str] = {}
     for name in chosen:
         files.update(FORMATS[name](dataset, options))
     files["left_out.tsv"] = left_out_tsv(dataset)
     if dataset.meta.get("metrics"):
         files[METRICS_FILE] = metrics_json(dataset.meta["metrics"])
-    card = dataset_card(dataset, sorted(files) + ["README.md"])
+    card = (source_card if source_only else dataset_card)(dataset, sorted(files) + ["README.md"])
     return {"README.md": card, **files}
 
 

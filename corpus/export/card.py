@@ -54,6 +54,13 @@ def is_every_translation(dataset: ExportDataset) -> bool:
 
 METRICS_FILE = "metrics.json"
 
+ID_FILES_TEXT = (
+    "Exported with sentence ids, each CoNLL file `X.conll` has a side file `X.ids.tsv` (`sentence<TAB>id`: the "
+    "1-based position of the sentence in `X.conll` and its id), so the data files stay readable by plain CoNLL "
+    "readers such as NLTK's, which skip no comment line; `lince` files also number their sentences with "
+    "LinCE's own `# sent_enum = N` lines (N = `sentence` in the side file), which LinCE's loaders skip."
+)
+
 
 def _pct(x: float) -> str:
     return f"{100 * x:.2f}%"
@@ -215,8 +222,8 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
         lines += [f"- `{f}`" for f in files]
         lines += [
             "",
-            "CoNLL files: `token<TAB>tag` (`lince`: `token<TAB>lid<TAB>tag`), a blank line after each sentence; "
-            "`# id = …` lines (no tab) when exported with id comments. `conll` and `conll-en` hold the same "
+            "CoNLL files: `token<TAB>tag` (`lince`: `token<TAB>lid<TAB>tag`), a blank line after each sentence. "
+            + ID_FILES_TEXT + " `conll` and `conll-en` hold the same "
             "sentences in the same order. JSONL: one object per sentence; Hindi `aspects` satisfy "
             "`text[from:to] == term`; every row has the same keys and types (integers never null: `source_aspect` "
             "is -1 where the aspect map links no English aspect). SemEval XML: offsets into the Hindi `<text>`; polarity is carried over from "
@@ -226,4 +233,43 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
             "lists (each exported translation's own figures are in its JSONL row's `agreement`).",
             "",
         ]
+    return "\n".join(lines)
+
+
+def source_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
+    """The card of a ``--source-only`` export: the English SemEval side of every imported sentence."""
+    meta = dataset.meta
+    recs = dataset.sentences
+    lines = [f"# {meta.get('title') or 'SemEval-2014 source sentences'}", ""]
+    lines += [
+        "The English SemEval-2014 Task 4 sentences of the project, every imported sentence whether translated or "
+        "not, with aspect-term BIO tags from the SemEval character offsets: a baseline's English side.",
+        "",
+        f"- **License**: {meta.get('license') or 'TO BE FILLED IN BY THE LEAD (the SemEval-2014 source data has its own terms)'}",
+        f"- **Exported**: {meta.get('exported_at', 'n/a')}",
+        f"- **Tokenizer**: `{TOKENIZER_SIGNATURE}` (NFC; runs of letters, marks, digits, ZWJ/ZWNJ; other characters alone)",
+        "- **Tags**: plain BIO, one aspect type (`B`, `I`, `O`); a SemEval span that cuts a token covers the whole "
+        "token, and overlapping spans are merged",
+        f"- **Export options**: {meta.get('options_text', 'n/a')}",
+        "",
+        "## Counts per split and domain",
+        "",
+    ]
+    domains, splits = dataset.domains(), dataset.splits()
+    rows = [[split] + [sum(1 for r in recs if r.split == split and r.domain == d) for d in domains]
+            + [sum(1 for r in recs if r.split == split)] for split in splits]
+    rows.append(["total"] + [sum(1 for r in recs if r.domain == d) for d in domains] + [len(recs)])
+    lines += _table(["split"] + domains + ["all"], rows) + [""]
+    en = table1(LabelledSentence(r.domain, r.en_tags, len(r.en_aspects)) for r in recs)
+    lines += ["## Corpus statistics (seed paper Table 1)", ""]
+    lines += _table(["", "English"], [
+        ["sentences", en["sentences"]], ["aspect terms", en["aspect_terms"]],
+        ["sentences with >= 1 aspect", en["marked_sentences"]], ["tokens", en["tokens"]],
+        *[[f"{t} tokens", _pct(en["tag_share"][t]) if en["tag_share"][t] is not None else "n/a"] for t in ("B", "I", "O")],
+    ])
+    lines += [""]
+    if files:
+        lines += ["## Files", ""] + [f"- `{f}`" for f in files]
+        lines += ["", "CoNLL files: `token<TAB>tag`, a blank line after each sentence, sentences in corpus order. "
+                  + ID_FILES_TEXT, ""]
     return "\n".join(lines)

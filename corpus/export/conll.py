@@ -8,5 +8,5 @@ from corpus.export.records import ExportDataset
 
 def format_conll(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
     return render_split_files(
-        dataset, "conll", "conll", options, lambda r: columns_block(r.uid, (r.hi_tokens, r.hi_tags), options.id_comments)
+        dataset, "conll", "conll", options, lambda r: columns_block((r.hi_tokens, r.hi_tags))
     )

@@ -9,5 +9,5 @@ from corpus.export.records import ExportDataset
 
 def format_conll_en(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
     return render_split_files(
-        dataset, "conll-en", "conll", options, lambda r: columns_block(r.uid, (r.en_tokens, r.en_tags), options.id_comments)
+        dataset, "conll-en", "conll", options, lambda r: columns_block((r.en_tokens, r.en_tags))
     )

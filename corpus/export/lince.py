@@ -12,5 +12,5 @@ from corpus.export.records import ExportDataset
 
 def format_lince(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
     return render_split_files(
-        dataset, "lince", "conll", options, lambda r: columns_block(r.uid, (r.hi_tokens, r.lid, r.hi_tags), options.id_comments)
+        dataset, "lince", "conll", options, lambda r: columns_block((r.hi_tokens, r.lid, r.hi_tags)), sent_enum=True
     )

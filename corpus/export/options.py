@@ -40,9 +40,13 @@ def split_files(
 
 def render_split_files(
     dataset: ExportDataset, fmt: str, ext: str, options: FormatOptions, render: Callable[[ExportSentence], str],
-    header: str = "",
+    header: str = "", sent_enum: bool = False,
 ) -> dict[str, str]:
-    """Every split file of a format; each record is rendered once even when it appears in two layouts."""
+    """Every split file of a format; each record is rendered once even when it appears in two layouts.
+
+    With ``options.id_comments`` each file gets a side file of sentence ids (``ids_file``); ``sent_enum``
+    also numbers the sentences in the file with LinCE's ``# sent_enum = N`` lines, which LinCE's loaders
+    skip (a CoNLL reader such as NLTK's skips no comment line, so ids never go inside a plain CoNLL file)."""
     cache: dict[int, str] = {}
 
     def text(r: ExportSentence) -> str:
@@ -51,11 +55,29 @@ def render_split_files(
             cache[key] = render(r)
         return cache[key]
 
-    return {path: header + "".join(text(r) for r in recs) for path, recs in split_files(dataset, fmt, ext, options)}
+    files: dict[str, str] = {}
+    for path, recs in split_files(dataset, fmt, ext, options):
+        if options.id_comments and sent_enum:
+            files[path] = header + "".join(f"# sent_enum = {n}\n{text(r)}" for n, r in enumerate(recs, 1))
+        else:
+            files[path] = header + "".join(text(r) for r in recs)
+        if options.id_comments:
+            files[ids_path(path)] = ids_file(recs)
+    return files
 
 
-def columns_block(uid: str, columns: Sequence[Sequence[str]], id_comments: bool) -> str:
-    """One CoNLL sentence: optional ``# id = …`` line, one tab-separated line per token, then a blank line."""
-    lines = [f"# id = {uid}"] if id_comments else []
-    lines.extend("\t".join(row) for row in zip(*columns))
-    return "\n".join(lines) + "\n\n"
+def ids_path(path: str) -> str:
+    """The side file of a data file's sentence ids: ``conll/train.conll`` -> ``conll/train.ids.tsv``."""
+    stem, dot, _ext = path.rpartition(".")
+    return f"{stem if dot else path}.ids.tsv"
+
+
+def ids_file(records: Sequence[ExportSentence]) -> str:
+    """``sentence<TAB>id``: the 1-based position of each sentence in its data file (LinCE's ``sent_enum``)
+    and its id (``domain/split/sentence id``, with ``/phase/translator`` in an every-translation export)."""
+    return "sentence\tid\n" + "".join(f"{n}\t{r.uid}\n" for n, r in enumerate(records, 1))
+
+
+def columns_block(columns: Sequence[Sequence[str]]) -> str:
+    """One CoNLL sentence: one tab-separated line per token, then a blank line."""
+    return "\n".join("\t".join(row) for row in zip(*columns)) + "\n\n"

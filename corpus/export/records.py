@@ -202,3 +202,18 @@ def build_sentence(
         gold_source=gold_source, categories=tuple(categories), agreement=dict(agreement or {}),
         guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, [*proper_nouns, *source_proper_nouns([t.text for t in en_tokens])])),
     )
+
+
+def build_source_sentence(
+    *, uid: str, sentence_id: str, domain: str, split: str, en_text: str, en_aspects: Sequence[EnglishAspect],
+    categories: Sequence[tuple[str, str | None]] = (),
+) -> ExportSentence:
+    """The English side alone (``--source-only``): tokens and BIO from the SemEval offsets, as in
+    ``build_sentence``; no Hindi fields."""
+    en_norm, en_aspects_n, en_tokens, en_tags = english_side(en_text, en_aspects)
+    return ExportSentence(
+        uid=uid, sentence_id=sentence_id, domain=domain, split=split,
+        en_text=en_norm, en_aspects=en_aspects_n, en_tokens=tuple(t.text for t in en_tokens), en_tags=tuple(en_tags),
+        hi_text="", hi_tokens=(), hi_tags=(), hi_aspects=(), phase="", translator="", is_final=False,
+        gold_source="semeval", categories=tuple(categories),
+    )
