@@ -171,23 +171,42 @@ def cmd_metrics(args: argparse.Namespace, engine) -> int:
 
 
 def cmd_export(args: argparse.Namespace, engine) -> int:
-    from corpus.export import FORMATS
+    from corpus.export import FORMATS, SOURCE_FORMATS, build_files
     from corpus.export.options import FormatOptions
     from corpus.export.writer import write_directory, zip_bytes
-    from db.export_data import ExportOptions, export_files
+    from db.export_data import ExportOptions, export_files, load_source_export, pick_final_translations
 
     unknown = [f for f in args.formats or [] if f not in FORMATS]
     if unknown:
         raise CommandError("export", f"unknown format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}")
     if args.dev_fraction is not None and not 0.0 < args.dev_fraction < 1.0:
         raise CommandError("export", f"--dev-fraction must be between 0 and 1, got {args.dev_fraction}")
-    options = ExportOptions(
-        all_translations=args.all_translations, agreed_only=args.agreed_only, pseudonymize=args.pseudonymize,
-        dev_fraction=args.dev_fraction, seed=args.seed,
-    )
-    files, dataset = export_files(
-        engine, options, args.formats, FormatOptions(id_comments=args.id_comments, layout=args.layout)
-    )
+    format_options = FormatOptions(id_comments=args.id_comments, layout=args.layout)
+    if args.source_only:
+        hindi = [f for f in args.formats or [] if f not in SOURCE_FORMATS]
+        if hindi:
+            raise CommandError("--source-only", f"writes only {', '.join(SOURCE_FORMATS)} (the English side), "
+                                                f"not {', '.join(hindi)}")
+        ignored = [flag for flag, on in (("--dev-fraction", args.dev_fraction is not None),
+                                         ("--all-translations", args.all_translations),
+                                         ("--agreed-only", args.agreed_only)) if on]
+        if ignored:
+            raise CommandError("--source-only", f"cannot be combined with {', '.join(ignored)} "
+                                                "(it writes the SemEval source and its splits as imported)")
+        dataset = load_source_export(engine)
+        formats = args.formats or list(SOURCE_FORMATS)
+        files = build_files(dataset, formats, format_options)
+    else:
+        if not args.no_auto_final:
+            picked, policy = pick_final_translations(engine)
+            print(f"picked {picked} final translation(s) by the automatic rule (highest mean ROUGE-L; project policy "
+                  f"{policy}) and recorded them as the Final translations page does; the lead's decisions are kept")
+        options = ExportOptions(
+            all_translations=args.all_translations, agreed_only=args.agreed_only, pseudonymize=args.pseudonymize,
+            dev_fraction=args.dev_fraction, seed=args.seed,
+        )
+        formats = args.formats or list(FORMATS)
+        files, dataset = export_files(engine, options, args.formats, format_options)
     out = Path(args.out)
     try:
         write_directory(files, out)
@@ -196,8 +215,9 @@ def cmd_export(args: argparse.Namespace, engine) -> int:
     except OSError as exc:
         raise CommandError(args.out, f"cannot write: {exc.strerror or exc}") from exc
     splits = ", ".join(f"{s} {sum(1 for r in dataset.sentences if r.split == s)}" for s in dataset.splits())
-    print(f"exported {len(dataset.sentences)} sentences ({splits or 'none'}) as "
-          f"{', '.join(args.formats or FORMATS)} into {out} ({len(files)} files)")
+    what = "source sentences" if args.source_only else "sentences"
+    print(f"exported {len(dataset.sentences)} {what} ({splits or 'none'}) as "
+          f"{', '.join(formats)} into {out} ({len(files)} files)")
     counts = dataset.left_out_counts()
     if counts:
         print(f"left out {len(dataset.left_out)}: " + "; ".join(f"{k} {v}" for k, v in counts.items())
@@ -295,13 +315,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="conll, conll-en, jsonl, semeval-xml, tsv, lince (repeatable; default: all)")
     p.add_argument("--dev-fraction", type=float, help="carve a dev split of this share of train (stratified)")
     p.add_argument("--seed", type=int, default=13, help="seed of the dev split (default 13)")
-    p.add_argument("--id-comments", action="store_true", help="write '# id = …' lines in CoNLL files")
+    p.add_argument("--id-comments", action="store_true",
+                   help="write sentence ids: a side file X.ids.tsv per CoNLL file, '# sent_enum = N' lines in lince")
     p.add_argument("--layout", choices=["both", "combined", "per-domain"], default="both",
                    help="files per split combined, per domain, or both (default)")
     p.add_argument("--all-translations", action="store_true", help="every translation, not only the final one")
     p.add_argument("--agreed-only", action="store_true", help="only items the annotators agreed on")
     p.add_argument("--pseudonymize", action="store_true", help="replace translator names by pseudonyms")
     p.add_argument("--zip", action="store_true", help="also write export.zip with every file")
+    p.add_argument("--no-auto-final", action="store_true",
+                   help="do not pick final translations by the automatic rule; export only recorded picks")
+    p.add_argument("--source-only", action="store_true",
+                   help="only the English side (conll-en) of every imported sentence, translated or not")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("audit", help="quality audit of an existing aspect dataset")

@@ -418,6 +418,24 @@ class GlossaryTerm(Base):
     )
 
 
+class TypedForm(Base):
+    """A Devanagari form a translator accepted for a Roman word while typing, per project: the
+    next look-up of that Roman word in the project offers the most used form first."""
+
+    __tablename__ = "typed_forms"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id"))
+    roman: Mapped[str] = mapped_column(String(60))
+    devanagari: Mapped[str] = mapped_column(String(120))
+    uses: Mapped[int] = mapped_column(Integer, default=1)
+    first_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    last_used_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table_args__ = (
+        UniqueConstraint("project_id", "roman", "devanagari", name="uq_typed_forms_form"),
+        CheckConstraint("uses > 0", name="uses_positive"),
+    )
+
+
 class AuditEvent(Base):
     """Who did what and when for actions that are not content saves (imports, assignments, user changes)."""
 
