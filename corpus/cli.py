@@ -141,49 +141,6 @@ def cmd_restore(args: argparse.Namespace, engine) -> int:
     return 0
 
 
-def cmd_backup(args: argparse.Namespace, engine) -> int:
-    import time
-
-    from db.backup import RestoreRefused, write_backup
-
-    target = Path(args.file)
-    temporary = target.with_name(f".{target.name}.partial")
-    started = time.perf_counter()
-    try:
-        with temporary.open("wb") as out:
-            manifest = write_backup(engine, out)
-        temporary.replace(target)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise CommandError(args.file, f"cannot write: {exc.strerror or exc}") from exc
-    except RestoreRefused as exc:
-        temporary.unlink(missing_ok=True)
-        raise CommandError(args.file, str(exc)) from exc
-    counts = manifest.counts()
-    print(f"wrote {target} ({target.stat().st_size:,} bytes, schema {manifest.schema_version}, "
-          f"{sum(counts.values()):,} rows in {len(counts)} tables, {time.perf_counter() - started:.1f} s): "
-          + ", ".join(f"{name} {n:,}" for name, n in counts.items() if n))
-    return 0
-
-
-def cmd_restore(args: argparse.Namespace, engine) -> int:
-    import time
-
-    from db.backup import RestoreRefused, restore_archive
-
-    path = Path(args.file)
-    if not path.is_file():
-        raise CommandError(args.file, "cannot read file: no such file")
-    started = time.perf_counter()
-    try:
-        result = restore_archive(engine, path, args.file, replace=args.replace)
-    except RestoreRefused as exc:
-        where, _, message = str(exc).partition(": ")
-        raise CommandError(where, message or where) from exc
-    print(f"{result.summary} in {time.perf_counter() - started:.1f} s")
-    return 0
-
-
 def cmd_stats(args: argparse.Namespace, engine) -> int:
     from corpus.stats import corpus_statistics, format_statistics
     from db.queries import load_stat_inputs
@@ -333,16 +290,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("dump-work", help="write everything as a work file")
     p.add_argument("file")
     p.set_defaults(func=cmd_dump_work)
-
-    p = sub.add_parser("backup", help="write the full project archive (everything, every revision) to a zip")
-    p.add_argument("file", metavar="OUT.zip")
-    p.set_defaults(func=cmd_backup)
-
-    p = sub.add_parser("restore", help="restore a project archive into an empty database (all or nothing)")
-    p.add_argument("file", metavar="FILE.zip")
-    p.add_argument("--replace", action="store_true",
-                   help="replace everything in a database that is not empty (one transaction)")
-    p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("backup", help="write the full project archive (everything, every revision) to a zip")
     p.add_argument("file", metavar="OUT.zip")
