@@ -149,3 +149,36 @@ def token_disagreement(tag_lists: Sequence[Sequence[str]]) -> float:
         return 0.0
     differing = sum(1 for i in range(n) if len({t[i] for t in tag_lists}) > 1)
     return differing / n
+
+
+def parse_spans(raw: object, n_tokens: int, overlapping: bool = False) -> list[Span]:
+    """Spans sent by a client (lists of two ints) checked against ``n_tokens``: sorted, deduplicated,
+    inside the sentence, and (unless ``overlapping``) not overlapping. Anything else is a ValueError,
+    never silently repaired."""
+    if not isinstance(raw, (list, tuple)):
+        raise ValueError("spans must be a list of [start, end] pairs")
+    spans: set[Span] = set()
+    for pair in raw:
+        if (not isinstance(pair, (list, tuple)) or len(pair) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in pair)):
+            raise ValueError(f"not a [start, end] pair of token positions: {pair!r}")
+        start, end = pair
+        if not 0 <= start < end <= n_tokens:
+            raise ValueError(f"span ({start}, {end}) is outside 0..{n_tokens} or empty")
+        spans.add((start, end))
+    ordered = sorted(spans)
+    if not overlapping:
+        for a, b in zip(ordered, ordered[1:]):
+            if b[0] < a[1]:
+                raise ValueError(f"span {b} overlaps span {a}")
+    return ordered
+
+
+def disagreeing_tokens(tag_lists: Sequence[Sequence[str]]) -> list[int]:
+    """Positions where the annotators' tags are not all the same (what an adjudicator looks at first)."""
+    if not tag_lists:
+        return []
+    n = len(tag_lists[0])
+    if any(len(t) != n for t in tag_lists):
+        raise ValueError("tag lists cover different numbers of tokens")
+    return [i for i in range(n) if len({t[i] for t in tag_lists}) > 1]

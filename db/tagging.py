@@ -77,6 +77,7 @@ class QueueRow:
     sentence_key: str
     phase: str
     status: str  # assignment status: assigned, draft, submitted
+    snippet: str = ""  # the start of the translation, so the queue names sentences, not ids
 
 
 @dataclass(frozen=True)
@@ -321,7 +322,16 @@ def my_queue(engine: Engine, user_id: int) -> list[QueueRow]:
             .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id,
                       Translation.phase, Translation.id)
         ).all()
-        return [QueueRow(t.id, sentence_key(s), t.phase, a.status) for a, t, s in rows]
+        return [QueueRow(t.id, sentence_key(s), t.phase, a.status, snippet(t.text)) for a, t, s in rows]
+
+
+def snippet(text: str | None, limit: int = 60) -> str:
+    """The start of a sentence for a queue label, cut at a space when one is near."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[:cut if cut > limit // 2 else limit] + "…"
 
 
 def progress(engine: Engine, user_id: int) -> tuple[int, int]:
@@ -523,3 +533,48 @@ def _save(
 
             auto_gold_if_agreed(session, item_id)
         return _state(annotation, len(item.tokens), mine.rejected)
+
+
+def reopen_annotation(engine: Engine, user_id: int, item_id: int, expected_version: int | None) -> AnnotationState:
+    """Make the annotator's submitted annotation a draft again, so it can be edited: an explicit step
+    (a submitted annotation is what gold is built from), recorded as a revision with action "reopen".
+    Automatic gold then follows the submitted versions as after any save. StaleAnnotation if it changed
+    since the annotator loaded it."""
+    with transaction(engine) as session:
+        item = session.get(TaggingItem, item_id)
+        if item is None:
+            raise ValueError(f"no tagging item {item_id}")
+        assignment = _assignment(session, user_id, item.translation_id)
+        annotation = _own_annotation(session, item_id, user_id)
+        if annotation is None:
+            raise StaleAnnotation("this annotation no longer exists", None, None)
+        current = _stored_state(session, annotation, len(item.tokens))
+        if expected_version != annotation.version:
+            raise StaleAnnotation(SAVED_ELSEWHERE, None, current)
+        if annotation.status != "submitted":
+            return current
+        annotation.status = "draft"
+        annotation.submitted_at = None
+        annotation.updated_at = utcnow()
+        session.flush()
+        assignment.status = "draft"
+        record_revision(
+            session, "annotation", annotation.id, annotation.version, user_id, "reopen",
+            {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
+             "tags": list(annotation.tags), "no_aspects": annotation.no_aspects, "status": "draft",
+             "rejected_suggestions": [list(span) for span in current.rejected]},
+        )
+        from db.adjudication import auto_gold_if_agreed
+
+        auto_gold_if_agreed(session, item_id)
+        return _state(annotation, len(item.tokens), current.rejected)
+
+
+def item_source(engine: Engine, item_id: int) -> tuple[str, list[tuple[int, int]]]:
+    """The English source of a tagging item and the character spans of its aspect terms (for the lead)."""
+    with Session(reader(engine)) as session:
+        item = session.get(TaggingItem, item_id)
+        if item is None:
+            raise ValueError(f"no tagging item {item_id}")
+        sentence = session.get(Translation, item.translation_id).sentence
+        return sentence.text, [(a.start, a.end) for a in sentence.aspects]

@@ -1,28 +1,49 @@
-"""Tag aspects: mark aspect spans over the frozen tokens of an assigned translation; B/I/O is derived."""
+"""Tag aspects: mark aspect spans over the frozen tokens of an assigned translation; B/I/O is derived.
+
+One span editor (``pages/_span_editor.py``) does all selecting in the browser and sends one value per
+committed change, naming the item it was made on. Items are identified by translation id, in session
+state and in the URL (``?item=``), so a reload or a new tab opens the same item and a value from the
+editor can never land on another item.
+"""
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
+
 import streamlit as st
 
-from corpus.bio import put_span, remove_span, selection_to_span, spans_to_tags
+from corpus.bio import spans_to_tags
 from corpus.guidelines import load_guidelines
 from db.tagging import (
     AnnotationState,
     NotAssigned,
+    QueueRow,
     StaleAnnotation,
     my_queue,
     open_item,
+    reopen_annotation,
     save_annotation,
 )
-from pages._chips import marked_text, span_text, span_where, token_chips
+from pages._chips import marked_text, token_chips
 from pages._common import get_engine, require_role
+from pages._span_editor import Commit, keys_markdown, span_editor
+
+ITEM_PARAM = "item"
+FILTERS = {"Unfinished": ("assigned", "draft"), "Submitted": ("submitted",), "All": ("assigned", "draft", "submitted")}
 
 user = require_role("annotator")
 engine = get_engine()
 
 
-def _flash(kind: str, message: str) -> None:
-    st.session_state["tag_flash"] = (kind, message)
+def _status(tid: int, kind: str, text: str) -> None:
+    """What the editor's fixed status line says for this item (never a banner that moves the editor)."""
+    st.session_state[f"tag_status_{tid}"] = (kind, text)
+
+
+def _goto(tid: int) -> None:
+    st.session_state["tag_item"] = tid
+    st.query_params[ITEM_PARAM] = str(tid)
 
 
 def _load(tid: int) -> None:
@@ -50,15 +71,87 @@ def _persist(tid: int, action: str = "autosave") -> bool:
                                 rejected=sorted(work["rejected"]))
     except StaleAnnotation as exc:
         st.session_state[f"tag_conflict_{tid}"] = exc
+        _status(tid, "error", "Not saved: changed in another tab or window (see below).")
         return False
     except (ValueError, NotAssigned) as exc:
-        _flash("error", str(exc))
+        _status(tid, "error", str(exc))
         return False
     work["version"], work["status"] = state.version, state.status
     st.session_state.pop(f"tag_conflict_{tid}", None)
-    done = {"autosave": "Saved automatically.", "save": "Saved.", "submit": "Submitted."}[action]
-    _flash("success", done)
+    when = datetime.now().strftime("%H:%M:%S")
+    done = "Submitted" if state.status == "submitted" else "Draft saved"
+    _status(tid, "ok", f"{done} · version {state.version} · {when}")
     return True
+
+
+def _next_unfinished(after: int) -> int | None:
+    queue = my_queue(engine, user.id)
+    ids = [q.translation_id for q in queue]
+    start = ids.index(after) + 1 if after in ids else 0
+    return next((q.translation_id for q in queue[start:] + queue[:start]
+                 if q.status != "submitted" and q.translation_id != after), None)
+
+
+def _step(tid: int, step: int) -> None:
+    """Previous/next item in the queue as the annotator sees it (the status filter applies)."""
+    ids = [q.translation_id for q in _shown(my_queue(engine, user.id), tid)]
+    if tid in ids and len(ids) > 1:
+        _goto(ids[(ids.index(tid) + step) % len(ids)])
+
+
+def on_commit(tid: int, commit: Commit) -> None:
+    """One committed change from the editor, made on item ``tid`` (the editor names it; others are refused)."""
+    st.session_state[f"tag_ack_{tid}"] = commit.seq
+    if commit.action in ("next", "prev"):
+        _step(tid, 1 if commit.action == "next" else -1)
+        return
+    work = st.session_state[f"tag_work_{tid}"]
+    if work["status"] == "submitted":
+        if commit.action == "submit":
+            _open_next_unfinished(tid)
+        else:
+            _status(tid, "error", "Submitted: choose “Reopen for editing” to change it.")
+        return
+    work["spans"] = commit.spans
+    work["rejected"] = set(commit.rejected)
+    if commit.spans and work["no_aspects"]:
+        work["no_aspects"] = False
+        st.session_state[f"tag_none_{tid}"] = False
+    if commit.action == "submit":
+        if _persist(tid, "submit"):
+            _open_next_unfinished(tid)
+    else:
+        _persist(tid)
+
+
+def _open_next_unfinished(tid: int) -> None:
+    nxt = _next_unfinished(tid)
+    if nxt is None:
+        _status(tid, "ok", "Submitted. Every item in your queue is submitted.")
+    else:
+        _goto(nxt)
+
+
+def on_submit(tid: int) -> None:
+    if _persist(tid, "submit"):
+        _open_next_unfinished(tid)
+
+
+def on_reopen(tid: int) -> None:
+    view = st.session_state[f"tag_view_{tid}"]
+    work = st.session_state[f"tag_work_{tid}"]
+    try:
+        state = reopen_annotation(engine, user.id, view.item_id, work["version"])
+    except StaleAnnotation as exc:
+        if exc.theirs is not None:
+            _adopt(tid, exc.theirs)
+        _status(tid, "error", "It changed in another tab meanwhile: this is the saved version now.")
+        return
+    except (ValueError, NotAssigned) as exc:
+        _status(tid, "error", str(exc))
+        return
+    work["version"], work["status"] = state.version, state.status
+    _status(tid, "ok", f"Reopened · version {state.version}: your edits are drafts until you submit again.")
 
 
 def on_keep_mine(tid: int) -> None:
@@ -74,43 +167,7 @@ def on_take_theirs(tid: int) -> None:
         _load(tid)
     else:
         _adopt(tid, conflict.theirs)
-    _flash("info", "Now editing the saved version.")
-
-
-def _set_spans(tid: int, spans: list[tuple[int, int]]) -> None:
-    work = st.session_state[f"tag_work_{tid}"]
-    work["spans"] = spans
-    if spans:
-        work["no_aspects"] = False
-        st.session_state[f"tag_none_{tid}"] = False
-    _persist(tid)
-
-
-def on_add(tid: int) -> None:
-    key = f"tag_sel_{tid}"
-    try:
-        span = selection_to_span(st.session_state.get(key) or [])
-    except ValueError as exc:
-        _flash("error", str(exc))
-        return
-    st.session_state[key] = []
-    _set_spans(tid, put_span(st.session_state[f"tag_work_{tid}"]["spans"], span))
-
-
-def on_remove(tid: int, span: tuple[int, int]) -> None:
-    _set_spans(tid, remove_span(st.session_state[f"tag_work_{tid}"]["spans"], span))
-
-
-def on_accept(tid: int, spans: list[tuple[int, int]]) -> None:
-    current = st.session_state[f"tag_work_{tid}"]["spans"]
-    for span in spans:
-        current = put_span(current, span)
-    _set_spans(tid, current)
-
-
-def on_reject(tid: int, span: tuple[int, int]) -> None:
-    st.session_state[f"tag_work_{tid}"]["rejected"].add(span)
-    _persist(tid)
+    _status(tid, "info", "Now editing the saved version.")
 
 
 def on_none(tid: int) -> None:
@@ -118,20 +175,33 @@ def on_none(tid: int) -> None:
     value = bool(st.session_state[f"tag_none_{tid}"])
     if value and work["spans"]:
         st.session_state[f"tag_none_{tid}"] = False
-        _flash("error", '"No aspects in this sentence" cannot go with marked spans: remove them first.')
+        _status(tid, "error", "“No aspects in this sentence” cannot go with marked spans: remove them first.")
         return
     work["no_aspects"] = value
     _persist(tid)
 
 
-def on_next(ids: list[int], statuses: dict[int, str]) -> None:
-    current = st.session_state.get("tag_item")
-    start = ids.index(current) + 1 if current in ids else 0
-    for tid in ids[start:] + ids[:start]:
-        if statuses[tid] != "submitted" and tid != current:
-            st.session_state["tag_item"] = tid
-            return
-    _flash("info", "Every other item is submitted.")
+def _picked() -> None:
+    st.query_params[ITEM_PARAM] = str(st.session_state["tag_item"])
+
+
+def _shown(queue: list[QueueRow], current: int | None) -> list[QueueRow]:
+    """The queue under the status filter; the open item always stays listed."""
+    keep = FILTERS[st.session_state.get("tag_filter") or "All"]
+    return [q for q in queue if q.status in keep or q.translation_id == current]
+
+
+def _label(q: QueueRow) -> str:
+    return f"{q.snippet or '(empty)'} — {q.sentence_key} · {q.phase} · {q.status} · #{q.translation_id}"
+
+
+def _requested(ids: set[int]) -> int | None:
+    raw = st.query_params.get(ITEM_PARAM)
+    try:
+        tid = int(raw) if raw is not None else None
+    except ValueError:
+        return None
+    return tid if tid in ids else None
 
 
 st.title("Tag aspects")
@@ -140,44 +210,66 @@ if not queue:
     st.info("Nothing is assigned to you yet. A lead assigns translations to annotators.")
     st.stop()
 
-ids = [q.translation_id for q in queue]
 rows = {q.translation_id: q for q in queue}
-statuses = {q.translation_id: q.status for q in queue}
 done = sum(1 for q in queue if q.status == "submitted")
 st.progress(done / len(queue), text=f"{done} of {len(queue)} submitted")
 
-if st.session_state.get("tag_item") not in ids:
-    st.session_state["tag_item"] = next((t for t in ids if statuses[t] != "submitted"), ids[0])
+tid = _requested(set(rows))
+if tid is None:
+    remembered = st.session_state.get("tag_item")
+    tid = remembered if remembered in rows else next(
+        (q.translation_id for q in queue if q.status != "submitted"), queue[0].translation_id)
+if st.query_params.get(ITEM_PARAM) != str(tid):
+    st.query_params[ITEM_PARAM] = str(tid)
+st.session_state["tag_item"] = tid
 
-nav, nxt = st.columns([4, 1], vertical_alignment="bottom")
-tid = nav.selectbox(
-    "Item", ids, key="tag_item",
-    format_func=lambda t: f"{rows[t].sentence_key} · {rows[t].phase} · {rows[t].status}",
-)
-nxt.button("Next unfinished", key="tag_next", on_click=on_next, args=(ids, statuses), shortcut="Alt+N")
+show, pick = st.columns([1, 4], vertical_alignment="bottom")
+show.selectbox("Show", list(FILTERS), key="tag_filter")
+shown = _shown(queue, tid)
+pick.selectbox("Item", [q.translation_id for q in shown], key="tag_item", on_change=_picked,
+               format_func=lambda t: _label(rows[t]))
 
 if f"tag_view_{tid}" not in st.session_state:
     _load(tid)
 view = st.session_state[f"tag_view_{tid}"]
 work = st.session_state[f"tag_work_{tid}"]
-
-flash = st.session_state.pop("tag_flash", None)
-if flash:
-    getattr(st, flash[0])(flash[1])
+submitted = work["status"] == "submitted"
 
 main, side = st.columns([3, 2])
 with side:
-    version, guideline = load_guidelines("tagging")
-    with st.expander(f"Aspect-term guideline (v{version})", expanded=False):
-        st.markdown(guideline)
     if view.source_text is not None:
         st.markdown("**English source** (aspect terms highlighted)")
         st.markdown(marked_text(view.source_text, view.source_aspect_spans), unsafe_allow_html=True)
+    version, guideline = load_guidelines("tagging")
+    with st.expander(f"Guideline (v{version}) and keys", expanded=False):
+        st.markdown(keys_markdown())
+        # the guideline's own headings stay below the expander's
+        st.markdown(re.sub(r"(?m)^(#{1,4}) ", lambda m: "#" * (len(m.group(1)) + 2) + " ", guideline))
 
 with main:
-    st.caption(f"{view.sentence_key} · {view.phase} translation · status: {work['status']}")
     if view.text_changed:
-        st.warning("The translation was edited after tagging began; you tag the tokens as they were frozen.")
+        st.caption("The translation was edited after tagging began; you tag the tokens as they were frozen.")
+    pending = [(s.span, s.term) for s in view.suggestions]
+    default_status = ("info", "Submitted · read-only until you reopen it") if submitted else ("", "")
+    span_editor(
+        f"tag_editor_{tid}", item=tid, label=f"{view.sentence_key} · {view.phase} · #{tid}",
+        tokens=view.tokens, spans=work["spans"], suggestions=pending, rejected=sorted(work["rejected"]),
+        readonly=submitted, ack=st.session_state.get(f"tag_ack_{tid}", 0),
+        status=st.session_state.get(f"tag_status_{tid}", default_status),
+        on_commit=lambda commit, tid=tid: on_commit(tid, commit),
+        on_refused=lambda message, tid=tid: _status(tid, "error", message),
+    )
+    left, mid, right = st.columns([2, 1, 1], vertical_alignment="center")
+    left.checkbox("No aspects in this sentence", key=f"tag_none_{tid}", on_change=on_none, args=(tid,),
+                  disabled=submitted, help="An explicit answer; an empty save is not one.")
+    if submitted:
+        mid.button("Reopen for editing", key=f"tag_reopen_{tid}", on_click=on_reopen, args=(tid,),
+                   help="A submitted annotation feeds gold labels: reopening is recorded in its history.")
+    else:
+        mid.button("Submit", key=f"tag_submit_{tid}", on_click=on_submit, args=(tid,), type="primary",
+                   help="Ctrl+Enter in the editor; opens the next unfinished item.")
+    right.button("Next unfinished", key=f"tag_next_{tid}", on_click=_open_next_unfinished, args=(tid,))
+
     conflict = st.session_state.get(f"tag_conflict_{tid}")
     if conflict:
         st.error("Your tags for this item were saved from another tab or window after you opened it. "
@@ -199,50 +291,3 @@ with main:
                 if theirs.no_aspects:
                     st.caption("No aspects in this sentence.")
             st.button("Use the saved version", key=f"tag_take_theirs_{tid}", on_click=on_take_theirs, args=(tid,))
-
-    pending = [
-        s for s in view.suggestions
-        if s.span not in work["rejected"] and s.span not in work["spans"]
-    ]
-    st.markdown(
-        token_chips(view.tokens, work["spans"], [s.span for s in pending]), unsafe_allow_html=True
-    )
-
-    st.pills(
-        "Select consecutive tokens, then add them as one aspect span",
-        list(range(len(view.tokens))), selection_mode="multi", key=f"tag_sel_{tid}",
-        format_func=lambda i: view.tokens[i], wrap=True,
-    )
-    st.button("Add span", key=f"tag_add_{tid}", on_click=on_add, args=(tid,), type="primary", shortcut="Alt+A",
-              help="A span overlapping existing spans replaces them (change a span in one step).")
-
-    st.markdown("**Aspect spans**")
-    if not work["spans"]:
-        st.caption("None marked yet.")
-    for span in work["spans"]:
-        label, remove = st.columns([4, 1], vertical_alignment="center")
-        label.text(f"{span_text(view.tokens, span)}   ({span_where(span)})")
-        remove.button("Remove", key=f"tag_rm_{tid}_{span[0]}_{span[1]}", on_click=on_remove, args=(tid, span))
-
-    if pending:
-        st.markdown("**Suggestions** from the translator's aspect map (dashed chips) — not part of your tags "
-                    "until you accept them")
-        for s in pending:
-            label, yes, no = st.columns([3, 1, 1], vertical_alignment="center")
-            label.text(f"Suggested: {span_text(view.tokens, s.span)}   (for “{s.term}”)")
-            yes.button("Accept", key=f"tag_acc_{tid}_{s.span[0]}", on_click=on_accept, args=(tid, [s.span]))
-            no.button("Reject", key=f"tag_rej_{tid}_{s.span[0]}", on_click=on_reject, args=(tid, s.span))
-        if len(pending) > 1:
-            st.button("Accept all suggestions", key=f"tag_acc_all_{tid}", on_click=on_accept,
-                      args=(tid, [s.span for s in pending]))
-
-    st.checkbox("No aspects in this sentence", key=f"tag_none_{tid}", on_change=on_none, args=(tid,),
-                help="An explicit answer; an empty save is not one.")
-
-    save, submit = st.columns(2)
-    save.button("Save", key=f"tag_save_{tid}", on_click=_persist, args=(tid, "save"), shortcut="Alt+S",
-                width="stretch")
-    submit.button("Submit", key=f"tag_submit_{tid}", on_click=_persist, args=(tid, "submit"), type="primary",
-                  shortcut="Alt+Enter", width="stretch")
-    st.caption("Every change is saved automatically as a draft. Shortcuts: Alt+A add span, Alt+S save, "
-               "Alt+Enter submit, Alt+N next unfinished item.")
