@@ -104,3 +104,112 @@ def test_module_entry_point_runs_export(engine, sqlite_url, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert (out / "conll" / "train.conll").exists()
+
+
+# --- export picks the final translations itself (issue 15, part 4) ----------------------------------
+
+def _work_file(path: Path) -> Path:
+    """Three translatable sentences, each with two aware and one blind translation, every translation
+    tagged by two agreeing annotators, no final choice; and one sentence most translators found untranslatable."""
+    from corpus.tokens import tokenize
+    from export_factory import tags_for
+
+    lines = []
+    sentences = [
+        ("1", "The staff was horrible.", [("staff", 4, 9)], ["स्टाफ़ बहुत बुरा था।", "स्टाफ़ बहुत ख़राब था।", "स्टाफ़ बेहद बुरा था।"], "स्टाफ़"),
+        ("2", "Great pizza here.", [("pizza", 6, 11)], ["यहाँ बढ़िया पिज़्ज़ा है।", "यहाँ का पिज़्ज़ा बढ़िया है।", "बढ़िया पिज़्ज़ा यहाँ।"], "पिज़्ज़ा"),
+        ("3", "Nice view.", [], ["अच्छा नज़ारा।", "सुंदर नज़ारा।", "अच्छा दृश्य।"], None),
+    ]
+    for sid, text, aspects, hindi, term in sentences:
+        lines.append({"type": "sentence", "id": sid, "domain": "restaurant", "split": "train", "text": text,
+                      "aspects": [{"term": t, "from": a, "to": b, "polarity": "positive"} for t, a, b in aspects]})
+        for (phase, translator), hi in zip((("aware", "asha"), ("aware", "ravi"), ("blind", "neha")), hindi):
+            lines.append({"type": "translation", "sentence_id": sid, "phase": phase, "translator": translator,
+                          "text": hi, "untranslatable": False})
+            for annotator in ("meera", "kabir"):
+                lines.append({"type": "annotation", "sentence_id": sid, "phase": phase, "translator": translator,
+                              "annotator": annotator, "tokens": list(tokenize(hi)),
+                              "tags": tags_for(hi, [term] if term else [])})
+    lines.append({"type": "sentence", "id": "4", "domain": "laptop", "split": "test",
+                  "text": "It was the icing on the cake.", "aspects": []})
+    for translator, untranslatable in (("asha", True), ("ravi", True), ("neha", False)):
+        lines.append({"type": "translation", "sentence_id": "4", "phase": "aware", "translator": translator,
+                      "text": None if untranslatable else "वह केक पर आइसिंग थी।", "untranslatable": untranslatable,
+                      **({"reason": "idiom"} if untranslatable else {})})
+    hi = "वह केक पर आइसिंग थी।"
+    for annotator in ("meera", "kabir"):
+        lines.append({"type": "annotation", "sentence_id": "4", "phase": "aware", "translator": "neha",
+                      "annotator": annotator, "tags": ["O"] * len(tokenize(hi))})
+    path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in lines), encoding="utf-8")
+    return path
+
+
+def _final_rows(engine) -> list[tuple[int, int | None, int | None]]:
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from db.models import FinalChoice
+
+    with Session(engine) as session:
+        return [tuple(r) for r in session.execute(
+            select(FinalChoice.sentence_id, FinalChoice.translation_id, FinalChoice.chosen_by).order_by(FinalChoice.id))]
+
+
+def test_export_alone_after_a_work_file_exports_every_translatable_sentence(engine, sqlite_url, tmp_path, capsys):
+    work = _work_file(tmp_path / "work.jsonl")
+    assert main(["--db", sqlite_url, "import-work", str(work)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "out"
+    assert main(["--db", sqlite_url, "export", "--out", str(out), "--format", "jsonl"]) == 0
+    captured = capsys.readouterr()
+    # The rule picks sentence 4's lone translation as the page would; the export keeps the majority's verdict.
+    assert "picked 4 final translation(s) by the automatic rule" in captured.out
+    assert "exported 3 sentences" in captured.out
+    assert "untranslatable by majority 1" in captured.err  # the automatic rule never overrules the majority
+    rows = [json.loads(line) for line in (out / "jsonl" / "train.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["sentence_id"] for r in rows) == ["1", "2", "3"]
+
+    # Recorded as the app records them: one automatic row and one revision each; a second export picks nothing new.
+    from sqlalchemy import func, select
+    from sqlalchemy.orm import Session
+
+    from db.models import Revision
+
+    assert [chosen_by for _, _, chosen_by in _final_rows(engine)] == [None] * 4  # sentence 4's lone translation too
+    with Session(engine) as session:
+        assert session.scalar(select(func.count()).select_from(Revision).where(Revision.entity == "final_choice")) == 4
+    assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "again"), "--format", "jsonl"]) == 0
+    assert "picked 0 final translation(s)" in capsys.readouterr().out
+
+
+def test_export_never_replaces_the_leads_decision_and_no_auto_final_picks_nothing(engine, sqlite_url, tmp_path,
+                                                                                 capsys):
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from db.final_choice import choose
+    from db.models import SourceSentence, Translation, User
+    from translation_fixtures import add_user
+
+    assert main(["--db", sqlite_url, "import-work", str(_work_file(tmp_path / "work.jsonl"))]) == 0
+    assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "none"), "--no-auto-final"]) == 0
+    captured = capsys.readouterr()
+    assert "picked" not in captured.out and "exported 0 sentences" in captured.out
+    assert "no final translation 3" in captured.err
+    assert _final_rows(engine) == []
+
+    lead = add_user(engine, "lena", "lead")
+    with Session(engine) as session:
+        sentence = session.scalar(select(SourceSentence.id).where(SourceSentence.sentence_id == "1"))
+        neha = session.scalar(select(User.id).where(User.username == "neha"))
+        blind = session.scalar(select(Translation.id).where(Translation.sentence_id == sentence,
+                                                            Translation.translator_id == neha))
+    choose(engine, sentence, blind, lead, expected=None, note="reads best")
+    assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "out"), "--format", "jsonl"]) == 0
+    assert "picked 3 final translation(s)" in capsys.readouterr().out
+    in_force = {}
+    for sentence_id, translation_id, chosen_by in _final_rows(engine):
+        in_force[sentence_id] = (translation_id, chosen_by)
+    assert in_force[sentence] == (blind, lead)
+    rows = [json.loads(line) for line in (tmp_path / "out" / "jsonl" / "train.jsonl").read_text("utf-8").splitlines()]
+    assert {r["sentence_id"]: r["phase"] for r in rows}["1"] == "blind"
