@@ -213,3 +213,50 @@ def test_export_never_replaces_the_leads_decision_and_no_auto_final_picks_nothin
     assert in_force[sentence] == (blind, lead)
     rows = [json.loads(line) for line in (tmp_path / "out" / "jsonl" / "train.jsonl").read_text("utf-8").splitlines()]
     assert {r["sentence_id"]: r["phase"] for r in rows}["1"] == "blind"
+
+
+# --- English side of every imported sentence (issue 15, part 5) --------------------------------------
+
+def test_source_only_writes_every_imported_sentence_with_bio_from_the_semeval_offsets(engine, sqlite_url, tmp_path,
+                                                                                     capsys):
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from db.models import FinalChoice, SourceSentence
+
+    build_sample(engine)
+    with Session(engine) as session:
+        everything = sorted(f"{d}/{s}/{i}" for d, s, i in session.execute(
+            select(SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id)))
+        finals_before = session.query(FinalChoice).count()
+    out = tmp_path / "out"
+    assert main(["--db", sqlite_url, "export", "--out", str(out), "--format", "conll-en", "--source-only",
+                 "--id-comments"]) == 0
+    assert f"exported {len(everything)} source sentences" in capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "conll-en", "left_out.tsv"]
+    # The export's own file names: combined per split, and per domain and split.
+    names = sorted(str(p.relative_to(out)) for p in (out / "conll-en").rglob("*.conll"))
+    assert names == ["conll-en/laptop/test.conll", "conll-en/restaurant/test.conll", "conll-en/restaurant/train.conll",
+                     "conll-en/test.conll", "conll-en/train.conll"]
+    read = {}
+    for split in ("train", "test"):
+        path = out / "conll-en" / f"{split}.conll"
+        for sid, rows in read_conll(path.read_text("utf-8"), ids=path.with_suffix(".ids.tsv").read_text("utf-8")):
+            read[sid] = rows
+    assert sorted(read) == everything  # translated or not, left out of the Hindi export or not
+    assert read["restaurant/train/502"] == [["Nice", "O"], ["view", "B"], [".", "O"]]  # never given a final pick
+    assert [r for r in read["restaurant/train/77"] if r[1] != "O"] == [["miso", "B"], ["soup", "I"], ["sushi", "B"]]
+    assert "English" in (out / "README.md").read_text("utf-8")
+    with Session(engine) as session:
+        assert session.query(FinalChoice).count() == finals_before  # the source side needs no final picks
+
+
+def test_source_only_refuses_hindi_formats_and_options_it_cannot_honour(engine, sqlite_url, tmp_path, capsys):
+    build_sample(engine)
+    assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "a"), "--source-only", "--format", "conll"]) == 1
+    assert capsys.readouterr().err.startswith("--source-only: writes only conll-en")
+    assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "b"), "--source-only", "--dev-fraction", "0.2"]) == 1
+    assert "--dev-fraction" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "c"), "--source-only"]) == 0
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["README.md", "conll-en", "left_out.tsv"]
