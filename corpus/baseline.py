@@ -1,0 +1,444 @@
+"""A CRF sanity check of the dataset (the seed paper's Table 3 baseline row), over plain token sequences.
+
+The paper validates its corpus by training taggers on it; a lead should see that before export. This
+module is the whole model: word features, training (``sklearn-crfsuite``), prediction with per-token
+marginals and span confidences, a deterministic k-fold split, cross-validated predictions (every
+sentence judged by a model that never saw it) and ``seqeval`` strict IOB2 span scoring. It opens no
+file and no database: callers hand it ``LabelledSequence`` records, so the dataset check, the
+leaderboard, model suggestions and the review-suspects list all train and score the same way.
+
+Affixes are taken over extended grapheme clusters (``regex``'s ``\\X``), so a nukta or a virama
+conjunct is never cut from its consonant; no feature uses ``\\w``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import random
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+from corpus.bio import tags_to_spans
+from corpus.tokens import TOKENIZER_SIGNATURE, normalize
+
+FEATURES_NAME = "crf-word"
+FEATURES_VERSION = "1.0"
+FEATURES_SIGNATURE = f"{FEATURES_NAME}/{FEATURES_VERSION}(token,lower,prefix1-3,suffix1-3,script,shape,position;±2)"
+ASPECT_TYPE = "ASP"  # seqeval needs a typed tag; the project has one aspect type
+SCORING = "seqeval strict IOB2 span P/R/F1 (micro)"
+CROSS_VALIDATION = "cross-validation over train"
+HELD_OUT = "train -> test split"
+
+_GRAPHEME = regex.compile(r"\X")
+_ZERO_WIDTH_JOINERS = frozenset("\u200c\u200d")
+
+
+@dataclass(frozen=True)
+class LabelledSequence:
+    """One sentence for the model: ``key`` is unique in a data set (``domain/split/sentence id``)."""
+
+    key: str
+    domain: str
+    split: str
+    tokens: tuple[str, ...]
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CrfSettings:
+    """Everything a figure depends on besides the data; ``signature`` prints it."""
+
+    c1: float = 0.1
+    c2: float = 0.1
+    max_iterations: int = 100
+    folds: int = 5
+    seed: int = 13
+
+    def signature(self, protocols: dict[str, str] | None = None) -> str:
+        parts = [
+            f"crf=sklearn-crfsuite/{_version('sklearn-crfsuite')}+python-crfsuite/{_version('python-crfsuite')}",
+            "algorithm=lbfgs", f"c1={self.c1:g}", f"c2={self.c2:g}", f"iterations={self.max_iterations}",
+            f"features={FEATURES_SIGNATURE}", f"tokenizer={TOKENIZER_SIGNATURE}", f"folds={self.folds}",
+            f"seed={self.seed}", f"scoring={SCORING} seqeval/{_version('seqeval')}",
+        ]
+        if protocols:
+            parts.append("eval=" + ",".join(f"{side}:{how}" for side, how in protocols.items()))
+        return "|".join(parts)
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+# ---------------------------------------------------------------- features
+
+
+def char_class(c: str) -> str:
+    """``devanagari``, ``latin``, ``digit``, ``punct``, ``joiner`` (ZWJ/ZWNJ) or ``other``, by code point."""
+    if c in _ZERO_WIDTH_JOINERS:
+        return "joiner"
+    category = unicodedata.category(c)
+    if category == "Nd":
+        return "digit"
+    code = ord(c)
+    if 0x0900 <= code <= 0x097F or 0xA8E0 <= code <= 0xA8FF:
+        return "devanagari"
+    if category[0] in "LM" and unicodedata.name(c, "").startswith("LATIN"):
+        return "latin"
+    if category[0] in "PS":
+        return "punct"
+    return "other"
+
+
+def token_script(token: str) -> str:
+    """The token's script (Devanagari/Latin/digit/punctuation), ``mixed`` or ``other``; joiners do not count."""
+    classes = {char_class(c) for c in token} - {"joiner"}
+    if len(classes) == 1:
+        return classes.pop()
+    return "mixed" if classes else "other"
+
+
+def _shape_char(c: str) -> str:
+    kind = char_class(c)
+    if kind == "latin":
+        return "X" if c.isupper() else "x"
+    if kind == "devanagari":
+        return "m" if unicodedata.category(c)[0] == "M" else "D"
+    return {"digit": "d", "joiner": "j", "punct": c, "other": "o"}[kind]
+
+
+def token_shape(token: str) -> str:
+    """Character classes with runs collapsed: ``Sony`` -> ``Xx``, ``स्टाफ़`` -> ``DmDmDm``, ``4G`` -> ``dX``."""
+    out: list[str] = []
+    for c in token:
+        s = _shape_char(c)
+        if not out or out[-1] != s:
+            out.append(s)
+    return "".join(out)
+
+
+def graphemes(token: str) -> list[str]:
+    return _GRAPHEME.findall(token)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _token_features(token: str) -> tuple[tuple[str, Any], ...]:
+    token = normalize(token)
+    clusters = graphemes(token)
+    features: list[tuple[str, Any]] = [
+        ("token", token), ("lower", token.casefold()), ("script", token_script(token)), ("shape", token_shape(token)),
+    ]
+    for n in (1, 2, 3):
+        if len(clusters) >= n:
+            features.append((f"prefix{n}", "".join(clusters[:n])))
+            features.append((f"suffix{n}", "".join(clusters[-n:])))
+    return tuple(features)
+
+
+def token_features(token: str) -> dict[str, Any]:
+    """The features of one token alone (NFC first, so both spellings of a nukta letter agree)."""
+    return dict(_token_features(token))
+
+
+def sentence_features(tokens: Sequence[str]) -> list[dict[str, Any]]:
+    """Per token: its own features, its position, and the features of the tokens up to two either side."""
+    own = [_token_features(t) for t in tokens]
+    n = len(tokens)
+    rows = []
+    for i in range(n):
+        row: dict[str, Any] = {"bias": 1.0, "position": str(min(i, 5)), "from_end": str(min(n - 1 - i, 5))}
+        row.update(own[i])
+        for offset in (-2, -1, 1, 2):
+            j = i + offset
+            if 0 <= j < n:
+                row.update((f"{offset:+d}:{k}", v) for k, v in own[j])
+            else:
+                row[f"{offset:+d}:{'BOS' if j < 0 else 'EOS'}"] = True
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------- training and prediction
+
+
+def _typed(tags: Iterable[str]) -> list[str]:
+    return [t if t == "O" else f"{t}-{ASPECT_TYPE}" for t in tags]
+
+
+def _plain(tags: Iterable[str]) -> list[str]:
+    return [t.split("-", 1)[0] for t in tags]
+
+
+@dataclass
+class TrainedModel:
+    crf: Any
+    settings: CrfSettings
+    train_sentences: int
+
+    def predict(self, token_lists: Sequence[Sequence[str]]) -> list[list[str]]:
+        """Plain B/I/O tags per sentence."""
+        if not token_lists:
+            return []
+        return [_plain(t) for t in self.crf.predict([sentence_features(t) for t in token_lists])]
+
+    def marginals(self, token_lists: Sequence[Sequence[str]]) -> list[list[dict[str, float]]]:
+        """Per token, the model's probability of ``B``, ``I`` and ``O``."""
+        if not token_lists:
+            return []
+        out = []
+        for sentence in self.crf.predict_marginals([sentence_features(t) for t in token_lists]):
+            out.append([{tag: row.get(typed, 0.0) for tag, typed in (("B", f"B-{ASPECT_TYPE}"), ("I", f"I-{ASPECT_TYPE}"),
+                                                                    ("O", "O"))} for row in sentence])
+        return out
+
+
+def train(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None) -> TrainedModel:
+    """A CRF trained on ``sequences`` (deterministic: L-BFGS has no randomness)."""
+    import sklearn_crfsuite
+
+    settings = settings or CrfSettings()
+    if not sequences:
+        raise ValueError("baseline: train needs at least one labelled sentence")
+    crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=settings.c1, c2=settings.c2,
+                               max_iterations=settings.max_iterations, all_possible_transitions=True)
+    crf.fit([sentence_features(s.tokens) for s in sequences], [_typed(s.tags) for s in sequences])
+    return TrainedModel(crf, settings, len(sequences))
+
+
+def span_confidence(marginals: Sequence[dict[str, float]], span: tuple[int, int]) -> float:
+    """The model's probability of exactly this span's tags (``B`` then ``I``s, then not ``I``), token by token."""
+    start, end = span
+    p = marginals[start]["B"]
+    for i in range(start + 1, end):
+        p *= marginals[i]["I"]
+    if end < len(marginals):
+        p *= 1.0 - marginals[end]["I"]
+    return p
+
+
+@dataclass(frozen=True)
+class SpanSuggestion:
+    start: int
+    end: int
+    confidence: float
+
+
+def suggest_spans(model: TrainedModel, token_lists: Sequence[Sequence[str]]) -> list[list[SpanSuggestion]]:
+    """The spans the model predicts in each sentence, with their confidence (for suggestions in the editor)."""
+    predicted = model.predict(token_lists)
+    marginals = model.marginals(token_lists)
+    return [
+        [SpanSuggestion(s, e, span_confidence(m, (s, e))) for s, e in tags_to_spans(_valid(tags))]
+        for tags, m in zip(predicted, marginals)
+    ]
+
+
+def _valid(tags: Sequence[str]) -> list[str]:
+    """A CRF can emit an I after O; strict IOB2 scoring drops such a span, and so do suggestions."""
+    out, previous = [], "O"
+    for t in tags:
+        t = "O" if t == "I" and previous == "O" else t
+        out.append(t)
+        previous = t
+    return out
+
+
+# ---------------------------------------------------------------- folds and cross-validation
+
+
+def fold_assignment(keys: Sequence[str], folds: int = 5, seed: int = 13) -> list[int]:
+    """The fold (0..folds-1) of each key: keys sorted, shuffled with ``seed``, dealt round-robin. Depends
+    only on the set of keys, so the same data always splits the same way whatever the read order."""
+    if folds < 2:
+        raise ValueError(f"baseline: folds must be at least 2, got {folds}")
+    if len(set(keys)) != len(keys):
+        raise ValueError("baseline: sentence keys must be unique to split them into folds")
+    order = sorted(keys)
+    random.Random(seed).shuffle(order)
+    fold_of = {key: rank % folds for rank, key in enumerate(order)}
+    return [fold_of[k] for k in keys]
+
+
+def kfold_indices(keys: Sequence[str], folds: int = 5, seed: int = 13) -> list[tuple[list[int], list[int]]]:
+    """(train, test) index lists per fold; every index is in exactly one test part."""
+    assignment = fold_assignment(keys, folds, seed)
+    return [([i for i, f in enumerate(assignment) if f != k], [i for i, f in enumerate(assignment) if f == k])
+            for k in range(folds)]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A model's tags for one sentence, with per-token marginals; ``fold`` is -1 for a held-out split."""
+
+    key: str
+    tags: tuple[str, ...]
+    marginals: tuple[dict[str, float], ...]
+    fold: int = -1
+
+
+def cross_validated_predictions(sequences: Sequence[LabelledSequence],
+                                settings: CrfSettings | None = None) -> list[Prediction]:
+    """Each sentence predicted by the model of the fold that left it out (for scores and review suspects).
+    Fewer sentences than folds: as many folds as sentences; one sentence or none: no prediction."""
+    settings = settings or CrfSettings()
+    if len(sequences) < 2:
+        return []
+    folds = min(settings.folds, len(sequences))
+    out: dict[int, Prediction] = {}
+    for fold, (train_idx, test_idx) in enumerate(kfold_indices([s.key for s in sequences], folds, settings.seed)):
+        model = train([sequences[i] for i in train_idx], settings)
+        tokens = [sequences[i].tokens for i in test_idx]
+        for i, tags, marginals in zip(test_idx, model.predict(tokens), model.marginals(tokens)):
+            out[i] = Prediction(sequences[i].key, tuple(tags), tuple(marginals), fold)
+    return [out[i] for i in range(len(sequences))]
+
+
+def held_out_predictions(train_set: Sequence[LabelledSequence], test_set: Sequence[LabelledSequence],
+                         settings: CrfSettings | None = None) -> list[Prediction]:
+    """``test_set`` predicted by one model trained on ``train_set``."""
+    if not train_set or not test_set:
+        return []
+    model = train(train_set, settings)
+    tokens = [s.tokens for s in test_set]
+    return [Prediction(s.key, tuple(t), tuple(m)) for s, t, m in zip(test_set, model.predict(tokens),
+                                                                        model.marginals(tokens))]
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def span_scores(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> dict[str, float | None]:
+    """seqeval strict IOB2 span precision, recall and F1 (micro) over plain B/I/O tags; None without sentences."""
+    from seqeval.metrics import f1_score, precision_score, recall_score
+    from seqeval.scheme import IOB2
+
+    if len(gold) != len(predicted):
+        raise ValueError(f"span_scores: {len(gold)} gold sentences but {len(predicted)} predicted")
+    for i, (g, p) in enumerate(zip(gold, predicted)):
+        if len(g) != len(p):
+            raise ValueError(f"span_scores: sentence {i + 1} has {len(g)} gold tags but {len(p)} predicted")
+    if not gold:
+        return {"precision": None, "recall": None, "f1": None}
+    y_true = [_typed(g) for g in gold]
+    y_pred = [_typed(p) for p in predicted]
+    kwargs = {"mode": "strict", "scheme": IOB2, "zero_division": 0}
+    return {
+        "precision": float(precision_score(y_true, y_pred, **kwargs)),
+        "recall": float(recall_score(y_true, y_pred, **kwargs)),
+        "f1": float(f1_score(y_true, y_pred, **kwargs)),
+    }
+
+
+def scores_by_domain(gold: Sequence[LabelledSequence], predicted: dict[str, Sequence[str]],
+                     train_counts: dict[str, int]) -> dict[str, dict]:
+    """Per domain and ``all``: P/R/F1 and sentence counts (the ``baseline --json`` entry shape)."""
+    out: dict[str, dict] = {}
+    domains = sorted({s.domain for s in gold} | set(train_counts))
+    for domain in [*domains, "all"]:
+        chosen = [s for s in gold if domain in ("all", s.domain) and s.key in predicted]
+        figures = span_scores([s.tags for s in chosen], [predicted[s.key] for s in chosen])
+        trained = sum(train_counts.values()) if domain == "all" else train_counts.get(domain, 0)
+        out[domain] = {**figures, "train_sentences": trained, "test_sentences": len(chosen)}
+    return out
+
+
+# ---------------------------------------------------------------- the dataset check
+
+
+def protocol_for(sequences: Sequence[LabelledSequence]) -> str:
+    """Held-out test split when every domain with train sentences has test sentences, else cross-validation
+    over train (the project's Hindi side has no test split until test sentences are translated and tagged)."""
+    train_domains = {s.domain for s in sequences if s.split == "train"}
+    test_domains = {s.domain for s in sequences if s.split == "test"}
+    return HELD_OUT if train_domains and train_domains <= test_domains else CROSS_VALIDATION
+
+
+def side_baseline(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None
+                  ) -> tuple[dict[str, dict], str]:
+    """Scores per domain and overall for one side, and the protocol used. One model per domain (the paper's
+    per-domain rows); ``all`` pools every domain's predictions."""
+    settings = settings or CrfSettings()
+    protocol = protocol_for(sequences)
+    predicted: dict[str, Sequence[str]] = {}
+    train_counts: dict[str, int] = {}
+    scored: list[LabelledSequence] = []
+    for domain in sorted({s.domain for s in sequences}):
+        train_set = [s for s in sequences if s.domain == domain and s.split == "train"]
+        if protocol == HELD_OUT:
+            test_set = [s for s in sequences if s.domain == domain and s.split == "test"]
+            predictions = held_out_predictions(train_set, test_set, settings)
+            train_counts[domain] = len(train_set)
+        else:
+            test_set = train_set
+            predictions = cross_validated_predictions(train_set, settings)
+            train_counts[domain] = len(train_set) if len(train_set) >= 2 else 0
+        predicted.update((p.key, p.tags) for p in predictions)
+        scored += [s for s in test_set if s.key in predicted]
+    return scores_by_domain(scored, predicted, train_counts), protocol
+
+
+def protocol_text(protocol: str, settings: CrfSettings) -> str:
+    if protocol == CROSS_VALIDATION:
+        return (f"no test split: {settings.folds}-fold cross-validation over train (seed {settings.seed}); "
+                "every train sentence is scored once, by the model of the fold that left it out")
+    return "trained on the train split, scored on the test split"
+
+
+def dataset_baseline(sides: dict[str, Sequence[LabelledSequence]], settings: CrfSettings | None = None) -> dict:
+    """The ``baseline --json`` report: ``{"en": {domain: figures, "all": ...}, "hi": {...}, "signature": ...}``.
+    Under cross-validation ``train_sentences`` counts the train sentences the folds are cut from (each
+    fold's model sees (k-1)/k of them) and ``test_sentences`` those scored: the same sentences."""
+    settings = settings or CrfSettings()
+    report: dict[str, Any] = {}
+    protocols: dict[str, str] = {}
+    for side, sequences in sides.items():
+        report[side], protocol = side_baseline(sequences, settings)
+        protocols[side] = (f"{settings.folds}-fold CV over train" if protocol == CROSS_VALIDATION else "test split") \
+            if sequences else "no data"
+    report["signature"] = settings.signature(protocols)
+    return report
+
+
+SIDE_NAMES = {"en": "English (source, SemEval offsets)", "hi": "Hindi (final translations, gold)"}
+
+
+def format_baseline(report: dict) -> str:
+    """The report as text: one table per side, the protocol said in words, and the signature."""
+    lines = []
+    protocols = dict(part.split(":", 1) for part in _eval_part(report.get("signature", "")).split(",") if ":" in part)
+    for side, figures in report.items():
+        if side == "signature":
+            continue
+        how = protocols.get(side, "")
+        lines.append(f"{SIDE_NAMES.get(side, side)}: {how}")
+        if "CV" in how:
+            lines.append("  (no test split: figures are cross-validated over train)")
+        if not figures or not any(f["test_sentences"] for f in figures.values()):
+            lines += ["  no labelled sentences", ""]
+            continue
+        lines.append(f"  {'domain':<12} {'P':>6} {'R':>6} {'F1':>6} {'train':>7} {'test':>7}")
+        for domain, f in figures.items():
+            lines.append(f"  {domain:<12} {_fmt(f['precision'])} {_fmt(f['recall'])} {_fmt(f['f1'])} "
+                         f"{f['train_sentences']:>7} {f['test_sentences']:>7}")
+        lines.append("")
+    lines.append(f"signature: {report.get('signature', '')}")
+    return "\n".join(lines)
+
+
+def _eval_part(signature: str) -> str:
+    for part in signature.split("|"):
+        if part.startswith("eval="):
+            return part[len("eval="):]
+    return ""
+
+
+def _fmt(x: float | None) -> str:
+    return f"{x:>6.3f}" if x is not None else f"{'n/a':>6}"

@@ -1,0 +1,264 @@
+"""Scoring an outside model's predictions for the test split, LinCE-style: read, check against gold, score.
+
+A team trains on the export and sends predictions for the test split as CoNLL (token, tab, tag; a blank
+line between sentences; optional ``# id = …`` lines; the tag is the last column) or JSONL (one object
+per sentence: ``tokens``, ``tags`` and optionally ``id``). Sentences are matched to the gold by id when
+every prediction has one, else by position (the order of the export's ``conll/test.conll``). Every token
+must equal the export's token: a mismatch is a located error naming the sentence, and the file is
+refused whole. Errors name tokens and counts, never gold tags, so the check reveals no test labels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from corpus.baseline import SCORING, LabelledSequence, span_scores
+from corpus.errors import LocatedError
+from corpus.tokens import TOKENIZER_SIGNATURE, normalize
+
+EVALUATION_VERSION = "1.0"
+MAX_ERRORS = 50
+FORMATS = ("conll", "jsonl")
+
+
+@dataclass(frozen=True)
+class PredictedSentence:
+    """One predicted sentence as read; ``line`` is where it starts in the file."""
+
+    id: str | None
+    tokens: tuple[str, ...]
+    tags: tuple[str, ...]
+    line: int
+
+
+class PredictionsRejected(ValueError):
+    """The predictions cannot be scored; ``errors`` say where (file, line, sentence)."""
+
+    def __init__(self, errors: Sequence[LocatedError]):
+        self.errors = list(errors)
+        super().__init__("\n".join(str(e) for e in self.errors[:20]))
+
+
+def plain_tag(tag: str) -> str | None:
+    """``B``/``I``/``O`` from ``B``, ``b``, ``B-ASP``, ``I-aspect``…; None for anything else."""
+    head, sep, _type = tag.strip().partition("-")
+    head = head.upper()
+    if head == "O" and not sep:
+        return "O"
+    return head if head in ("B", "I") else None
+
+
+def detect_format(data: bytes, filename: str = "") -> str:
+    suffix = PurePath(filename).suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    if suffix in (".conll", ".bio", ".tsv", ".txt", ".iob"):
+        return "conll"
+    start = data.lstrip()[:1]
+    return "jsonl" if start == b"{" else "conll"
+
+
+def _decode(data: bytes, filename: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise PredictionsRejected([LocatedError(filename, f"not UTF-8: {exc.reason}", line=line)]) from exc
+
+
+def read_conll(data: bytes, filename: str) -> tuple[list[PredictedSentence], list[LocatedError]]:
+    text = _decode(data, filename)
+    sentences: list[PredictedSentence] = []
+    errors: list[LocatedError] = []
+    tokens: list[str] = []
+    tags: list[str] = []
+    sid: str | None = None
+    start: int | None = None
+
+    def flush() -> None:
+        nonlocal tokens, tags, sid, start
+        if tokens:
+            sentences.append(PredictedSentence(sid, tuple(tokens), tuple(tags), start or 0))
+        elif sid is not None:
+            errors.append(LocatedError(filename, "sentence has no tokens", line=start, sentence_id=sid))
+        tokens, tags, sid, start = [], [], None, None
+
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped:
+            flush()
+            continue
+        if stripped.startswith("#") and (stripped.startswith("# ") or "=" in stripped):
+            key, _, value = stripped[1:].partition("=")
+            if key.strip() in ("id", "sent_id"):
+                if tokens:
+                    flush()
+                sid, start = value.strip(), number
+            continue
+        start = start or number
+        fields = [f for f in (line.split("\t") if "\t" in line else line.split())]
+        if len(fields) < 2:
+            errors.append(LocatedError(filename, f"expected token<TAB>tag, got {stripped[:40]!r}", line=number,
+                                       sentence_id=sid or f"#{len(sentences) + 1}"))
+            continue
+        tag = plain_tag(fields[-1])
+        if tag is None:
+            errors.append(LocatedError(filename, f"unknown tag {fields[-1].strip()[:20]!r} (expected B, I or O)",
+                                       line=number, sentence_id=sid or f"#{len(sentences) + 1}"))
+            continue
+        tokens.append(normalize(fields[0]))
+        tags.append(tag)
+    flush()
+    return sentences, errors
+
+
+def read_jsonl(data: bytes, filename: str) -> tuple[list[PredictedSentence], list[LocatedError]]:
+    text = _decode(data, filename)
+    sentences: list[PredictedSentence] = []
+    errors: list[LocatedError] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(LocatedError(filename, f"not JSON: {exc.msg}", line=number))
+            continue
+        where = f"#{len(sentences) + 1}"
+        if not isinstance(obj, dict):
+            errors.append(LocatedError(filename, "expected a JSON object per line", line=number, sentence_id=where))
+            continue
+        sid = obj.get("id")
+        sid = str(sid) if sid is not None else None
+        tokens, tags = obj.get("tokens"), obj.get("tags")
+        if not (isinstance(tokens, list) and isinstance(tags, list)
+                and all(isinstance(x, str) for x in tokens + tags)):
+            errors.append(LocatedError(filename, "expected \"tokens\" and \"tags\" as lists of strings", line=number,
+                                       sentence_id=sid or where))
+            continue
+        if len(tokens) != len(tags):
+            errors.append(LocatedError(filename, f"{len(tokens)} tokens but {len(tags)} tags", line=number,
+                                       sentence_id=sid or where))
+            continue
+        plain = [plain_tag(t) for t in tags]
+        bad = next((i for i, t in enumerate(plain) if t is None), None)
+        if bad is not None:
+            errors.append(LocatedError(filename, f"token {bad + 1}: unknown tag {tags[bad][:20]!r} (expected B, I or O)",
+                                       line=number, sentence_id=sid or where))
+            continue
+        sentences.append(PredictedSentence(sid, tuple(normalize(t) for t in tokens), tuple(plain), number))
+    return sentences, errors
+
+
+def read_predictions(data: bytes, filename: str, fmt: str | None = None
+                     ) -> tuple[list[PredictedSentence], list[LocatedError]]:
+    fmt = fmt or detect_format(data, filename)
+    if fmt not in FORMATS:
+        raise ValueError(f"evaluate: unknown format {fmt!r} (expected {' or '.join(FORMATS)})")
+    return read_conll(data, filename) if fmt == "conll" else read_jsonl(data, filename)
+
+
+def match_to_gold(predicted: Sequence[PredictedSentence], gold: Sequence[LabelledSequence], filename: str
+                  ) -> tuple[dict[str, tuple[str, ...]], list[LocatedError]]:
+    """Predicted tags by gold key; every gold sentence once, with exactly its tokens, else located errors."""
+    errors: list[LocatedError] = []
+    pairs: list[tuple[PredictedSentence, LabelledSequence]] = []
+    if predicted and all(p.id is not None for p in predicted):
+        by_key = {g.key: g for g in gold}
+        seen: dict[str, int] = {}
+        for p in predicted:
+            if p.id not in by_key:
+                errors.append(LocatedError(filename, "no sentence with this id in the test split", line=p.line,
+                                           sentence_id=p.id))
+            elif p.id in seen:
+                errors.append(LocatedError(filename, f"predicted twice (first at line {seen[p.id]})", line=p.line,
+                                           sentence_id=p.id))
+            else:
+                seen[p.id] = p.line
+                pairs.append((p, by_key[p.id]))
+        missing = [g.key for g in gold if g.key not in seen]
+        if missing:
+            errors.append(LocatedError(filename, f"{len(missing)} test sentence(s) have no prediction, first "
+                                       f"{', '.join(missing[:5])}"))
+    else:
+        if len(predicted) != len(gold):
+            errors.append(LocatedError(filename, f"{len(predicted)} sentences, but the test split has {len(gold)} "
+                                       "(without '# id = …' lines or \"id\" fields, sentences are matched by position)"))
+        pairs = list(zip(predicted, gold))
+    for p, g in pairs:
+        problem = token_mismatch(p.tokens, g.tokens)
+        if problem:
+            errors.append(LocatedError(filename, problem, line=p.line, sentence_id=g.key))
+    return {g.key: p.tags for p, g in pairs}, errors
+
+
+def token_mismatch(predicted: Sequence[str], gold: Sequence[str]) -> str | None:
+    """Where the predicted tokens leave the export's tokens, in words; None if they are the same."""
+    for i, (p, g) in enumerate(zip(predicted, gold)):
+        if normalize(p) != g:
+            return f"token {i + 1} is {p!r}, the export has {g!r} (use the export's tokens)"
+    if len(predicted) != len(gold):
+        return f"{len(predicted)} tokens, the export has {len(gold)} (use the export's tokens)"
+    return None
+
+
+def score_by_domain(gold: Sequence[LabelledSequence], predicted: dict[str, Sequence[str]]) -> dict[str, dict]:
+    """seqeval strict IOB2 P/R/F1 per domain and ``all``, with the number of sentences scored."""
+    out = {}
+    for domain in [*sorted({g.domain for g in gold}), "all"]:
+        chosen = [g for g in gold if domain in ("all", g.domain)]
+        out[domain] = {**span_scores([g.tags for g in chosen], [predicted[g.key] for g in chosen]),
+                       "test_sentences": len(chosen)}
+    return out
+
+
+def gold_version(gold: Sequence[LabelledSequence]) -> str:
+    """The export version a score belongs to: a fingerprint of the test split's ids, tokens and gold tags
+    (and the tokenizer), so a changed gold label or retokenized sentence makes a new version."""
+    digest = hashlib.sha256(TOKENIZER_SIGNATURE.encode())
+    for g in sorted(gold, key=lambda s: s.key):
+        digest.update(json.dumps([g.key, g.tokens, g.tags], ensure_ascii=False).encode())
+    return f"test-{digest.hexdigest()[:12]}"
+
+
+def signature() -> str:
+    return f"evaluate/{EVALUATION_VERSION}|scoring={SCORING}|tokenizer={TOKENIZER_SIGNATURE}"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    scores: dict[str, dict]
+    export_version: str
+    sentences: int
+    format: str
+
+    @property
+    def f1(self) -> float | None:
+        return self.scores["all"]["f1"]
+
+
+def evaluate_predictions(data: bytes, filename: str, gold: Sequence[LabelledSequence], fmt: str | None = None
+                         ) -> Evaluation:
+    """Read, check and score; raises PredictionsRejected (every error located) if anything does not fit."""
+    if not gold:
+        raise PredictionsRejected([LocatedError(filename, "the project has no test split with gold labels to "
+                                                          "score against")])
+    fmt = fmt or detect_format(data, filename)
+    predicted, errors = read_predictions(data, filename, fmt)
+    if not errors:
+        tags, errors = match_to_gold(predicted, gold, filename)
+    if errors:
+        raise PredictionsRejected(errors[:MAX_ERRORS])
+    return Evaluation(score_by_domain(gold, tags), gold_version(gold), len(gold), fmt)
+
+
+def format_scores(scores: dict[str, dict]) -> str:
+    lines = [f"  {'domain':<12} {'P':>6} {'R':>6} {'F1':>6} {'sentences':>10}"]
+    for domain, f in scores.items():
+        cells = " ".join(f"{f[k]:>6.3f}" if f[k] is not None else f"{'n/a':>6}" for k in ("precision", "recall", "f1"))
+        lines.append(f"  {domain:<12} {cells} {f['test_sentences']:>10}")
+    return "\n".join(lines)
