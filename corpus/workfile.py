@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from corpus.bio import validate_tags
@@ -55,6 +57,46 @@ def check_string(value: str, field: str) -> str | None:
     if limit is not None and len(value) > limit:
         return f"field {field!r} is {len(value):,} characters long (at most {limit})"
     return None
+
+
+#: A domain or split becomes a folder or file name of every export (``conll/{domain}/{split}.conll``), so
+#: it is a plain name: ASCII letters and digits, with ``-`` or ``_`` inside; no ``/``, ``\\``, ``.``, ``..``.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38}[A-Za-z0-9])?")
+
+
+def check_name(value: str, field: str) -> str | None:
+    """What is wrong with a domain or split name, or None (``NAME_PATTERN``: it names export files)."""
+    if NAME_PATTERN.fullmatch(value):
+        return None
+    return (f"{field} {value!r} cannot name a file: use 1-40 ASCII letters or digits, with - or _ inside "
+            "(no /, \\, '.', '..', spaces or other characters)")
+
+
+def free_reason_text(reason: str, reason_text: str | None) -> str:
+    """The note kept for an untranslatable reason outside the project's categories: the reason verbatim
+    (stored as ``other``), followed by the file's own ``reason_text`` when it has one."""
+    return reason if not reason_text else f"{reason}: {reason_text}"
+
+
+def free_reason_notes(data: bytes | str, filename: str) -> list[LocatedError]:
+    """One located note per translation whose ``reason`` is not one of the project's categories, which the
+    import keeps as ``other`` with the text verbatim: for the import summary. Only lines naming a
+    reason are decoded, so this costs a substring scan of the file."""
+    needle = b'"reason"' if isinstance(data, bytes) else '"reason"'
+    notes = []
+    for number, raw in enumerate(data.split(b"\n" if isinstance(data, bytes) else "\n"), start=1):
+        if needle not in raw:
+            continue
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            continue
+        reason = obj.get("reason") if isinstance(obj, dict) and obj.get("type") == "translation" else None
+        if isinstance(reason, str) and reason not in UNTRANSLATABLE_REASONS:
+            notes.append(LocatedError(
+                filename, f"untranslatable reason {reason!r} is not one of {', '.join(UNTRANSLATABLE_REASONS)}: "
+                "kept as 'other' with its text verbatim", line=number, sentence_id=str(obj.get("sentence_id"))))
+    return notes
 
 
 class _LineError(Exception):
@@ -115,6 +157,8 @@ def _phase(obj: dict, sid: str) -> str:
 def _parse_sentence(obj: dict) -> SentenceRecord:
     sid = _sentence_id(obj, "id")
     domain = _text(obj, "domain", sid)
+    if problem := check_name(domain, "domain"):
+        raise _LineError(problem, sid)
     split = obj.get("split")
     if split not in SPLITS:
         raise _LineError(f"unknown split {split!r} (expected {', '.join(SPLITS)})", sid)
@@ -188,16 +232,17 @@ def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
         text = normalize(text)
     if not untranslatable and status == "submitted" and (text is None or not text.strip()):
         raise _LineError("a translation that is not untranslatable needs a non-empty text", sid)
-    reason = obj.get("reason")
+    reason = _optional_str(obj, "reason", sid)
+    reason_text = _optional_str(obj, "reason_text", sid)
     if reason is not None and reason not in UNTRANSLATABLE_REASONS:
-        raise _LineError(f"unknown untranslatable reason {reason!r} (expected {', '.join(UNTRANSLATABLE_REASONS)})", sid)
+        reason, reason_text = "other", free_reason_text(reason, reason_text)
     aspect_map = _parse_aspect_map(obj.get("aspect_map"), sid)
     for link in aspect_map:
         if link.end is not None and (text is None or link.end > len(text)):
             raise _LineError(f"aspect_map span {link.start}:{link.end} is outside the translation", sid)
     return TranslationRecord(
         key=key, phase=phase, translator=translator, text=text, untranslatable=untranslatable, reason=reason,
-        reason_text=_optional_str(obj, "reason_text", sid), aspect_map=aspect_map, time_spent_s=time_spent_s,
+        reason_text=reason_text, aspect_map=aspect_map, time_spent_s=time_spent_s,
         guidelines_version=_optional_str(obj, "guidelines_version", sid), status=status,
         submitted_at=_optional_str(obj, "submitted_at", sid) if status == "submitted" else None,
     )
@@ -219,90 +264,131 @@ def _parse_annotation(obj: dict, key: SentenceKey) -> AnnotationRecord:
     if tokens is not None:
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
             raise _LineError("field 'tokens' must be a list of strings", sid)
-        tokens = tuple(normalize(t) for t in tokens)
+        # Interned: a paper-scale file repeats a few thousand words ~1.4 million times.
+        tokens = tuple(sys.intern(normalize(t)) for t in tokens)
         if len(tokens) != len(tags):
             raise _LineError(f"{len(tokens)} tokens but {len(tags)} tags", sid)
     return AnnotationRecord(key, phase, translator, annotator, tokens, tuple(tags), status,
                             _optional_str(obj, "submitted_at", sid) if status == "submitted" else None)
 
 
+def _lines(data: bytes | str) -> Iterator[tuple[int, bytes | str]]:
+    """(line number, line) without copying the file into a list: a paper-scale file is ~70 MB.
+    JSONL lines end at "\n" only: str.splitlines() would also break inside a text holding U+2028,
+    U+2029 or U+0085, which json.dumps(ensure_ascii=False) writes unescaped."""
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    start, number = 0, 1
+    while start <= len(data):
+        end = data.find(newline, start)
+        if end < 0:
+            end = len(data)
+        yield number, data[start:end]
+        start, number = end + 1, number + 1
+
+
+def _decoded(raw: bytes | str, first: bool) -> str:
+    if isinstance(raw, str):
+        return raw
+    return raw.decode("utf-8-sig" if first else "utf-8")
+
+
 def parse_work_file(
     data: bytes | str, filename: str, known_keys: Iterable[SentenceKey] = ()
 ) -> tuple[WorkFile, list[LocatedError]]:
-    """Parse every line; references resolve against the file's sentences plus ``known_keys`` (the database)."""
-    errors: list[LocatedError] = []
-    if isinstance(data, bytes):
-        try:
-            data = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            return WorkFile(), [LocatedError(filename, f"not valid UTF-8 ({exc.reason})", line=line)]
-    objects: list[tuple[int, dict]] = []
-    # JSONL lines end at "\n" only: str.splitlines() would also break inside a text holding U+2028,
-    # U+2029 or U+0085, which json.dumps(ensure_ascii=False) writes unescaped.
-    for number, raw in enumerate((line.removesuffix("\r") for line in data.split("\n")), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            errors.append(LocatedError(filename, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number))
-            continue
-        except (ValueError, RecursionError) as exc:  # e.g. nesting too deep, a number with too many digits
-            errors.append(LocatedError(filename, f"not valid JSON: {str(exc) or type(exc).__name__}", line=number))
-            continue
-        if not isinstance(obj, dict) or obj.get("type") not in ("sentence", "translation", "annotation"):
-            errors.append(LocatedError(filename, "each line must be an object with type sentence, translation or annotation", line=number))
-            continue
-        objects.append((number, obj))
+    """Parse every line; references resolve against the file's sentences plus ``known_keys`` (the database).
 
+    One pass over the lines keeps records, not parsed JSON objects (a paper-scale file's objects took
+    ~700 MB): a translation or annotation is parsed at once and its sentence resolved at the end, when
+    every sentence of the file is known. Errors come as before: unreadable lines, then sentences, then
+    translations and annotations, each in line order; a line that names an unknown sentence says so
+    before any other problem it has."""
+    line_errors: list[LocatedError] = []
+    sentence_errors: list[LocatedError] = []
     work = WorkFile()
     seen_sentences: dict[SentenceKey, int] = {}
-    for number, obj in objects:
-        if obj["type"] != "sentence":
+    pending: list[tuple[int, str, tuple | None, Any]] = []  # line, type, where it points, record or _LineError
+    for number, raw in _lines(data):
+        try:
+            line = _decoded(raw, number == 1)
+        except UnicodeDecodeError as exc:
+            return WorkFile(), [LocatedError(filename, f"not valid UTF-8 ({exc.reason})", line=number)]
+        line = line.removesuffix("\r")
+        if not line.strip():
             continue
         try:
-            record = _parse_sentence(obj)
-        except _LineError as exc:
-            errors.append(LocatedError(filename, exc.message, line=number, sentence_id=exc.sentence_id))
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            line_errors.append(LocatedError(filename, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number))
             continue
-        if record.key in seen_sentences:
-            errors.append(LocatedError(filename, f"duplicate sentence {record.key} (first at line {seen_sentences[record.key]})", line=number, sentence_id=record.key.id))
+        except (ValueError, RecursionError) as exc:  # e.g. nesting too deep, a number with too many digits
+            line_errors.append(LocatedError(filename, f"not valid JSON: {str(exc) or type(exc).__name__}", line=number))
             continue
-        seen_sentences[record.key] = number
-        work.sentences.append(_with_line(record, number))
+        if not isinstance(obj, dict) or obj.get("type") not in ("sentence", "translation", "annotation"):
+            line_errors.append(LocatedError(filename, "each line must be an object with type sentence, translation or annotation", line=number))
+            continue
+        if obj["type"] == "sentence":
+            try:
+                record = _parse_sentence(obj)
+            except _LineError as exc:
+                sentence_errors.append(LocatedError(filename, exc.message, line=number, sentence_id=exc.sentence_id))
+                continue
+            if record.key in seen_sentences:
+                sentence_errors.append(LocatedError(filename, f"duplicate sentence {record.key} (first at line {seen_sentences[record.key]})", line=number, sentence_id=record.key.id))
+                continue
+            seen_sentences[record.key] = number
+            work.sentences.append(_with_line(record, number))
+            continue
+        pending.append((number, obj["type"], *_parse_work_line(obj)))
 
     by_id: dict[str, set[SentenceKey]] = {}
     for key in list(seen_sentences) + list(known_keys):
         by_id.setdefault(key.id, set()).add(key)
 
+    errors = line_errors + sentence_errors
     seen_work: dict[tuple, int] = {}
-    for number, obj in objects:
-        if obj["type"] == "sentence":
-            continue
+    for number, kind, where, parsed in pending:
         try:
-            key = _resolve(obj, by_id)
-            if obj["type"] == "translation":
-                record = _parse_translation(obj, key)
-                identity = ("translation", key, record.phase, record.translator)
-            else:
-                record = _parse_annotation(obj, key)
-                identity = ("annotation", key, record.phase, record.translator, record.annotator)
+            if where is None:  # no usable sentence id: the resolution's own error
+                raise parsed
+            key = _resolve(dict(zip(("sentence_id", "domain", "split"), where)), by_id)
+            if isinstance(parsed, _LineError):
+                raise parsed
         except _LineError as exc:
-            errors.append(LocatedError(filename, exc.message, line=number, sentence_id=exc.sentence_id or str(obj.get("sentence_id"))))
+            sid = where[0] if where is not None else parsed.raw_sentence_id
+            errors.append(LocatedError(filename, exc.message, line=number, sentence_id=exc.sentence_id or str(sid)))
             continue
+        if kind == "translation":
+            identity = ("translation", key, parsed.phase, parsed.translator)
+        else:
+            identity = ("annotation", key, parsed.phase, parsed.translator, parsed.annotator)
         if identity in seen_work:
-            errors.append(LocatedError(filename, f"duplicate {obj['type']} (first at line {seen_work[identity]})", line=number, sentence_id=key.id))
+            errors.append(LocatedError(filename, f"duplicate {kind} (first at line {seen_work[identity]})", line=number, sentence_id=key.id))
             continue
         seen_work[identity] = number
-        record = _with_line(record, number)
-        (work.translations if obj["type"] == "translation" else work.annotations).append(record)
+        record = replace(parsed, key=key, line=number)
+        (work.translations if kind == "translation" else work.annotations).append(record)
     return work, errors
 
 
-def _with_line(record, line: int):  # noqa: ANN001, ANN202
-    from dataclasses import replace
+def _parse_work_line(obj: dict) -> tuple[tuple | None, Any]:
+    """A translation or annotation line parsed before its sentence is resolved: the fields naming the
+    sentence (None if its id is unusable) and the record (its key still provisional) or the line's error."""
+    try:
+        sid = _sentence_id(obj, "sentence_id")
+    except _LineError as exc:
+        exc.raw_sentence_id = obj.get("sentence_id")
+        return None, exc
+    where = (obj.get("sentence_id"), obj.get("domain"), obj.get("split"))
+    provisional = SentenceKey("", "", sid)
+    try:
+        if obj["type"] == "translation":
+            return where, _parse_translation(obj, provisional)
+        return where, _parse_annotation(obj, provisional)
+    except _LineError as exc:
+        return where, exc
 
+
+def _with_line(record, line: int):  # noqa: ANN001, ANN202
     return replace(record, line=line)
 
 
@@ -310,6 +396,11 @@ def _resolve(obj: dict, by_id: dict[str, set[SentenceKey]]) -> SentenceKey:
     sid = _sentence_id(obj, "sentence_id")
     candidates = by_id.get(sid, set())
     domain, split = obj.get("domain"), obj.get("split")
+    if isinstance(domain, str) and isinstance(split, str):  # fully named (as dump-work writes): one look-up
+        key = SentenceKey(domain, split, sid)
+        if key in candidates:
+            return key
+        raise _LineError("refers to an unknown sentence", sid)
     if domain is not None:
         candidates = {k for k in candidates if k.domain == domain}
     if split is not None:
