@@ -41,19 +41,25 @@ def token_language(token: str) -> str:
     return "other"
 
 
-def _entity_sequences(named_entities: Iterable[str]) -> list[tuple[str, ...]]:
-    """Each known entity as a sequence of case-folded canonical tokens, longest first."""
-    seqs = {tuple(t.casefold() for t in tokenize(ne)) for ne in named_entities}
+def _entity_sequences(named_entities: Iterable[str], fold: bool = True) -> list[tuple[str, ...]]:
+    """Each known entity as a sequence of canonical tokens (case-folded if ``fold``), longest first."""
+    seqs = {tuple(t.casefold() if fold else t for t in tokenize(ne)) for ne in named_entities}
     return sorted((s for s in seqs if s), key=lambda s: (-len(s), s))
 
 
+_APOSTROPHES = frozenset({"'", "\u2019"})
+
+
 def tag_tokens(tokens: Sequence[str], named_entities: Iterable[str] = (),
-               ne_spans: Iterable[tuple[int, int]] = ()) -> list[str]:
+               ne_spans: Iterable[tuple[int, int]] = (), exact_names: Iterable[str] = ()) -> list[str]:
     """A language tag per canonical token.
 
     ``named_entities`` are known entity strings (one or more tokens, matched case-insensitively,
-    longest first); ``ne_spans`` are half-open token spans the caller already knows to be entities.
-    Only word tokens inside an entity become ``ne``; punctuation inside stays ``other``.
+    longest first: keep-Roman glossary terms, which the lead declared names); ``exact_names`` are
+    names matched case-sensitively, as LinCE does (the source's capitalised words: its "Pizza" of
+    "Joe's Pizza" names nothing in a lowercase "pizza"); ``ne_spans`` are half-open token spans the
+    caller already knows to be entities. A possessive ``' s`` after an entity is part of it (LinCE
+    tags "Joe's" ``ne``). Only word tokens inside an entity become ``ne``; punctuation inside stays ``other``.
     """
     tags = [token_language(t) for t in tokens]
     in_entity = [False] * len(tokens)
@@ -61,16 +67,20 @@ def tag_tokens(tokens: Sequence[str], named_entities: Iterable[str] = (),
         for i in range(max(0, start), min(end, len(tokens))):
             in_entity[i] = True
     folded = [t.casefold() for t in tokens]
-    for seq in _entity_sequences(named_entities):
+    for words, seq in [(folded, s) for s in _entity_sequences(named_entities)] + \
+                      [(list(tokens), s) for s in _entity_sequences(exact_names, fold=False)]:
         n = len(seq)
         i = 0
         while i + n <= len(tokens):
-            if tuple(folded[i:i + n]) == seq and not any(in_entity[i:i + n]):
+            if tuple(words[i:i + n]) == seq and not any(in_entity[i:i + n]):
                 for j in range(i, i + n):
                     in_entity[j] = True
                 i += n
             else:
                 i += 1
+    for i in range(len(tokens) - 2):
+        if in_entity[i] and tokens[i + 1] in _APOSTROPHES and folded[i + 2] == "s":
+            in_entity[i + 1] = in_entity[i + 2] = True
     return ["ne" if in_entity[i] and tags[i] != "other" else tags[i] for i in range(len(tokens))]
 
 
@@ -145,8 +155,9 @@ def named_entities(source_text: str, keep_roman: Iterable[str] = ()) -> list[str
 
 
 def sentence_tags(translation: str, source_text: str, keep_roman: Iterable[str] = ()) -> list[str]:
-    """Language tags of a Hindi translation's canonical tokens, entities from ``named_entities``."""
-    return tag_tokens(tokenize(translation), named_entities(source_text, keep_roman))
+    """Language tags of a Hindi translation's canonical tokens, entities from ``named_entities``: keep-Roman
+    terms in any case, the source's names as the source writes them."""
+    return tag_tokens(tokenize(translation), keep_roman, exact_names=source_proper_nouns(tokenize(source_text)))
 
 
 def sentence_lid(tokens: Sequence[str], proper_nouns: Iterable[str] = ()) -> list[str]:

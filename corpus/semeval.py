@@ -16,7 +16,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 
 from corpus.errors import LocatedError
 from corpus.records import POLARITIES, AspectRecord, CategoryRecord, SentenceKey, SentenceRecord
-from corpus.workfile import check_string
+from corpus.workfile import check_name, check_string
 
 Problems = list[LocatedError]
 
@@ -53,6 +53,10 @@ def parse_xml_with_lines(data: bytes | str, filename: str) -> tuple[ET.Element |
 def parse_semeval(
     data: bytes | str, filename: str, domain: str, split: str
 ) -> tuple[list[SentenceRecord], Problems]:
+    names = [problem for value, field in ((domain, "domain"), (split, "split"))
+             if (problem := check_name(value, field))]
+    if names:  # a domain or split names export files: refused before anything is read
+        return [], [LocatedError(filename, problem) for problem in names]
     root, lines, errors = parse_xml_with_lines(data, filename)
     if root is None:
         return [], errors

@@ -334,7 +334,7 @@ BIDI = "स्टाफ़\u200f बहुत \u202bअच्छा\u202c था
 def _odd_project() -> bytes:
     text = f"{SCRIPT} the staff"
     start = text.index("staff")
-    sentence = {"type": "sentence", "id": f"<b>{SCRIPT[:40]}</b>", "domain": "<i>rest</i>", "split": "train",
+    sentence = {"type": "sentence", "id": f"<b>{SCRIPT[:40]}</b>", "domain": "rest", "split": "train",
                 "text": text, "aspects": [{"term": "staff", "from": start, "to": start + 5, "polarity": "positive"}],
                 "categories": [{"category": f"<u>{SCRIPT[:60]}</u>", "polarity": None}]}
     key = {"sentence_id": sentence["id"], "domain": sentence["domain"], "split": "train"}
@@ -365,7 +365,7 @@ def test_html_script_long_texts_and_bidi_marks_are_stored_as_plain_text(any_engi
     assert source.text.startswith(SCRIPT) and source.sentence_id.startswith("<b><script>")
     assert SCRIPT in notes
     first = dump_work_file(load_work(any_engine))
-    for fragment in (SCRIPT, BIDI, "क" * 10_000, "<i>rest</i>", "<i>1</i>"):
+    for fragment in (SCRIPT, BIDI, "क" * 10_000, "<i>1</i>"):  # a domain names export files: no markup there
         assert json.dumps(fragment, ensure_ascii=False)[1:-1] in first
     again = make_engine(f"sqlite:///{tmp_path / 'again.db'}")
     upgrade(again)

@@ -577,3 +577,80 @@ def test_writer_writes_directory_and_zip_with_the_same_files(tmp_path):
 
 def test_every_format_is_registered():
     assert set(FORMATS) == {"conll", "conll-en", "jsonl", "semeval-xml", "tsv", "lince"}
+
+
+# --- outside readers (issue 15, part 6) ---------------------------------------------------------------
+
+def _lince_record():
+    from corpus.export.records import EnglishAspect, build_sentence
+    from corpus.tokens import tokenize
+
+    source = "We ate at Joe's Pizza and the pizza was great."
+    hindi = "हमने Joe's Pizza में खाया और pizza बढ़िया था।"
+    tokens = tokenize(hindi)
+    tags = ["B" if t == "pizza" else "O" for t in tokens]
+    return build_sentence(
+        uid="restaurant/train/9", sentence_id="9", domain="restaurant", split="train", en_text=source,
+        en_aspects=[EnglishAspect("pizza", 30, 35, "positive", 0)], hi_text=hindi, frozen_tokens=tokens, tags=tags,
+        phase="aware", translator="asha",
+    )
+
+
+def test_lince_names_are_matched_case_sensitively_and_keep_their_possessive():
+    rec = _lince_record()
+    files = build_files(ExportDataset([rec]), ["lince"], FormatOptions(layout="combined"))
+    [(_, rows)] = read_conll(files["lince/train.conll"], columns=3)
+    assert [(token, lid) for token, lid, _ in rows] == [
+        ("हमने", "lang2"), ("Joe", "ne"), ("'", "other"), ("s", "ne"), ("Pizza", "ne"), ("में", "lang2"),
+        ("खाया", "lang2"), ("और", "lang2"), ("pizza", "lang1"), ("बढ़िया", "lang2"), ("था", "lang2"), ("।", "other"),
+    ]
+
+
+def _nltk_conll_sentences(root, fileid: str, columns: tuple[str, ...]):
+    nltk = pytest.importorskip("nltk")
+    from nltk.corpus.reader import ConllCorpusReader
+
+    if str(root) not in nltk.data.path:
+        nltk.data.path.append(str(root))  # NLTK reads only from the directories it is told about
+    return ConllCorpusReader(str(root), [fileid], columns).iob_sents() if "pos" in columns else \
+        ConllCorpusReader(str(root), [fileid], columns).sents()
+
+
+def _lince_loader(text: str) -> list[list[list[str]]]:
+    """How LinCE's loaders read a file: ``# sent_enum = N`` lines skipped (N an integer), a blank line
+    ends a sentence, every other line is tab-separated columns."""
+    sentences, rows = [], []
+    for line in text.split("\n"):
+        if line.startswith("# sent_enum ="):
+            int(line.split("=")[1].strip())
+            continue
+        if not line.strip():
+            if rows:
+                sentences.append(rows)
+            rows = []
+            continue
+        cells = line.split("\t")
+        assert len(cells) == 3, line
+        rows.append(cells)
+    return sentences
+
+
+def test_files_with_sentence_ids_stay_readable_by_nltk_and_the_lince_loader(tmp_path):
+    from corpus.export.writer import write_directory
+
+    ds = dataset()
+    files = build_files(ds, ["conll", "conll-en", "lince"], FormatOptions(id_comments=True, layout="combined"))
+    write_directory(files, tmp_path)
+    for fmt in ("conll", "conll-en"):
+        text = files[f"{fmt}/train.conll"]
+        # NLTK's grid check: every line of a sentence has the same number of tab-separated columns.
+        for block in text.strip("\n").split("\n\n"):
+            assert len({len(line.split("\t")) for line in block.split("\n")}) == 1, block
+    sents = _nltk_conll_sentences(tmp_path / "conll", "train.conll", ("words", "ne"))
+    train = [r for r in ds.sentences if r.split == "train"]
+    assert [list(s) for s in sents] == [list(r.hi_tokens) for r in train]
+    lince = _lince_loader(files["lince/train.conll"])
+    assert [[row[0] for row in s] for s in lince] == [list(r.hi_tokens) for r in train]
+    assert files["lince/train.conll"].startswith("# sent_enum = 1\n")
+    ids = [line.split("\t") for line in files["lince/train.ids.tsv"].splitlines()[1:]]
+    assert ids == [[str(n), r.uid] for n, r in enumerate(train, 1)]

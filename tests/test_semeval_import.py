@@ -148,3 +148,13 @@ def test_import_on_postgres_and_sqlite(any_engine):
     with Session(any_engine) as s:
         row = s.scalars(select(SourceSentence).where(SourceSentence.sentence_id == "101")).one()
         assert row.text.startswith("\xa0") and row.aspects[1].term == "uninstall\xa0"
+
+
+@pytest.mark.parametrize("domain,split", [("rest/aurant", "train"), ("..", "train"), ("laptop", "../test"),
+                                          ("lap\\top", "train"), ("laptop", "te st")])
+def test_a_domain_or_split_that_is_no_plain_name_is_refused_before_reading(engine, domain, split):
+    records, errors = parse("quirks_laptop.xml", domain=domain, split=split)
+    assert records == [] and errors
+    assert all(e.file == "quirks_laptop.xml" for e in errors)
+    assert any(repr(domain) in e.message or repr(split) in e.message for e in errors)
+    assert "cannot name a file" in str(errors[0])

@@ -91,7 +91,7 @@ BAD_LINES = [
     ("tokens not canonical", dict(ANNOTATION, tokens=["लेकिन", "स्टाफ़", "हमारे", "साथ", "बहुत", "बुरा", "था।", "x"]),
      "differ from the canonical tokens"),
     ("annotation of missing translation", dict(ANNOTATION, translator="nobody"), "does not exist"),
-    ("bad reason", dict(BLIND, reason="lazy"), "unknown untranslatable reason"),
+    ("reason not text", dict(BLIND, reason=5), "field 'reason' has the wrong type"),  # free text is kept, not refused
     ("annotator tags own translation", dict(ANNOTATION, annotator="asha"),
      "annotator asha is the translator of this aware translation"),
 ]
@@ -164,3 +164,48 @@ def test_imported_annotations_that_agree_are_gold_at_once_and_disagreeing_ones_a
     import_work_file(engine, jsonl(second, aware, {**ANNOTATION, "sentence_id": "3122"},
                                    {**other, "sentence_id": "3122", "tags": tags}), "disagree.jsonl")
     assert _gold_sources(engine) == ["agreed"]
+
+
+# --- issue 15, part 6: free-text reasons kept, path-like names refused ---------------------------------
+
+
+def test_a_reason_outside_the_projects_list_is_kept_as_other_with_its_text_and_noted(engine, tmp_path):
+    from corpus.workfile import free_reason_notes
+
+    data = jsonl(SENTENCE, AWARE, dict(BLIND, reason="idiom or pun"),
+                 dict(BLIND, translator="neha", reason="slang", reason_text="regional"))
+    summary = import_work_file(engine, data, "w.jsonl")
+    assert summary.translations == 3
+    with Session(engine) as s:
+        kept = {u: (r, n) for u, r, n in s.execute(
+            select(User.username, Translation.untranslatable_reason, Translation.untranslatable_note)
+            .join(User, User.id == Translation.translator_id).where(Translation.untranslatable.is_(True)))}
+    assert kept == {"ravi": ("other", "idiom or pun"), "neha": ("other", "slang: regional")}
+    notes = free_reason_notes(data, "w.jsonl")
+    assert [(n.line, n.sentence_id) for n in notes] == [(3, "3121"), (4, "3121")]
+    assert str(notes[0]) == ("w.jsonl:3 sentence 3121: untranslatable reason 'idiom or pun' is not one of idiom, pun, "
+                             "missing context, other: kept as 'other' with its text verbatim")
+    assert free_reason_notes(jsonl(SENTENCE, AWARE, BLIND), "w.jsonl") == []
+    dumped = dump_work_file(load_work(engine))
+    assert '"reason": "other", "reason_text": "idiom or pun"' in dumped
+    from db.engine import make_engine
+    from db.schema import upgrade
+
+    again = make_engine(f"sqlite:///{tmp_path / 'again.db'}")
+    upgrade(again)
+    import_work_file(again, dumped.encode(), "dump.jsonl")
+    assert dump_work_file(load_work(again)) == dumped
+
+
+@pytest.mark.parametrize("field,value", [
+    ("domain", "rest/aurant"), ("domain", ".."), ("domain", "..\\x"), ("domain", "a\\b"), ("domain", "rest aurant"),
+    ("domain", "../../etc"), ("split", "../train"), ("split", "tr/ain"),
+])
+def test_a_domain_or_split_that_is_no_plain_name_is_refused_with_its_line(engine, field, value):
+    with pytest.raises(InputRejected) as exc:
+        import_work_file(engine, jsonl(dict(SENTENCE, **{field: value}), AWARE), "w.jsonl")
+    first = exc.value.errors[0]
+    assert (first.line, first.sentence_id) == (1, "3121")
+    assert repr(value) in first.message
+    with Session(engine) as s:
+        assert s.scalar(select(func.count()).select_from(Translation)) == 0

@@ -29,10 +29,13 @@ __all__ = ["LID_LABELS", "SOURCE", "cmi", "named_entities", "sentence_lid", "sou
 _language = lru_cache(maxsize=65536)(token_language)
 
 
-def sentence_lid(tokens: Sequence[str], proper_nouns: Collection[str] = ()) -> list[str]:
-    """``corpus.codemix.tag_tokens``; keep-Roman entities can only match Roman tokens, so a sentence without
-    one takes its per-token tags from a cache."""
+def sentence_lid(tokens: Sequence[str], proper_nouns: Collection[str] = (),
+                 source_names: Collection[str] = ()) -> list[str]:
+    """``corpus.codemix.tag_tokens``, as ``corpus.codemix.sentence_tags`` calls it: keep-Roman glossary terms
+    (``proper_nouns``) in any case, the English source's names (``source_names``) case-sensitively, as
+    LinCE matches names. Entities can only match Roman tokens, so a sentence without one takes its
+    per-token tags from a cache."""
     tags = [_language(t) for t in tokens]
-    if proper_nouns and "lang1" in tags:
-        return tag_tokens(tokens, proper_nouns)
+    if (proper_nouns or source_names) and "lang1" in tags:
+        return tag_tokens(tokens, proper_nouns, exact_names=source_names)
     return tags

@@ -200,7 +200,7 @@ def build_sentence(
         hi_text=hi_norm, hi_tokens=tuple(hi_tokens), hi_tags=tuple(tags), hi_aspects=tuple(hi_aspects),
         phase=phase, translator=translator, translation_id=translation_id, is_final=is_final,
         gold_source=gold_source, categories=tuple(categories), agreement=dict(agreement or {}),
-        guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, [*proper_nouns, *source_proper_nouns([t.text for t in en_tokens])])),
+        guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, proper_nouns, source_proper_nouns([t.text for t in en_tokens]))),
     )
 
 
