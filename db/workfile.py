@@ -1,16 +1,24 @@
 """Work files against the database: load everything as records (dump), and import all or nothing.
 
 An import never overwrites: a record equal to what is stored is skipped, a different one is an
-error naming its line, and the whole file is refused.
+error naming its line, and the whole file is refused. The file is parsed before the write lock is
+taken; then every record is checked against what is stored (read in a few queries of plain rows), and
+only a file without errors is written, with set-based inserts (executemany), in one transaction: a
+paper-scale file (~150,000 records) one ORM object at a time took minutes and held the lock throughout.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, Text, bindparam, cast, select, update
 from sqlalchemy.orm import Session
 
 import db.tagging  # noqa: F401  (its before-flush backstop refuses self-tagging assignments)
@@ -27,21 +35,24 @@ from corpus.records import (
 )
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize
 from corpus.workfile import parse_work_file
-from db.auth import get_or_create_user
+from db.bulk import insert_rows
 from db.engine import reader, transaction
 from db.importing import insert_sentences, plan_sentence_import
 from db.models import (
     Annotation,
     AnnotationAssignment,
     AspectAlignment,
+    AspectTerm,
     AuditEvent,
+    Revision,
     SourceSentence,
     TaggingItem,
     Translation,
     TranslationAssignment,
     User,
+    UserRole,
+    utcnow,
 )
-from db.revisions import record_revision
 from db.schema import default_project_id
 
 
@@ -123,211 +134,507 @@ def load_work(engine: Engine, project_id: int | None = None) -> WorkFile:
         return work
 
 
-def import_work_file(engine: Engine, data: bytes | str, filename: str, actor_id: int | None = None) -> WorkImportSummary:
-    with transaction(engine) as session:
-        project_id = default_project_id(session)
-        known = [
-            SentenceKey(*row)
-            for row in session.execute(
-                select(SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id).where(
-                    SourceSentence.project_id == project_id
-                )
+ProgressCallback = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``: what the import is doing and how far it is within that stage."""
+
+_progress_hook: ContextVar[ProgressCallback | None] = ContextVar("import_progress", default=None)
+
+
+@contextmanager
+def import_progress(callback: ProgressCallback) -> Iterator[None]:
+    """Report the progress of every work-file import started inside this block (on this thread) to
+    ``callback``: a page can show a bar for an import it starts through another service (a restore)."""
+    token = _progress_hook.set(callback)
+    try:
+        yield
+    finally:
+        _progress_hook.reset(token)
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def _known_keys(session: Session, project_id: int) -> list[SentenceKey]:
+    return [
+        SentenceKey(*row)
+        for row in session.execute(
+            select(SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id).where(
+                SourceSentence.project_id == project_id
             )
-        ]
-        work, errors = parse_work_file(data, filename, known)
-        if errors:
-            raise InputRejected(errors)
-        summary = _write_work(session, project_id, work, filename)
+        )
+    ]
+
+
+def import_work_file(
+    engine: Engine, data: bytes | str, filename: str, actor_id: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> WorkImportSummary:
+    """Import a work file all or nothing. The file is parsed and checked before the write lock is
+    taken; the write itself is one transaction of set-based inserts."""
+    report = progress or _progress_hook.get() or _no_progress
+    report("reading", 0, 1)
+    with Session(reader(engine)) as session:
+        project_id = default_project_id(session)
+        known = _known_keys(session, project_id)
+    work, errors = parse_work_file(data, filename, known)
+    if errors:
+        raise InputRejected(errors)
+    report("reading", 1, 1)
+    with transaction(engine) as session:
+        now_known = _known_keys(session, project_id)
+        if set(now_known) != set(known):  # another import added sentences meanwhile: resolve ids again
+            work, errors = parse_work_file(data, filename, now_known)
+            if errors:
+                raise InputRejected(errors)
+        summary = _write_work(session, project_id, work, filename, report)
         session.add(AuditEvent(actor_id=actor_id, action="import-work", detail={"source": filename, **summary.__dict__}))
         return summary
 
 
-def import_work(engine: Engine, work: WorkFile, source: str = "<work file>") -> WorkImportSummary:
+def import_work(engine: Engine, work: WorkFile, source: str = "<work file>",
+                progress: ProgressCallback | None = None) -> WorkImportSummary:
     with transaction(engine) as session:
-        return _write_work(session, default_project_id(session), work, source)
+        return _write_work(session, default_project_id(session), work, source,
+                           progress or _progress_hook.get() or _no_progress)
 
 
-class _Writer:
-    def __init__(self, session: Session, project_id: int, source: str):
-        self.session = session
-        self.project_id = project_id
-        self.source = source
-        self.errors: list[LocatedError] = []
-        self.users: dict[tuple[str, str], User] = {}
-        self.sentences: dict[SentenceKey, SourceSentence] = {}
-        self.items_with_new_annotations: set[int] = set()
+# ------------------------------------------------------------------ what is stored, as plain rows
 
-    def error(self, record, message: str) -> None:  # noqa: ANN001
-        self.errors.append(LocatedError(self.source, message, line=record.line, sentence_id=record.key.id))
-
-    def user(self, username: str, role: str) -> User:
-        if (username, role) not in self.users:
-            self.users[(username, role)] = get_or_create_user(self.session, username, role)
-        return self.users[(username, role)]
-
-    def sentence(self, key: SentenceKey) -> SourceSentence:
-        if key not in self.sentences:
-            self.sentences[key] = self.session.scalars(
-                select(SourceSentence).where(
-                    SourceSentence.project_id == self.project_id, SourceSentence.domain == key.domain,
-                    SourceSentence.split == key.split, SourceSentence.sentence_id == key.id,
-                )
-            ).one()
-        return self.sentences[key]
+TaskKey = tuple[SentenceKey, str, str]  # sentence, phase, translator's username
 
 
-def _write_work(session: Session, project_id: int, work: WorkFile, source: str) -> WorkImportSummary:
-    w = _Writer(session, project_id, source)
-    new_sentences, unchanged, conflicts = plan_sentence_import(session, project_id, work.sentences, source)
-    w.errors.extend(conflicts)
-    insert_sentences(session, project_id, new_sentences)
-    session.flush()
+@dataclass
+class _StoredTranslation:
+    id: int
+    sentence_pk: int
+    translator_id: int
+    text: str | None
+    untranslatable: bool
+    reason: str | None
+    status: str
+    version: int
+    links: list[AspectLink]
 
-    translations: dict[tuple, Translation] = {}
-    new_translations = 0
+
+@dataclass
+class _Stored:
+    """What the import compares against and refers to, read in a few queries of plain rows."""
+
+    sentence_pks: dict[SentenceKey, int]
+    aspect_counts: dict[SentenceKey, int]
+    users: dict[str, int]
+    roles: dict[int, set[str]]
+    translations: dict[TaskKey, _StoredTranslation]
+    items: dict[int, tuple[int, list[str]]]  # translation id -> (item id, frozen tokens)
+    annotations: dict[tuple[int, str], tuple[list[str], str]]  # (item id, annotator) -> (tags, status)
+    translation_tasks: dict[tuple[int, int, str], tuple[int, str]]  # (user, sentence, phase) -> (id, status)
+    annotation_tasks: dict[tuple[int, int], tuple[int, str]]  # (user, translation) -> (id, status)
+
+
+def _json_list(raw: str | list | None) -> list:
+    if raw is None:
+        return []
+    return json.loads(raw) if isinstance(raw, str) else list(raw)
+
+
+def _read_stored(session: Session, project_id: int) -> _Stored:
+    in_project = SourceSentence.project_id == project_id
+    keys: dict[int, SentenceKey] = {}
+    for pk, domain, split, sid in session.execute(
+        select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id).where(in_project)
+    ):
+        keys[pk] = SentenceKey(domain, split, sid)
+    aspect_counts: Counter[SentenceKey] = Counter()
+    positions: dict[int, int] = {}
+    for term_id, sentence_pk, position in session.execute(
+        select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position)
+        .join(SourceSentence, AspectTerm.sentence_id == SourceSentence.id).where(in_project)
+    ):
+        aspect_counts[keys[sentence_pk]] += 1
+        positions[term_id] = position
+    users = dict(session.execute(select(User.username, User.id)).all())
+    roles: dict[int, set[str]] = defaultdict(set)
+    for user_id, role in session.execute(select(UserRole.user_id, UserRole.role)):
+        roles[user_id].add(role)
+    names = {v: k for k, v in users.items()}
+    links: dict[int, list[AspectLink]] = defaultdict(list)
+    for translation_id, term_id, start, end, dropped, reason in session.execute(
+        select(AspectAlignment.translation_id, AspectAlignment.aspect_term_id, AspectAlignment.start,
+               AspectAlignment.end, AspectAlignment.dropped, AspectAlignment.drop_reason)
+        .join(Translation, AspectAlignment.translation_id == Translation.id)
+        .join(SourceSentence, Translation.sentence_id == SourceSentence.id).where(in_project)
+    ):
+        links[translation_id].append(AspectLink(positions[term_id], start, end, dropped, reason))
+    translations: dict[TaskKey, _StoredTranslation] = {}
+    for row in session.execute(
+        select(Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id, Translation.text,
+               Translation.untranslatable, Translation.untranslatable_reason, Translation.status, Translation.version)
+        .join(SourceSentence, Translation.sentence_id == SourceSentence.id).where(in_project)
+    ):
+        tid, sentence_pk, phase, translator_id = row[:4]
+        translations[(keys[sentence_pk], phase, names[translator_id])] = _StoredTranslation(
+            tid, sentence_pk, translator_id, *row[4:], links.get(tid, []))
+    of_project = (
+        select(Translation.id).join(SourceSentence, Translation.sentence_id == SourceSentence.id).where(in_project)
+    )
+    items = {
+        translation_id: (item_id, _json_list(tokens))
+        for item_id, translation_id, tokens in session.execute(
+            select(TaggingItem.id, TaggingItem.translation_id, cast(TaggingItem.tokens, Text))
+            .where(TaggingItem.translation_id.in_(of_project))
+        )
+    }
+    annotations = {}
+    if items:
+        for item_id, annotator_id, tags, status in session.execute(
+            select(Annotation.item_id, Annotation.annotator_id, cast(Annotation.tags, Text), Annotation.status)
+            .join(TaggingItem, Annotation.item_id == TaggingItem.id)
+            .where(TaggingItem.translation_id.in_(of_project))
+        ):
+            annotations[(item_id, names[annotator_id])] = (_json_list(tags), status)
+    translation_tasks = {
+        (user_id, sentence_pk, phase): (task_id, status)
+        for task_id, user_id, sentence_pk, phase, status in session.execute(
+            select(TranslationAssignment.id, TranslationAssignment.user_id, TranslationAssignment.sentence_id,
+                   TranslationAssignment.phase, TranslationAssignment.status)
+            .join(SourceSentence, TranslationAssignment.sentence_id == SourceSentence.id).where(in_project)
+        )
+    }
+    annotation_tasks = {
+        (user_id, translation_id): (task_id, status)
+        for task_id, user_id, translation_id, status in session.execute(
+            select(AnnotationAssignment.id, AnnotationAssignment.user_id, AnnotationAssignment.translation_id,
+                   AnnotationAssignment.status).where(AnnotationAssignment.translation_id.in_(of_project))
+        )
+    }
+    return _Stored({k: pk for pk, k in keys.items()}, dict(aspect_counts), users, roles, translations, items,
+                   annotations, translation_tasks, annotation_tasks)
+
+
+# ------------------------------------------------------------------ the plan: every check, no write
+
+
+@dataclass
+class _NewTranslation:
+    record: TranslationRecord
+    submitted_at: datetime | None
+
+
+@dataclass
+class _NewAnnotation:
+    record: AnnotationRecord
+    task: TaskKey
+    tokens: tuple[str, ...]  # the item's tokens: frozen ones if it exists, else the canonical ones
+    submitted_at: datetime | None
+
+
+@dataclass
+class _Plan:
+    sentences: list[SentenceRecord]
+    translations: list[_NewTranslation] = field(default_factory=list)
+    annotations: list[_NewAnnotation] = field(default_factory=list)
+    roles: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # username -> roles it needs
+    unchanged: int = 0
+    errors: list[LocatedError] = field(default_factory=list)
+
+
+def _locate(plan: _Plan, source: str, record, message: str) -> None:  # noqa: ANN001
+    plan.errors.append(LocatedError(source, message, line=record.line, sentence_id=record.key.id))
+
+
+def _same_translation(stored: _StoredTranslation, record: TranslationRecord) -> bool:
+    def order(links):  # noqa: ANN001, ANN202
+        return sorted(links, key=lambda x: x.aspect_index)
+
+    return (stored.text, stored.untranslatable, stored.reason, stored.status, order(stored.links)) == (
+        record.text, record.untranslatable, record.reason, record.status, order(record.aspect_map))
+
+
+def _submitted_at(record, now: datetime) -> datetime | None:  # noqa: ANN001
+    """The record's time (ValueError if it is no ISO date-time); now for a submission without one."""
+    value = _parse_time(record.submitted_at)
+    if record.status == "submitted" and value is None:
+        return now
+    return value
+
+
+def _plan_translations(plan: _Plan, stored: _Stored, work: WorkFile, source: str, now: datetime) -> None:
+    file_aspects = {r.key: len(r.aspects) for r in plan.sentences}
     for record in work.translations:
-        row, created = _write_translation(w, record)
-        if row is not None:
-            translations[(record.key, record.phase, record.translator)] = row
-            new_translations += created
-            unchanged += not created
-    session.flush()
+        plan.roles[record.translator].add("translator")
+        existing = stored.translations.get((record.key, record.phase, record.translator))
+        if existing is not None:
+            if _same_translation(existing, record):
+                plan.unchanged += 1
+            else:
+                _locate(plan, source, record,
+                        f"{record.phase} translation by {record.translator} differs from the stored one; not overwritten")
+            continue
+        n_aspects = file_aspects.get(record.key, stored.aspect_counts.get(record.key, 0))
+        counts = Counter(link.aspect_index for link in record.aspect_map)
+        problem = next(
+            (f"aspect_map refers to aspect {link.aspect_index}, but the sentence has {n_aspects} aspect terms"
+             if not 0 <= link.aspect_index < n_aspects else f"aspect_map lists aspect {link.aspect_index} twice"
+             for link in record.aspect_map if not 0 <= link.aspect_index < n_aspects or counts[link.aspect_index] > 1),
+            None,
+        )
+        if problem:
+            _locate(plan, source, record, problem)
+            continue
+        try:
+            submitted_at = _submitted_at(record, now)
+        except ValueError:
+            _locate(plan, source, record, f"submitted_at {record.submitted_at!r} is not an ISO date-time")
+            continue
+        plan.translations.append(_NewTranslation(record, submitted_at))
 
-    new_annotations = 0
+
+def _plan_annotations(plan: _Plan, stored: _Stored, work: WorkFile, source: str, now: datetime) -> None:
+    new = {(t.record.key, t.record.phase, t.record.translator): t.record for t in plan.translations}
+    canonical: dict[TaskKey, tuple[str, ...]] = {}
     for record in work.annotations:
-        created = _write_annotation(w, record, translations)
-        new_annotations += created is True
-        unchanged += created is False
-    if w.errors:
-        raise InputRejected(w.errors)
+        task = (record.key, record.phase, record.translator)
+        translation = new.get(task)
+        existing = None if translation is not None else stored.translations.get(task)
+        text, untranslatable = (
+            (translation.text, translation.untranslatable) if translation is not None
+            else (existing.text, existing.untranslatable) if existing is not None else (None, None)
+        )
+        if untranslatable is None:
+            _locate(plan, source, record,
+                    f"annotation refers to a {record.phase} translation by {record.translator} that does not exist")
+            continue
+        if untranslatable or not text:
+            _locate(plan, source, record,
+                    f"annotation refers to a {record.phase} translation by {record.translator} that has no text")
+            continue
+        if task not in canonical:
+            canonical[task] = tuple(tokenize(text))
+        tokens = canonical[task]
+        if record.tokens is not None and record.tokens != tokens:
+            _locate(plan, source, record, "tokens differ from the canonical tokens of the translation "
+                    f"(expected {len(tokens)} tokens: {' '.join(tokens[:12])}{' …' if len(tokens) > 12 else ''})")
+            continue
+        item = stored.items.get(existing.id) if existing is not None else None
+        if item is not None:
+            tokens = tuple(item[1])
+        if len(record.tags) != len(tokens):
+            _locate(plan, source, record, f"{len(record.tags)} tags for {len(tokens)} tokens")
+            continue
+        if record.translator == record.annotator:
+            _locate(plan, source, record, f"annotator {record.annotator} is the translator of this {record.phase} "
+                    "translation; annotators never tag their own translation")
+            continue
+        plan.roles[record.annotator].add("annotator")
+        stored_annotation = stored.annotations.get((item[0], record.annotator)) if item is not None else None
+        if stored_annotation is not None:
+            if stored_annotation == (list(record.tags), record.status):
+                plan.unchanged += 1
+            else:
+                _locate(plan, source, record, f"annotation by {record.annotator} differs from the stored one; not overwritten")
+            continue
+        try:
+            submitted_at = _submitted_at(record, now)
+        except ValueError:
+            _locate(plan, source, record, f"submitted_at {record.submitted_at!r} is not an ISO date-time")
+            continue
+        plan.annotations.append(_NewAnnotation(record, task, tokens, submitted_at))
+
+
+# ------------------------------------------------------------------ the write: set-based inserts
+
+def _insert(session: Session, model, rows: Iterable[dict]) -> None:  # noqa: ANN001
+    """Insert rows given as dicts with the same keys in the same order (``db.bulk``: driver executemany)."""
+    it = iter(rows)
+    first = next(it, None)
+    if first is None:
+        return
+    columns = list(first)
+    insert_rows(session, model, columns, chain([tuple(first.values())], (tuple(row.values()) for row in it)))
+
+
+def _write_users(session: Session, stored: _Stored, needed: dict[str, set[str]], now: datetime) -> None:
+    """Unknown usernames become accounts with the roles the file implies and no password; known ones
+    gain a role the file implies (as ``db.auth.get_or_create_user`` does one at a time)."""
+    missing = sorted(name for name in needed if name not in stored.users)
+    if missing:
+        _insert(session, User, ({"username": name, "display_name": name, "password_hash": None, "active": True,
+                                 "failed_logins": 0, "session_epoch": 0, "created_at": now} for name in missing))
+        stored.users.update(session.execute(select(User.username, User.id).where(User.username.in_(missing))).all())
+    roles = [{"user_id": stored.users[name], "role": role} for name in sorted(needed)
+             for role in sorted(needed[name] - stored.roles.get(stored.users[name], set()))]
+    if roles:
+        _insert(session, UserRole, roles)
+
+
+def _ids_by_task(session: Session, project_id: int, users: dict[str, int]) -> dict[TaskKey, tuple[int, int, int]]:
+    """(sentence, phase, translator) -> (translation id, sentence pk, version), for the whole project."""
+    names = {v: k for k, v in users.items()}
+    out = {}
+    for tid, sentence_pk, domain, split, sid, phase, translator_id, version in session.execute(
+        select(Translation.id, SourceSentence.id, SourceSentence.domain, SourceSentence.split,
+               SourceSentence.sentence_id, Translation.phase, Translation.translator_id, Translation.version)
+        .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+        .where(SourceSentence.project_id == project_id)
+    ):
+        if translator_id in names:
+            out[(SentenceKey(domain, split, sid), phase, names[translator_id])] = (tid, sentence_pk, version)
+    return out
+
+
+def _assignment_status(status: str) -> str:
+    return "submitted" if status == "submitted" else "draft"
+
+
+def _write_tasks(session: Session, model, existing: dict, rows: list[tuple[tuple, dict]], now: datetime) -> None:  # noqa: ANN001
+    """Insert the assignments the imported work implies; one that exists already (assigned in the app
+    before the import) takes the imported work's status, as a save would set it."""
+    _insert(session, model, (row for key, row in rows if key not in existing))
+    moved = [{"task_id": existing[key][0], "new_status": row["status"], "now": now}
+             for key, row in rows if key in existing and existing[key][1] != row["status"]]
+    if moved:
+        table = model.__table__
+        session.execute(
+            update(table).where(table.c.id == bindparam("task_id"))
+            .values(status=bindparam("new_status"), updated_at=bindparam("now")),
+            moved,
+        )
+
+
+def _write_translations(session: Session, project_id: int, plan: _Plan, stored: _Stored, now: datetime) -> dict:
+    sentence_pks = stored.sentence_pks
+    _insert(session, Translation, (
+        {"sentence_id": sentence_pks[t.record.key], "phase": t.record.phase,
+         "translator_id": stored.users[t.record.translator], "text": t.record.text,
+         "untranslatable": t.record.untranslatable, "untranslatable_reason": t.record.reason,
+         "untranslatable_note": t.record.reason_text, "status": t.record.status,
+         "time_spent_s": t.record.time_spent_s or 0.0, "guidelines_version": t.record.guidelines_version,
+         "version": 1, "created_at": now, "updated_at": now, "submitted_at": t.submitted_at}
+        for t in plan.translations
+    ))
+    ids = _ids_by_task(session, project_id, stored.users)
+    new = [(ids[(t.record.key, t.record.phase, t.record.translator)], t.record) for t in plan.translations]
+    terms = {
+        (sentence_pk, position): term_id
+        for term_id, sentence_pk, position in session.execute(
+            select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position)
+            .join(SourceSentence, AspectTerm.sentence_id == SourceSentence.id)
+            .where(SourceSentence.project_id == project_id)
+        )
+    } if any(r.aspect_map for _, r in new) else {}
+    _insert(session, AspectAlignment, (
+        {"translation_id": tid, "aspect_term_id": terms[(sentence_pk, link.aspect_index)], "start": link.start,
+         "end": link.end, "dropped": link.dropped, "drop_reason": link.reason}
+        for (tid, sentence_pk, _), r in new for link in r.aspect_map
+    ))
+    _write_tasks(session, TranslationAssignment, stored.translation_tasks, [
+        ((stored.users[r.translator], sentence_pk, r.phase),
+         {"user_id": stored.users[r.translator], "sentence_id": sentence_pk, "phase": r.phase,
+          "status": _assignment_status(r.status), "created_at": now, "updated_at": now})
+        for (_, sentence_pk, _), r in new
+    ], now)
+    _insert(session, Revision, (
+        {"entity": "translation", "entity_id": tid, "version": version, "author_id": stored.users[r.translator],
+         "action": "import", "created_at": now,
+         "payload": {"text": r.text, "untranslatable": r.untranslatable, "reason": r.reason, "status": r.status,
+                     "aspect_map": [dict(link.__dict__) for link in r.aspect_map]}}
+        for (tid, _, version), r in new
+    ))
+    return ids
+
+
+def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict, now: datetime) -> set[int]:
+    """Tagging items (tokens frozen now, for translations nobody tagged yet), annotations, their
+    assignments and revisions. Returns the items that gained an annotation."""
+    versions = {tid: version for tid, _, version in ids.values()}
+    new_items: dict[int, tuple[str, ...]] = {}
+    for a in plan.annotations:
+        tid = ids[a.task][0]
+        if tid not in stored.items and tid not in new_items:
+            new_items[tid] = a.tokens
+    _insert(session, TaggingItem, (
+        {"translation_id": tid, "tokens": list(tokens), "tokenizer": TOKENIZER_SIGNATURE,
+         "translation_version": version_of, "created_at": now}
+        for tid, tokens, version_of in ((tid, tokens, versions[tid]) for tid, tokens in new_items.items())
+    ))
+    item_of = {tid: item for tid, (item, _) in stored.items.items()}
+    if new_items:
+        for item_id, tid in _new_item_ids(session, list(new_items)):
+            item_of[tid] = item_id
+    _insert(session, Annotation, (
+        {"item_id": item_of[ids[a.task][0]], "annotator_id": stored.users[a.record.annotator],
+         "tags": list(a.record.tags), "status": a.record.status,
+         "no_aspects": a.record.status == "submitted" and all(t == "O" for t in a.record.tags),
+         "time_spent_s": 0.0, "version": 1, "created_at": now, "updated_at": now, "submitted_at": a.submitted_at}
+        for a in plan.annotations
+    ))
+    touched = {item_of[ids[a.task][0]] for a in plan.annotations}
+    annotation_ids = {
+        (item_id, annotator_id): annotation_id
+        for annotation_id, item_id, annotator_id in _annotation_ids(session, sorted(touched))
+    }
+    _write_tasks(session, AnnotationAssignment, stored.annotation_tasks, [
+        ((stored.users[a.record.annotator], ids[a.task][0]),
+         {"user_id": stored.users[a.record.annotator], "translation_id": ids[a.task][0],
+          "status": _assignment_status(a.record.status), "created_at": now, "updated_at": now})
+        for a in plan.annotations
+    ], now)
+    _insert(session, Revision, (
+        {"entity": "annotation", "entity_id": annotation_ids[(item_of[ids[a.task][0]], stored.users[a.record.annotator])],
+         "version": 1, "author_id": stored.users[a.record.annotator], "action": "import", "created_at": now,
+         "payload": {"tags": list(a.record.tags), "status": a.record.status}}
+        for a in plan.annotations
+    ))
+    return touched
+
+
+def _in_batches(values: list[int], size: int = 900) -> Iterator[list[int]]:
+    for i in range(0, len(values), size):
+        yield values[i:i + size]
+
+
+def _new_item_ids(session: Session, translation_ids: list[int]) -> Iterator[tuple[int, int]]:
+    for batch in _in_batches(translation_ids):
+        yield from session.execute(
+            select(TaggingItem.id, TaggingItem.translation_id).where(TaggingItem.translation_id.in_(batch)))
+
+
+def _annotation_ids(session: Session, item_ids: list[int]) -> Iterator[tuple[int, int, int]]:
+    for batch in _in_batches(item_ids):
+        yield from session.execute(
+            select(Annotation.id, Annotation.item_id, Annotation.annotator_id).where(Annotation.item_id.in_(batch)))
+
+
+def _write_work(session: Session, project_id: int, work: WorkFile, source: str,
+                report: ProgressCallback = _no_progress) -> WorkImportSummary:
+    """Check every record against what is stored (all errors, located), then write everything with
+    set-based inserts, and let automatic gold follow the new annotations, all in the caller's transaction."""
+    now = utcnow()
+    total = len(work.sentences) + len(work.translations) + len(work.annotations)
+    report("checking", 0, total)
+    stored = _read_stored(session, project_id)
+    new_sentences, unchanged, conflicts = plan_sentence_import(session, project_id, work.sentences, source)
+    plan = _Plan(new_sentences, unchanged=unchanged, errors=list(conflicts))
+    _plan_translations(plan, stored, work, source, now)
+    report("checking", len(work.sentences) + len(work.translations), total)
+    _plan_annotations(plan, stored, work, source, now)
+    report("checking", total, total)
+    if plan.errors:
+        raise InputRejected(plan.errors)
+
+    steps = 4
+    report("writing", 0, steps)
+    stored.sentence_pks.update(insert_sentences(session, project_id, plan.sentences))
+    _write_users(session, stored, plan.roles, now)
+    report("writing", 1, steps)
+    ids = _write_translations(session, project_id, plan, stored, now)
+    report("writing", 2, steps)
+    touched = _write_annotations(session, plan, stored, ids, now)
+    report("writing", 3, steps)
     # Gold follows the annotators at once, in the same transaction, as it does after a save in the app.
     from db.adjudication import apply_automatic_rule
 
-    apply_automatic_rule(session, project_id, w.items_with_new_annotations)
-    return WorkImportSummary(len(new_sentences), new_translations, new_annotations, unchanged)
-
-
-def _same_translation(row: Translation, record: TranslationRecord, positions: dict[int, int]) -> bool:
-    stored = translation_record(row, record.key, positions)
-    return (stored.text, stored.untranslatable, stored.reason, stored.status, sorted(stored.aspect_map, key=lambda x: x.aspect_index)) == (
-        record.text, record.untranslatable, record.reason, record.status, sorted(record.aspect_map, key=lambda x: x.aspect_index))
-
-
-def _write_translation(w: _Writer, record: TranslationRecord) -> tuple[Translation | None, bool]:
-    sentence = w.sentence(record.key)
-    translator = w.user(record.translator, "translator")
-    aspects = sentence.aspects
-    positions = {a.id: a.position for a in aspects}
-    existing = w.session.scalars(
-        select(Translation).where(
-            Translation.sentence_id == sentence.id, Translation.phase == record.phase,
-            Translation.translator_id == translator.id,
-        )
-    ).first()
-    if existing is not None:
-        if _same_translation(existing, record, positions):
-            return existing, False
-        w.error(record, f"{record.phase} translation by {record.translator} differs from the stored one; not overwritten")
-        return None, False
-    counts = Counter(link.aspect_index for link in record.aspect_map)
-    for link in record.aspect_map:
-        if not 0 <= link.aspect_index < len(aspects):
-            w.error(record, f"aspect_map refers to aspect {link.aspect_index}, but the sentence has {len(aspects)} aspect terms")
-            return None, False
-        if counts[link.aspect_index] > 1:
-            w.error(record, f"aspect_map lists aspect {link.aspect_index} twice")
-            return None, False
-    try:
-        submitted_at = _parse_time(record.submitted_at)
-    except ValueError:
-        w.error(record, f"submitted_at {record.submitted_at!r} is not an ISO date-time")
-        return None, False
-    if record.status == "submitted" and submitted_at is None:
-        from db.models import utcnow
-
-        submitted_at = utcnow()
-    row = Translation(
-        sentence_id=sentence.id, phase=record.phase, translator_id=translator.id, text=record.text,
-        untranslatable=record.untranslatable, untranslatable_reason=record.reason,
-        untranslatable_note=record.reason_text, status=record.status, time_spent_s=record.time_spent_s or 0.0,
-        guidelines_version=record.guidelines_version, submitted_at=submitted_at,
-        aspect_links=[
-            AspectAlignment(aspect_term_id=aspects[link.aspect_index].id, start=link.start, end=link.end,
-                            dropped=link.dropped, drop_reason=link.reason)
-            for link in record.aspect_map
-        ],
-    )
-    w.session.add(row)
-    w.session.add(TranslationAssignment(user_id=translator.id, sentence_id=sentence.id, phase=record.phase,
-                                        status="submitted" if record.status == "submitted" else "draft"))
-    w.session.flush()
-    record_revision(w.session, "translation", row.id, row.version, translator.id, "import",
-                    {"text": row.text, "untranslatable": row.untranslatable, "reason": row.untranslatable_reason,
-                     "status": row.status, "aspect_map": [link.__dict__ for link in record.aspect_map]})
-    return row, True
-
-
-def _write_annotation(w: _Writer, record: AnnotationRecord, translations: dict[tuple, Translation]) -> bool | None:
-    translation = translations.get((record.key, record.phase, record.translator))
-    if translation is None:
-        sentence = w.sentence(record.key)
-        translation = w.session.scalars(
-            select(Translation).join(User, Translation.translator_id == User.id).where(
-                Translation.sentence_id == sentence.id, Translation.phase == record.phase,
-                User.username == record.translator,
-            )
-        ).first()
-    if translation is None:
-        w.error(record, f"annotation refers to a {record.phase} translation by {record.translator} that does not exist")
-        return None
-    if translation.untranslatable or not translation.text:
-        w.error(record, f"annotation refers to a {record.phase} translation by {record.translator} that has no text")
-        return None
-    canonical = tuple(tokenize(translation.text))
-    if record.tokens is not None and record.tokens != canonical:
-        w.error(record, "tokens differ from the canonical tokens of the translation "
-                        f"(expected {len(canonical)} tokens: {' '.join(canonical[:12])}{' …' if len(canonical) > 12 else ''})")
-        return None
-    item = w.session.scalars(select(TaggingItem).where(TaggingItem.translation_id == translation.id)).first()
-    tokens = canonical if item is None else tuple(item.tokens)
-    if len(record.tags) != len(tokens):
-        w.error(record, f"{len(record.tags)} tags for {len(tokens)} tokens")
-        return None
-    if translation.translator.username == record.annotator:
-        w.error(record, f"annotator {record.annotator} is the translator of this {record.phase} translation; "
-                        "annotators never tag their own translation")
-        return None
-    annotator = w.user(record.annotator, "annotator")
-    if item is None:
-        item = TaggingItem(translation_id=translation.id, tokens=list(canonical), tokenizer=TOKENIZER_SIGNATURE,
-                           translation_version=translation.version)
-        w.session.add(item)
-        w.session.flush()
-    existing = w.session.scalars(
-        select(Annotation).where(Annotation.item_id == item.id, Annotation.annotator_id == annotator.id)
-    ).first()
-    if existing is not None:
-        if list(existing.tags) == list(record.tags) and existing.status == record.status:
-            return False
-        w.error(record, f"annotation by {record.annotator} differs from the stored one; not overwritten")
-        return None
-    try:
-        submitted_at = _parse_time(record.submitted_at)
-    except ValueError:
-        w.error(record, f"submitted_at {record.submitted_at!r} is not an ISO date-time")
-        return None
-    if record.status == "submitted" and submitted_at is None:
-        from db.models import utcnow
-
-        submitted_at = utcnow()
-    ann = Annotation(item_id=item.id, annotator_id=annotator.id, tags=list(record.tags),
-                     no_aspects=record.status == "submitted" and all(t == "O" for t in record.tags),
-                     status=record.status, submitted_at=submitted_at)
-    w.session.add(ann)
-    w.session.add(AnnotationAssignment(user_id=annotator.id, translation_id=translation.id,
-                                       status="submitted" if record.status == "submitted" else "draft"))
-    w.session.flush()
-    record_revision(w.session, "annotation", ann.id, ann.version, annotator.id, "import",
-                    {"tags": list(record.tags), "status": record.status})
-    w.items_with_new_annotations.add(item.id)
-    return True
+    apply_automatic_rule(session, project_id, touched)
+    report("writing", steps, steps)
+    return WorkImportSummary(len(plan.sentences), len(plan.translations), len(plan.annotations), plan.unchanged)
