@@ -19,7 +19,7 @@ import json
 import re
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, Any
@@ -27,10 +27,6 @@ from typing import IO, Any
 FORMAT = "corpus-archive"
 FORMAT_VERSION = 1
 MANIFEST_NAME = "manifest.json"
-#: Alembic revisions (db/migrations/versions) whose archives this release reads, oldest first; the last one
-#: is the schema this release writes. A new migration adds its revision here with its row mapping.
-KNOWN_SCHEMAS = ("0001", "0002", "0003", "0004")
-CURRENT_SCHEMA = KNOWN_SCHEMAS[-1]
 #: Every entry carries this timestamp (the zip format's earliest), so the bytes never depend on the clock.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 _TABLE_FILE = re.compile(r"^[a-z][a-z0-9_]{0,62}\.jsonl$")
@@ -180,37 +176,39 @@ def parse_line(line: bytes) -> Any:
 
 
 # ------------------------------------------------------------------ older schemas
+#
+# The schema revisions a release reads are its alembic migrations, oldest first (``schemas``; the last is the
+# schema it writes). A row of an older archive goes through each later revision's mapping. A revision that
+# only adds tables or indexes needs none; a column added as nullable is filled with NULL, as the migration
+# fills existing rows; anything else (a renamed column, a new NOT NULL column) needs its entry here, else
+# the restore is refused at the first row that lacks it.
 
 RowMap = Callable[[str, dict[str, Any]], dict[str, Any]]
 
-
-def _unchanged(_table: str, row: dict[str, Any]) -> dict[str, Any]:
-    return row
-
-
 #: How a row written under the revision before each key becomes a row of that revision.
-ROW_UPGRADES: dict[str, RowMap] = {
-    # adjudications.tags may be NULL (a withdrawal) and new sources exist: rows of 0001 are valid as they are
-    "0002": _unchanged,
-    # an index only
-    "0003": _unchanged,
-    # a new table (typed_forms); an archive without its file restores it empty
-    "0004": _unchanged,
-}
+ROW_UPGRADES: dict[str, RowMap] = {}
 
 
-def upgrade_row(schema_version: str, table: str, row: dict[str, Any]) -> dict[str, Any]:
-    """A row of an archive written under ``schema_version``, mapped to the current schema."""
-    for revision in KNOWN_SCHEMAS[KNOWN_SCHEMAS.index(schema_version) + 1:]:
-        row = ROW_UPGRADES[revision](table, row)
+def upgrade_row(schemas: Sequence[str], schema_version: str, table: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A row of an archive written under ``schema_version``, mapped through every later revision."""
+    for revision in schemas[schemas.index(schema_version) + 1:]:
+        mapping = ROW_UPGRADES.get(revision)
+        if mapping is not None:
+            row = mapping(table, row)
     return row
 
 
-def check_schema_version(version: Any, where: str) -> str:
-    if version == CURRENT_SCHEMA or version in KNOWN_SCHEMAS:
+def fill_added_columns(table: TableSpec, row: dict[str, Any]) -> dict[str, Any]:
+    """Nullable columns an older schema did not have are NULL, as their migration leaves existing rows."""
+    missing = [c.name for c in table.columns if c.nullable and c.name not in row]
+    return {**row, **dict.fromkeys(missing)} if missing else row
+
+
+def check_schema_version(version: Any, schemas: Sequence[str], where: str) -> str:
+    if isinstance(version, str) and version in schemas:
         return version
     raise ArchiveRefused(
-        where, f"schema version {version!r} is unknown to this release, which reads {', '.join(KNOWN_SCHEMAS)} "
+        where, f"schema version {version!r} is unknown to this release, which reads {', '.join(schemas)} "
                "(an archive from a newer release needs that release or a newer one)")
 
 
@@ -300,7 +298,8 @@ def _check_members(zf: zipfile.ZipFile, where: str, limits: Limits) -> dict[str,
     return seen
 
 
-def _read_manifest(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], where: str, limits: Limits) -> Manifest:
+def _read_manifest(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], where: str, limits: Limits,
+                   schemas: Sequence[str]) -> Manifest:
     here = f"{where}/{MANIFEST_NAME}"
     info = infos.get(MANIFEST_NAME)
     if info is None:
@@ -319,7 +318,7 @@ def _read_manifest(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], where
     if doc.get("format_version") != FORMAT_VERSION:
         raise ArchiveRefused(here, f"archive format version {doc.get('format_version')!r} is not supported "
                                    f"(this release reads {FORMAT_VERSION})")
-    schema = check_schema_version(doc.get("schema_version"), here)
+    schema = check_schema_version(doc.get("schema_version"), schemas, here)
     raw_tables = doc.get("tables")
     if not isinstance(raw_tables, list):
         raise ArchiveRefused(here, "has no list of tables")
@@ -357,18 +356,20 @@ def names_files(entries: Iterable[TableEntry]) -> set[str]:
 class ArchiveReader:
     """An opened, checked archive: the manifest, and each table's rows as a stream of checked lines."""
 
-    def __init__(self, source: str | IO[bytes] | bytes, where: str, limits: Limits = Limits()):
+    def __init__(self, source: str | IO[bytes] | bytes, where: str, schemas: Sequence[str],
+                 limits: Limits = Limits()):
         if isinstance(source, (bytes, bytearray)):
             source = io.BytesIO(source)
         self.where = where
         self.limits = limits
+        self.schemas = tuple(schemas)
         try:
             self._zip = zipfile.ZipFile(source)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
             raise ArchiveRefused(where, f"not a zip file ({exc})") from None
         try:
             self._infos = _check_members(self._zip, where, limits)
-            self.manifest = _read_manifest(self._zip, self._infos, where, limits)
+            self.manifest = _read_manifest(self._zip, self._infos, where, limits, self.schemas)
         except BaseException:
             self._zip.close()
             raise
@@ -419,10 +420,12 @@ class ArchiveReader:
         """(line number, row) checked against the current schema, in strictly increasing key order."""
         here = f"{self.where}/{entry.file}"
         previous = None
+        older = self.manifest.schema_version != self.schemas[-1]
         for line_no, obj in self.lines(entry):
             try:
-                if isinstance(obj, dict):
-                    obj = upgrade_row(self.manifest.schema_version, table.name, obj)
+                if isinstance(obj, dict) and older:
+                    obj = fill_added_columns(table, upgrade_row(self.schemas, self.manifest.schema_version,
+                                                                table.name, obj))
                 row = decode_row(table, obj)
             except ValueError as exc:
                 raise ArchiveRefused(f"{here}:{line_no}", str(exc)) from None
@@ -441,5 +444,5 @@ def check_tables(manifest: Manifest, known: Iterable[str], where: str) -> None:
     known = set(known)
     unknown = [t.name for t in manifest.tables if t.name not in known]
     if unknown:
-        raise ArchiveRefused(f"{where}/{MANIFEST_NAME}", f"table(s) {', '.join(unknown)} do not exist in schema "
-                                                         f"{CURRENT_SCHEMA}")
+        raise ArchiveRefused(f"{where}/{MANIFEST_NAME}", f"table(s) {', '.join(unknown)} do not exist in this "
+                                                         "release's schema")

@@ -19,6 +19,7 @@ Older uploads still restore: a work file (JSONL) is imported all or nothing and 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -250,8 +251,9 @@ def _import_work_of_sqlite_file(engine: Engine, path: Path, filename: str, actor
 
 # ------------------------------------------------------------------ the project archive
 
-#: Not archived: login sessions belong to a browser, not to the project (a restore logs everyone out).
-NOT_ARCHIVED = frozenset({"login_sessions"})
+#: Not archived: login sessions and single-use login codes belong to a browser, not to the project (a
+#: restore logs everyone out).
+NOT_ARCHIVED = frozenset({"login_sessions", "login_codes"})
 BATCH_ROWS = 2000
 
 
@@ -281,6 +283,23 @@ def table_specs() -> dict[str, TableSpec]:
     return {t.name: _spec(t) for t in archived_tables()}
 
 
+@functools.cache
+def schema_chain() -> tuple[str, ...]:
+    """The alembic revisions of db/migrations, oldest first: the schemas whose archives this release reads;
+    the last one is the schema it writes."""
+    from alembic.script import ScriptDirectory
+
+    from db.schema import alembic_config
+
+    scripts = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    (head,) = scripts.get_heads()
+    return tuple(reversed([s.revision for s in scripts.walk_revisions("base", head)]))
+
+
+def current_schema() -> str:
+    return schema_chain()[-1]
+
+
 def _schema_revision(conn: Connection) -> str | None:
     return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
@@ -303,9 +322,9 @@ def write_backup(engine: Engine, out: IO[bytes]) -> Manifest:
     """Write the project archive of ``engine`` to a seekable binary stream."""
     with _snapshot(engine) as conn, conn.begin():
         revision = _schema_revision(conn)
-        if revision != archive.CURRENT_SCHEMA:
+        if revision != current_schema():
             raise RestoreRefused(f"the database is at schema {revision!r}, this release writes "
-                                 f"{archive.CURRENT_SCHEMA}; run `python -m corpus init` first")
+                                 f"{current_schema()}; run `python -m corpus init` first")
         tables = archived_tables()
         return archive.write_archive(out, revision, ((_spec(t), _table_rows(conn, t)) for t in tables))
 
@@ -407,11 +426,11 @@ def restore_archive(
         source = str(source)
     specs = table_specs()
     try:
-        with ArchiveReader(source, filename, limits) as reader_:
+        with ArchiveReader(source, filename, schema_chain(), limits) as reader_:
             archive.check_tables(reader_.manifest, specs, filename)
             with engine.connect() as conn:
                 revision = _schema_revision(conn)
-            if revision != archive.CURRENT_SCHEMA:
+            if revision != current_schema():
                 raise RestoreRefused(f"the database is at schema {revision!r}; run `python -m corpus init` first")
             if not replace:
                 _refuse_unless_empty(holdings(engine), filename)

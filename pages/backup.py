@@ -1,4 +1,4 @@
-"""Lead: download a full backup; restore a backup, work file or SQLite file into this project."""
+"""Lead: download the project archive; restore an archive (or a work file, or an older backup) into this project."""
 
 import pandas as pd
 import streamlit as st
@@ -10,11 +10,13 @@ from db.backup import (
     RestoreRefused,
     backup_filename,
     counts,
+    holdings,
+    holds_nothing,
+    is_archive,
     is_empty,
     make_backup,
     restore_upload,
 )
-from db.engine import is_sqlite
 from pages._common import get_engine, require_role
 
 user = require_role("lead")
@@ -24,10 +26,9 @@ st.title("Backup and restore")
 
 st.subheader("Download a backup")
 st.caption(
-    "One zip with the work file (every sentence and the latest translation and annotation, as `dump-work` "
-    "writes it)"
-    + (" and a consistent copy of the SQLite database, which also keeps the full revision history and the accounts."
-       if is_sqlite(engine) else ". On PostgreSQL, also back the database up with `pg_dump` for the history.")
+    "One zip holding the whole project: accounts with their roles and password hashes, settings, glossary, "
+    "sentences, assignments, every revision of every translation and annotation, gold decisions and final "
+    "choices with their history, and the audit log. It restores into SQLite or PostgreSQL alike."
 )
 if st.button("Prepare a backup", key="backup_make"):
     with st.spinner("Writing the backup…"):
@@ -44,13 +45,13 @@ st.divider()
 st.subheader("Restore")
 stored = counts(engine)
 st.caption(
-    "Upload a backup zip, a work file (JSONL) or a backed-up SQLite file. A work file is imported all or nothing "
-    "and never overwrites: records already here are skipped, different ones are errors. A database file is used "
-    "only when this project is empty. "
+    "Upload a backup zip, or a work file (JSONL). A backup restores the whole project and replaces what is "
+    "here, so everyone (you too) logs in again with the accounts it holds. A work file is imported all or "
+    "nothing and never overwrites: records already here are skipped, different ones are errors. "
     f"This project now holds {stored['sentences']:,} sentences, {stored['translations']:,} translations, "
     f"{stored['annotations']:,} annotations."
 )
-upload = st.file_uploader("Backup, work file or SQLite file", type=["zip", "jsonl", "json", "txt", "sqlite", "db"],
+upload = st.file_uploader("Backup or work file", type=["zip", "jsonl", "json", "txt", "sqlite", "db"],
                           key="restore_file")
 if upload is not None:
     payload = upload.getvalue()
@@ -61,9 +62,21 @@ if upload is not None:
         st.error(f"{upload.name} is a database file; it can only be restored into an empty project, and this one "
                  "already holds work. Restore it into a new, empty database, or upload the work file instead.")
         st.stop()
-    if st.button(f"Restore {upload.name}", type="primary", key="restore_go"):
+    replace = False
+    archive_over_work = payload.startswith(b"PK\x03\x04") and is_archive(payload) \
+        and not holds_nothing(holdings(engine))
+    if archive_over_work:
+        replace = st.checkbox(
+            "Replace everything in this project with the backup (accounts, work and history; all or nothing)",
+            key="restore_replace",
+        )
+        if not replace:
+            st.warning("This project is not empty: tick the box to replace it with the backup.")
+    if st.button(f"Restore {upload.name}", type="primary", key="restore_go",
+                 disabled=archive_over_work and not replace):
         try:
-            result = restore_upload(engine, payload, upload.name, actor_id=user.id)
+            with st.spinner("Checking and restoring…"):
+                result = restore_upload(engine, payload, upload.name, actor_id=user.id, replace=replace)
         except InputRejected as exc:
             st.error(f"{len(exc.errors)} problem(s) found — nothing was restored.")
             st.dataframe(
@@ -75,5 +88,5 @@ if upload is not None:
             st.error(f"Nothing was restored: {exc}")
         else:
             st.success(result.summary)
-            if result.kind == "sqlite":
-                st.info("The database was replaced by the backup's; log in again with the accounts it holds.")
+            if result.kind in ("archive", "sqlite"):
+                st.info("The project was replaced by the backup's; log in again with the accounts it holds.")
