@@ -1,9 +1,11 @@
 """Translate: the translator's own queue, one task at a time, aspect-blind or aspect-aware.
 
 Everything here is rendered from db.translation / db.assignment, which only ever return the
-logged-in translator's own tasks; a blind task arrives without any aspect data at all. Every
-committed change of the editor autosaves (a draft plus a revision); text still being typed is kept
-in the browser (pages._unsaved) and offered back after a refresh, so nothing typed is lost.
+logged-in translator's own tasks; a blind task arrives without any aspect data at all. The editor
+(pages._hindi_input) turns phonetic Roman into Devanagari as you type, with candidates from the JSON
+route in pages/_api.py; it autosaves on each pause (a draft plus a revision), keeps text still being
+typed in the browser and offers it back after a refresh, so nothing typed is lost. The old ITRANS-style
+converter stays as a choice of scheme. Ctrl+Enter submits and opens the next task.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from corpus.glossary import check_translation, suggestions
 from corpus.guidelines import load_guidelines
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import tokenize_with_offsets
-from corpus.transliterate import DEFAULT_SCHEME, SCHEME_KEYS, cheat_sheet, scheme_label, to_devanagari
+from corpus.transliterate import SCHEME_KEYS, cheat_sheet, scheme_label, to_devanagari
 from db.assignment import my_queue, next_task_id
 from db.translation import (
     Draft,
@@ -35,12 +37,15 @@ from db.translation import (
     load_task,
     save_translation,
     skip_task,
-    transliteration_scheme,
 )
+from db.typing import accepted_pairs, record_accepted
+from pages._api import SESSION_COOKIE, SUGGEST_PATH
 from pages._common import get_engine, project_id, require_role
-from pages._unsaved import unsaved_text_guard
+from pages._hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
 
 TASK_PARAM = "task"
+TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)
+EDITOR_LABEL = "Your Hindi translation"
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:")
 
 
@@ -126,9 +131,19 @@ aware = task.phase == "aware"
 editable = task.status != "submitted"
 
 
+def typing_label(scheme: str) -> str:
+    return "Phonetic (suggestions)" if scheme == PHONETIC else scheme_label(scheme)
+
+
+def _set_text(text: str) -> None:
+    """The page changes the editor's text (the editor shows it because ``rev`` moves on)."""
+    st.session_state[K + "text"] = text
+    st.session_state[K + "rev"] = st.session_state.get(K + "rev", 0) + 1
+
+
 def _init_state(view: TaskView) -> None:
     """Load the stored draft into the editor's widgets (on opening a task or after a conflict)."""
-    st.session_state[K + "text"] = view.text
+    _set_text(view.text)
     st.session_state[K + "untr"] = view.untranslatable
     st.session_state[K + "reason"] = view.reason
     st.session_state[K + "note"] = view.note or ""
@@ -211,8 +226,30 @@ def _write(draft: Draft, action: str) -> bool:
     return True
 
 
+EDITOR = K + "editor"
+
+
+def _absorb(payload: dict | None) -> bool:
+    """Take what the editor sent, once (a sequence number orders its sends), and learn the Devanagari
+    forms accepted for Roman words since its last send."""
+    if payload is None or payload["seq"] <= st.session_state.get(K + "seq", 0):
+        return False
+    st.session_state[K + "seq"] = payload["seq"]
+    st.session_state[K + "text"] = payload["text"]
+    pairs = accepted_pairs(payload.get("accepted"))
+    if pairs:
+        record_accepted(engine, project_id(), user.id, pairs)
+    return True
+
+
+def _sync_editor() -> None:
+    """Every action first takes the editor's latest draft, whichever order the browser's events arrived in."""
+    _absorb(editor_payload(EDITOR, "draft"))
+
+
 def _save(action: str) -> bool:
     """Save the editor; a refused submission still keeps the work as a draft and says why."""
+    _sync_editor()
     draft, problems = _collect()
     st.session_state.pop(K + "problems", None)
     try:
@@ -230,14 +267,35 @@ def _autosave() -> None:
     _save("autosave")
 
 
-def _restore_unsaved(text: str) -> None:
+def _editor_draft() -> None:
+    """The editor paused or lost focus: save what it sent (once; the task may have just been submitted)."""
+    if st.session_state.get("tx_goto_pending") == aid:
+        return
+    if _absorb(editor_payload(EDITOR, "draft")):
+        _save("autosave")
+
+
+def _restore_unsaved() -> None:
     """Text the browser kept from before a refresh goes back into the editor and is saved at once."""
-    st.session_state[K + "text"] = text
-    _save("autosave")
+    if _absorb(editor_payload(EDITOR, "restore")):
+        _save("autosave")
+
+
+def _editor_submit() -> None:
+    """Ctrl+Enter in the editor: its text as sent, then submit and open the next task."""
+    _sync_editor()
+    _absorb(editor_payload(EDITOR, "submit"))
+    _submit()
+
+
+def _task_name(assignment_id: int | None) -> str | None:
+    item = by_id.get(assignment_id) if assignment_id is not None else None
+    return f"{item.domain}/{item.split}/{item.sentence_id} ({item.phase})" if item else None
 
 
 def _submit() -> None:
     if _save("submit"):
+        st.session_state["tx_goto_pending"] = aid
         st.session_state["tx_goto"] = next_task_id(engine, user.id, exclude=aid)
         st.session_state["tx_flash"] = "Submitted. Here is your next task."
 
@@ -249,7 +307,14 @@ def _skip() -> None:
     except SubmissionRefused as exc:
         st.session_state[K + "problems"] = exc.problems
         return
-    st.session_state["tx_goto"] = next_task_id(engine, user.id, exclude=aid)
+    upcoming = next_task_id(engine, user.id, exclude=aid)
+    st.session_state["tx_goto"] = upcoming
+    skipped = _task_name(aid)
+    nxt = _task_name(upcoming)
+    st.session_state["tx_flash"] = (
+        f"Skipped {skipped}: your draft is kept and it waits at the end of your queue. "
+        + (f"Next: {nxt}." if nxt else "Nothing else is open, so it is here again.")
+    )
 
 
 def _keep_mine() -> None:
@@ -264,12 +329,13 @@ def _take_theirs() -> None:
 
 
 def _insert() -> None:
+    _sync_editor()
     roman = st.session_state.get(K + "roman", "")
-    converted = to_devanagari(roman, st.session_state.get("tx_scheme", DEFAULT_SCHEME))
+    converted = to_devanagari(roman, st.session_state.get("tx_scheme", SCHEME_KEYS[0]))
     if converted.strip():
         current_text = st.session_state.get(K + "text") or ""
         sep = "" if not current_text or current_text.endswith((" ", "\n")) else " "
-        st.session_state[K + "text"] = current_text + sep + converted
+        _set_text(current_text + sep + converted)
         st.session_state[K + "roman"] = ""
         _save("autosave")
 
@@ -280,6 +346,10 @@ entries = glossary(engine, project_id())
 flash = st.session_state.pop("tx_flash", None)
 if flash:
     st.success(flash)
+st.session_state.pop("tx_goto_pending", None)
+if st.session_state.get("tx_scheme") not in TYPING_SCHEMES:
+    st.session_state["tx_scheme"] = PHONETIC
+scheme = st.session_state["tx_scheme"]
 
 left, right = st.columns([3, 2], gap="large")
 
@@ -310,24 +380,34 @@ with left:
             st.text(conflict.theirs.text or "(empty)")
             st.button("Use the saved version", key=K + "take_theirs", on_click=_take_theirs)
 
-    st.text_area(
-        "Your Hindi translation", key=K + "text", height=120, on_change=_autosave,
-        placeholder="Type in Devanagari, or use the typing help below. Ctrl+Enter saves.",
+    hindi_input(
+        EDITOR, task=f"{user.id}:{aid}", label=EDITOR_LABEL, text=st.session_state.get(K + "text") or "",
+        saved=st.session_state.get(K + "stored_text", ""), rev=st.session_state.get(K + "rev", 0),
+        scheme=scheme, scheme_label=typing_label(scheme), api=SUGGEST_PATH,
+        # Behind the HttpOnly session cookie the browser's fetch sends it itself; the page hands the
+        # editor a token only when the login did not come in a cookie.
+        token=None if isinstance(st.context.cookies.get(SESSION_COOKIE), str)
+        else st.session_state.get("session_token"),
+        placeholder=("Type Hindi in Roman letters (mera keyboard …) or in Devanagari. Ctrl+Enter submits."
+                     if scheme == PHONETIC else "Type in Devanagari, or use the typing help below. "
+                     "Ctrl+Enter submits."),
+        on_draft=_editor_draft, on_submit=_editor_submit, on_restore=_restore_unsaved,
     )
-    unsaved_text_guard(K + "unsaved", f"{user.id}:{aid}", "Your Hindi translation",
-                       st.session_state.get(K + "stored_text", ""), _restore_unsaved)
 
     with st.container(border=True):
-        st.markdown("**Typing help** · type Roman letters, press Enter to preview, then insert")
-        if "tx_scheme" not in st.session_state:
-            st.session_state["tx_scheme"] = transliteration_scheme(engine, project_id())
         c1, c2 = st.columns([1, 3])
-        c1.selectbox("Scheme", SCHEME_KEYS, format_func=scheme_label, key="tx_scheme")
-        c2.text_input("Roman", key=K + "roman", placeholder="e.g. kIborD bahuta achChA hai")
-        preview = to_devanagari(st.session_state.get(K + "roman", ""), st.session_state["tx_scheme"])
-        if preview.strip():
-            st.markdown("Preview: " + md_escape(preview))
-        st.button("Insert into translation", key=K + "insert", on_click=_insert)
+        c1.selectbox("Scheme", TYPING_SCHEMES, format_func=typing_label, key="tx_scheme")
+        if scheme == PHONETIC:
+            c2.caption("Type Hindi in Roman letters as you would in a chat: a word turns into Devanagari when "
+                       "you type a space. 1–5 pick another spelling, Esc keeps a name in Roman, Ctrl+. "
+                       "switches to plain Roman. What you pick is learned for the project.")
+        else:
+            st.markdown("**Typing help** · type Roman letters, press Enter to preview, then insert")
+            c2.text_input("Roman", key=K + "roman", placeholder="e.g. kIborD bahuta achChA hai")
+            preview = to_devanagari(st.session_state.get(K + "roman", ""), scheme)
+            if preview.strip():
+                st.markdown("Preview: " + md_escape(preview))
+            st.button("Insert into translation", key=K + "insert", on_click=_insert)
 
     if aware and task.aspects:
         st.markdown("**Where did each highlighted term go?** Click the Hindi words that render it, "
@@ -377,8 +457,8 @@ with left:
     spent = (task.time_spent_s or 0) + time.monotonic() - st.session_state.get(K + "mark", time.monotonic())
     st.caption(
         (f"Draft saved at {saved_at}. " if saved_at else "")
-        + f"Time on this task: {int(spent // 60)} min. Changes save by themselves when you press Ctrl+Enter "
-        "or leave a field; text you are still typing is kept in this browser until then."
+        + f"Time on this task: {int(spent // 60)} min. Changes save by themselves when you pause or leave a "
+        "field; text you are still typing is kept in this browser until then. Ctrl+Enter submits."
     )
 
 with right:
@@ -388,9 +468,12 @@ with right:
         with st.container(height=640, border=False):
             st.markdown(re.sub(r"(?m)^(#{1,4}) ", lambda m: "#" * (len(m.group(1)) + 2) + " ", guidelines_md))
     with tab_typing:
-        scheme = st.session_state.get("tx_scheme", DEFAULT_SCHEME)
-        st.caption(f"{scheme_label(scheme)}: type the left column to get the right one.")
-        st.table([{"type": r["type"], "gives": r["gives"], "note": r["note"]} for r in cheat_sheet(scheme)])
+        if scheme == PHONETIC:
+            st.caption("Phonetic typing: the keys of the editor.")
+            st.table([{"key": k, "does": d} for k, d in KEYS_HELP])
+        else:
+            st.caption(f"{scheme_label(scheme)}: type the left column to get the right one.")
+            st.table([{"type": r["type"], "gives": r["gives"], "note": r["note"]} for r in cheat_sheet(scheme)])
     with tab_glossary:
         st.caption("How the team writes terms (rule 1: keep in Roman; rule 2: transliterate).")
         if aware:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -42,7 +43,9 @@ def world(engine, sqlite_url, monkeypatch):
 
 def open_page(engine, user_id, page="pages/translate.py", task=None, token=None) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params["session"] = token or token_for(engine, user_id)
+    token = token or token_for(engine, user_id)
+    at.session_state["session_token"] = token  # what the page reads when no cookie came (AppTest)
+    at.query_params["session"] = token  # the URL token of earlier versions
     if task is not None:
         at.query_params["task"] = str(task)
     at.run()
@@ -73,6 +76,42 @@ def _all_text(at: AppTest) -> str:
     return "\n".join(rendered(at))
 
 
+def editor(at: AppTest, aid: int):
+    """The translate editor (a components v2 element) of one task, or None."""
+    found = [e for e in at.get("bidi_component") if e.key == f"tx{aid}_editor"]
+    return found[0] if found else None
+
+
+_SEQ = iter(range(1, 10**9))
+
+
+def send(at: AppTest, aid: int, event: str, text: str, accepted=()) -> AppTest:
+    """What the browser's editor sends: a ``draft`` state on a pause, or a ``submit``/``restore`` trigger."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+    el = editor(at, aid)
+    assert el is not None, "no editor on the page"
+    value = {"text": text, "accepted": [list(p) for p in accepted], "seq": next(_SEQ)}
+    states = at._tree.get_widget_states()
+    w = states.widgets.add()
+    if event == "draft":
+        w.id, w.json_value = el.proto.id, json.dumps({"draft": value})
+    else:
+        w.id = _make_trigger_id(el.proto.id, "events")
+        w.json_trigger_value = json.dumps([{"event": event, "value": value}])
+    at._tree._runner._run(states)
+    assert not at.exception, at.exception
+    return at
+
+
+def type_text(at: AppTest, aid: int, text: str, accepted=()) -> AppTest:
+    return send(at, aid, "draft", text, accepted)
+
+
+def text_of(at: AppTest, aid: int) -> str:
+    return at.session_state[f"tx{aid}_text"]
+
+
 def test_queue_lists_own_tasks_blind_first_with_progress(world):
     at = open_page(world["engine"], world["asha"])
     pick = at.selectbox(key="tx_queue_pick")
@@ -99,7 +138,7 @@ def _assert_no_aspect_reaches_the_page(at: AppTest) -> None:
 
 def test_blind_view_never_shows_aspects(world):
     at = open_page(world["engine"], world["asha"], task=world["blind"])
-    assert at.text_area(key=f"tx{world['blind']}_text") is not None
+    assert editor(at, world["blind"]) is not None
     _assert_no_aspect_reaches_the_page(at)
 
 
@@ -109,19 +148,19 @@ def test_blind_view_gives_no_glossary_warning_about_an_aspect_of_the_sentence(wo
     # page, a translation without it earns a warning naming it; on the blind page it must not.
     set_glossary_term(e, project_id(e), "hostess", "", "keep-roman", None)
     at = open_page(e, world["asha"], task=blind)
-    at.text_area(key=f"tx{blind}_text").input("ठंडा खाना था").run()
+    type_text(at, blind, "ठंडा खाना था")
     assert not at.warning, [w.value for w in at.warning]
     _assert_no_aspect_reaches_the_page(at)
     # The same text on the aware task does earn the warning, so the blind page is quiet by design.
     at.button(key=f"tx{blind}_submit").click().run()
     at = open_page(e, world["asha"], task=world["aware"])
-    at.text_area(key=f"tx{world['aware']}_text").input("ठंडा खाना था").run()
+    type_text(at, world['aware'], "ठंडा खाना था")
     assert any("“hostess” is a name the team keeps in Roman script" in w.value for w in at.warning)
 
 
 def test_blind_view_stays_clean_after_typing_and_lookup_of_other_words(world):
     at = open_page(world["engine"], world["asha"], task=world["blind"])
-    at.text_area(key=f"tx{world['blind']}_text").input("ठंडा था").run()
+    type_text(at, world['blind'], "ठंडा था")
     at.text_input(key="tx_glossary_lookup").input("bread").run()
     for text in rendered(at):
         if "paneer tikka was cold" in text:
@@ -133,7 +172,7 @@ def test_aware_task_is_locked_until_blind_is_submitted(world):
     e, asha = world["engine"], world["asha"]
     at = open_page(e, asha, task=world["aware"])
     assert any("Locked" in w.value for w in at.warning)
-    assert len(at.text_area) == 0
+    assert editor(at, world["aware"]) is None
     assert "background" not in _all_text(at) and "hostess" not in _all_text(at)
     save_translation(e, asha, world["blind"], Draft("अंधा अनुवाद"), expected_version=0, action="submit")
     at = open_page(e, asha, task=world["aware"])
@@ -144,12 +183,12 @@ def test_aware_task_is_locked_until_blind_is_submitted(world):
 def test_skipped_blind_task_keeps_the_aware_task_locked_on_the_page(world):
     e, asha = world["engine"], world["asha"]
     at = open_page(e, asha, task=world["blind"])
-    at.text_area(key=f"tx{world['blind']}_text").input("आधा अनुवाद").run()
+    type_text(at, world['blind'], "आधा अनुवाद")
     at.button(key=f"tx{world['blind']}_skip").click().run()
     assert "restaurant/train/7 · aware · locked" in at.selectbox(key="tx_queue_pick").options
     at = open_page(e, asha, task=world["aware"])  # straight to the aware task by its URL
     assert any("Locked" in w.value and "submit your blind translation" in w.value for w in at.warning)
-    assert len(at.text_area) == 0 and len(at.get("button_group")) == 0
+    assert editor(at, world["aware"]) is None and len(at.get("button_group")) == 0
     page = _all_text(at)
     assert "background" not in page
     for term in (*TERMS, "पनीर", "होस्टेस"):
@@ -164,7 +203,7 @@ def test_aware_view_maps_each_aspect_to_hindi_words_and_submits(world):
     assert "Aspect-aware translation" in [s.value for s in at.subheader]
     # The glossary suggests the team's spellings for terms in this sentence.
     assert "पनीर टिक्का" in _all_text(at)
-    at.text_area(key=f"tx{aware}_text").input(HINDI).run()
+    type_text(at, aware, HINDI)
     pills = at.get("button_group")
     assert len(pills) == 2
     assert [t.value for t in at.get("button_group")] == [[], []]
@@ -183,7 +222,7 @@ def test_aware_dropped_aspect_needs_a_reason_and_gaps_are_refused(world):
     e, asha, aware = world["engine"], world["asha"], world["aware"]
     save_translation(e, asha, world["blind"], Draft("अंधा अनुवाद"), expected_version=0, action="submit")
     at = open_page(e, asha, task=aware)
-    at.text_area(key=f"tx{aware}_text").input(HINDI).run()
+    type_text(at, aware, HINDI)
     at.get("button_group")[0].set_value([0, 2]).run()  # पनीर … ठंडा: not adjacent
     at.button(key=f"tx{aware}_submit").click().run()
     assert any("next to each other" in x.value for x in at.error)
@@ -210,11 +249,11 @@ def test_translator_cannot_load_another_translators_work(world):
         assert "गुप्त" not in _all_text(at)
     # Nor through her own task of the same sentence, nor through the lead's pages.
     at = open_page(e, world["asha"], task=world["blind"])
-    assert at.text_area(key=f"tx{world['blind']}_text").value == ""
+    assert text_of(at, world['blind']) == ""
     assert "गुप्त" not in _all_text(at)
     for page in ("pages/assign.py", "pages/users.py", "pages/settings.py"):
         at = AppTest.from_file(str(ROOT / page), default_timeout=60)
-        at.query_params["session"] = token_for(e, world["asha"])
+        at.session_state["session_token"] = at.query_params["session"] = token_for(e, world["asha"])
         at.query_params["task"] = str(world["ravi_blind"])
         at.run()
         assert any("do not have access" in x.value for x in at.error), page
@@ -223,7 +262,7 @@ def test_translator_cannot_load_another_translators_work(world):
 
 def test_empty_submission_is_refused_with_a_message(world):
     at = open_page(world["engine"], world["asha"], task=world["blind"])
-    at.text_area(key=f"tx{world['blind']}_text").input("   ").run()
+    type_text(at, world['blind'], "   ")
     at.button(key=f"tx{world['blind']}_submit").click().run()
     assert any("empty" in x.value for x in at.error)
     with Session(world["engine"]) as session:
@@ -233,12 +272,12 @@ def test_empty_submission_is_refused_with_a_message(world):
 def test_control_character_is_refused_on_the_page_and_nothing_saved(world):
     blind = world["blind"]
     at = open_page(world["engine"], world["asha"], task=blind)
-    at.text_area(key=f"tx{blind}_text").input("ठंडा\x00 था").run()
+    type_text(at, blind, "ठंडा\x00 था")
     assert any("control character (U+0000" in x.value for x in at.error)
     at.button(key=f"tx{blind}_submit").click().run()
     assert not at.exception, at.exception
     assert any("control character (U+0000" in x.value for x in at.error)
-    assert at.text_area(key=f"tx{blind}_text").value == "ठंडा\x00 था"  # kept in the box to fix
+    assert text_of(at, blind) == "ठंडा\x00 था"  # kept in the box to fix
     with Session(world["engine"]) as session:
         assert session.scalars(select(Translation)).all() == []
 
@@ -247,11 +286,11 @@ def test_autosave_survives_a_refresh_and_submit_moves_to_next(world):
     e, asha, blind = world["engine"], world["asha"], world["blind"]
     token = token_for(e, asha)
     at = open_page(e, asha, task=blind, token=token)
-    at.text_area(key=f"tx{blind}_text").input("ठंडा पनीर").run()
+    type_text(at, blind, "ठंडा पनीर")
     with Session(e) as session:
         assert [r.action for r in session.scalars(select(Revision))] == ["autosave"]
     again = open_page(e, asha, task=blind, token=token)  # a new browser session: a refresh
-    assert again.text_area(key=f"tx{blind}_text").value == "ठंडा पनीर"
+    assert text_of(again, blind) == "ठंडा पनीर"
     again.button(key=f"tx{blind}_submit").click().run()
     assert again.query_params["task"] == [str(world["blind2"])] or again.query_params["task"] == str(world["blind2"])
     assert any("Submitted" in s.value for s in again.success)
@@ -261,11 +300,12 @@ def test_autosave_survives_a_refresh_and_submit_moves_to_next(world):
 def test_transliteration_preview_and_insert(world):
     blind = world["blind"]
     at = open_page(world["engine"], world["asha"], task=blind)
-    assert at.selectbox(key="tx_scheme").value == "itrans"
+    assert at.selectbox(key="tx_scheme").value == "phonetic"  # typing in the editor is the default
+    at.selectbox(key="tx_scheme").select("itrans").run()  # the old converter is still one choice away
     at.text_input(key=f"tx{blind}_roman").input("kIborD achChA hai").run()
     assert any("कीबोर्ड अच्छा है" in m.value for m in at.markdown)
     at.button(key=f"tx{blind}_insert").click().run()
-    assert at.text_area(key=f"tx{blind}_text").value == "कीबोर्ड अच्छा है"
+    assert text_of(at, blind) == "कीबोर्ड अच्छा है"
     assert at.text_input(key=f"tx{blind}_roman").value == ""
     with Session(world["engine"]) as session:
         assert session.scalars(select(Translation.text)).one() == "कीबोर्ड अच्छा है"
@@ -274,6 +314,7 @@ def test_transliteration_preview_and_insert(world):
 def test_switching_the_typing_scheme_changes_preview_insert_and_cheat_sheet(world):
     blind = world["blind"]
     at = open_page(world["engine"], world["asha"], task=blind)
+    at.selectbox(key="tx_scheme").select("itrans").run()
     at.text_input(key=f"tx{blind}_roman").input("kiiborD").run()
     assert [m.value for m in at.markdown if m.value.startswith("Preview")] == ["Preview: कीबोर्ड"]
     assert any(c.value.startswith("ITRANS:") for c in at.caption)
@@ -282,7 +323,7 @@ def test_switching_the_typing_scheme_changes_preview_insert_and_cheat_sheet(worl
     assert [m.value for m in at.markdown if m.value.startswith("Preview")] == ["Preview: किइबोर्ड"]
     assert any(c.value.startswith("Harvard-Kyoto:") for c in at.caption)
     at.button(key=f"tx{blind}_insert").click().run()
-    assert at.text_area(key=f"tx{blind}_text").value == "किइबोर्ड"
+    assert text_of(at, blind) == "किइबोर्ड"
     assert at.selectbox(key="tx_scheme").value == "hk"  # the choice stays for the session
 
 
@@ -291,7 +332,7 @@ def test_glossary_warning_for_roman_or_differently_spelled_term(world):
     set_glossary_term(e, project_id(e), "keyboard", "कीबोर्ड", "transliterate", None)
     assert len(glossary(e, project_id(e))) == 3
     at = open_page(e, world["asha"], task=blind)
-    at.text_area(key=f"tx{blind}_text").input("keyboard और किबोर्ड").run()
+    type_text(at, blind, "keyboard और किबोर्ड")
     messages = [w.value for w in at.warning]
     assert any("left in Roman script" in m for m in messages)
     assert any("spelled differently" in m for m in messages)
@@ -317,7 +358,7 @@ def test_stale_save_shows_both_versions_and_overwrites_nothing(world):
     e, asha, blind = world["engine"], world["asha"], world["blind"]
     at = open_page(e, asha, task=blind)
     save_translation(e, asha, blind, Draft("दूसरी खिड़की"), expected_version=0)  # another tab saves first
-    at.text_area(key=f"tx{blind}_text").input("यह खिड़की").run()
+    type_text(at, blind, "यह खिड़की")
     assert any("another tab" in x.value for x in at.error)
     shown = [t.value for t in at.text]
     assert "यह खिड़की" in shown and "दूसरी खिड़की" in shown
@@ -328,8 +369,70 @@ def test_stale_save_shows_both_versions_and_overwrites_nothing(world):
         assert session.scalars(select(Translation.text)).one() == "यह खिड़की"
 
 
-def test_skip_moves_to_the_next_task(world):
+def test_skip_moves_to_the_next_task_and_says_so(world):
     at = open_page(world["engine"], world["asha"], task=world["blind"])
     at.button(key=f"tx{world['blind']}_skip").click().run()
     assert at.selectbox(key="tx_queue_pick").value == world["blind2"]
     assert "restaurant/train/7 · blind · skipped" in at.selectbox(key="tx_queue_pick").options
+    (message,) = [x.value for x in at.success]
+    assert message.startswith("Skipped restaurant/train/7 (blind)")
+    assert "Next: restaurant/train/8 (blind)." in message
+
+
+def test_phonetic_typing_is_the_default_and_its_keys_are_listed(world):
+    at = open_page(world["engine"], world["asha"], task=world["blind"])
+    assert at.selectbox(key="tx_scheme").value == "phonetic"
+    assert at.selectbox(key="tx_scheme").options[0] == "Phonetic (suggestions)"
+    assert len(at.text_input) == 1  # only the glossary look-up: no separate Roman box
+    keys = at.table[0].value.to_string()
+    assert "Ctrl+." in keys and "Esc" in keys and "Ctrl+Enter" in keys
+    data = json.loads(editor(at, world["blind"]).proto.json)
+    assert data["api"] == "/api/suggest" and data["scheme"] == "phonetic" and data["token"]
+
+
+def test_ctrl_enter_in_the_editor_submits_its_text_and_opens_the_next_task(world):
+    from db.typing import learned_forms
+
+    e, blind = world["engine"], world["blind"]
+    at = open_page(e, world["asha"], task=blind)
+    send(at, blind, "submit", "मेरा कीबोर्ड", accepted=[("mera", "मेरा"), ("keyboard", "कीबोर्ड")])
+    with Session(e) as session:
+        tr = session.scalars(select(Translation)).one()
+    assert (tr.text, tr.status) == ("मेरा कीबोर्ड", "submitted")
+    assert any("Submitted" in x.value for x in at.success)
+    assert at.selectbox(key="tx_queue_pick").value == world["blind2"]
+    assert editor(at, world["blind2"]) is not None
+    assert {(f.roman, f.devanagari, f.uses) for f in learned_forms(e, project_id(e))} == {
+        ("mera", "मेरा", 1), ("keyboard", "कीबोर्ड", 1)}
+
+
+def test_an_editor_send_is_taken_once_and_an_older_one_is_ignored(world):
+    e, blind = world["engine"], world["blind"]
+    at = open_page(e, world["asha"], task=blind)
+    type_text(at, blind, "पहला", accepted=[("pahla", "पहला")])
+    at.button(key=f"tx{blind}_save").click().run()  # the same draft state is still there: not learned twice
+    from db.typing import learned_forms
+    assert [f.uses for f in learned_forms(e, project_id(e))] == [1]
+    with Session(e) as session:
+        assert [r.action for r in session.scalars(select(Revision).order_by(Revision.id))] == ["autosave", "save"]
+
+
+def test_restored_browser_text_is_saved_as_a_draft(world):
+    e, blind = world["engine"], world["blind"]
+    at = open_page(e, world["asha"], task=blind)
+    send(at, blind, "restore", "बचा हुआ पाठ")
+    with Session(e) as session:
+        tr = session.scalars(select(Translation)).one()
+    assert (tr.text, tr.status) == ("बचा हुआ पाठ", "draft")
+    assert text_of(at, blind) == "बचा हुआ पाठ"
+
+
+def test_using_the_saved_version_after_a_conflict_puts_it_in_the_editor(world):
+    e, asha, blind = world["engine"], world["asha"], world["blind"]
+    at = open_page(e, asha, task=blind)
+    rev = json.loads(editor(at, blind).proto.json)["rev"]
+    save_translation(e, asha, blind, Draft("दूसरी खिड़की"), expected_version=0)
+    type_text(at, blind, "यह खिड़की")
+    at.button(key=f"tx{blind}_take_theirs").click().run()
+    data = json.loads(editor(at, blind).proto.json)
+    assert (data["text"], data["saved"]) == ("दूसरी खिड़की", "दूसरी खिड़की") and data["rev"] > rev
