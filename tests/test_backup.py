@@ -1,217 +1,429 @@
-"""Backup → restore into an empty project → dump gives the same bytes; damaged or misplaced restores are refused."""
+"""The project archive on real databases: backup → restore into an empty database → backup gives the same bytes
+(SQLite, PostgreSQL and across them), on the demo and on a project with every kind of record; a restore is
+all or nothing, only into an empty database unless told to replace; older uploads still restore."""
 
 from __future__ import annotations
 
 import io
 import json
-import sqlite3
+import re
 import zipfile
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from corpus.errors import InputRejected
+from corpus.cli import main
 from corpus.load import save_translation_text
 from corpus.workfile import dump_work_file
+from db.adjudication import decisions, edit
+from db.auth import create_user, start_session
 from db.backup import (
-    MANIFEST_NAME,
-    SQLITE_NAME,
-    WORK_NAME,
+    NOT_ARCHIVED,
     RestoreRefused,
+    archived_tables,
+    current_schema,
+    holdings,
     make_backup,
-    read_backup,
-    restore_sqlite_file,
+    restore_archive,
     restore_upload,
-    restore_work,
+    schema_chain,
+    sqlite_snapshot,
 )
-from db.demo import DEMO, load_demo
-from db.engine import make_engine
-from db.models import Revision, TaggingItem, Translation, User
+from db.demo import load_demo
+from db.engine import make_engine, transaction
+from db.final_choice import choose, compare, record_auto_choices
+from db.models import (
+    Adjudication,
+    AspectCategory,
+    Base,
+    FinalChoice,
+    Revision,
+    TaggingItem,
+    Translation,
+    TranslationAssignment,
+    User,
+)
 from db.schema import upgrade
-from db.workfile import load_work
+from db.translation import set_glossary_term
+from db.users import deactivate_user
+from db.workfile import import_work_file, load_work
+from tests.conftest import _PG_SKIP_REASON, _drop_postgres, _fresh_postgres_url
+from tests.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
+from tests.test_adjudication import edit_submitted, make_world, submit
 
-DEMO_WORK = DEMO / "demo_work.jsonl"
+AGREED = ["B", "O", "B", "O", "O", "O"]
+CHANGED = ["B", "O", "O", "O", "O", "O"]
 
 
-def _dump(engine) -> str:
-    return dump_work_file(load_work(engine))
-
-
-def _fresh_sqlite(tmp_path, name="restored.db"):
+def fresh_sqlite(tmp_path: Path, name: str = "target.db"):
     engine = make_engine(f"sqlite:///{tmp_path / name}")
     upgrade(engine)
     return engine
 
 
-def _revisions(engine) -> int:
-    with Session(engine) as session:
-        return session.scalar(select(func.count()).select_from(Revision))
+@pytest.fixture
+def postgres():
+    """Fresh PostgreSQL databases on demand (skipped with the reason when none is reachable)."""
+    if _PG_SKIP_REASON:
+        pytest.skip(_PG_SKIP_REASON)
+    made = []
+
+    def new():
+        url = _fresh_postgres_url()
+        engine = make_engine(url)
+        upgrade(engine)
+        made.append((engine, url))
+        return engine
+    yield new
+    for engine, url in made:
+        engine.dispose()
+        _drop_postgres(url)
+
+
+def every_kind_of_record(engine) -> dict:
+    """Users of every role (one deactivated, one without a password), settings, glossary, categories, translation
+    assignments in every state, a translation with several revisions, agreed then withdrawn gold, a lead's edited
+    gold, an automatic final choice overridden by the lead, audit events and a live login session."""
+    ids = make_world(engine)  # asha (translator), meera and kiran (annotators), lena (lead); t1, t2 to tag
+    lead = ids["lead"]
+    pid = project_id(engine)
+    set_project(engine, settings={"review": {"b": [1.5, "दो"], "a": None}}, final_policy="aware-unless-blind-better")
+    set_glossary_term(engine, pid, "sushi", "सुशी", "transliterate", lead)
+    set_glossary_term(engine, pid, "Brooklyn", "Brooklyn", "keep-roman", lead)
+    # gold: t2 agreed, then an annotator edits away (withdrawn); t1 disagreed, then the lead's own tags
+    t2_item = submit(engine, ids["meera"], ids["t2"], AGREED)
+    submit(engine, ids["kiran"], ids["t2"], AGREED)
+    edit_submitted(engine, ids["kiran"], ids["t2"], CHANGED)
+    assert [d.source for d in decisions(engine, t2_item)] == ["agreed", "withdrawn"]
+    t1_item = submit(engine, ids["meera"], ids["t1"], ["O", "B", "I", "O", "O", "O", "O"])
+    submit(engine, ids["kiran"], ids["t1"], ["O", "B", "O", "O", "O", "O", "O"])
+    edit(engine, t1_item, ["O", "B", "I", "O", "O", "O", "O"], lead, expected=None, note="staff service is one aspect")
+    # final choice: the rule picks, the lead overrides
+    for name in ("ravi", "uma"):
+        ids[name] = add_user(engine, name, "translator")
+    s7 = add_sentence(engine, "7", "The sushi and the miso soup were great.", ["sushi", "miso soup"], ordinal=7)
+    ids["a1"] = add_translation(engine, s7, "aware", ids["asha"], "सुशी और मिसो सूप बहुत अच्छे थे।",
+                                aspect_map={"sushi": "सुशी", "miso soup": "मिसो सूप"})
+    add_translation(engine, s7, "aware", ids["ravi"], "सुशी और मिसो सूप शानदार थे।",
+                    aspect_map={"sushi": "सुशी", "miso soup": "मिसो सूप"}, minutes=1)
+    add_translation(engine, s7, "aware", ids["uma"], "सुशी और सूप बढ़िया थे।",
+                    aspect_map={"sushi": "सुशी", "miso soup": None}, minutes=2)
+    add_translation(engine, s7, "blind", ids["uma"], None, untranslatable=True, minutes=4)
+    assert record_auto_choices(engine, pid) >= 1
+    auto = compare(engine, s7).in_force
+    choose(engine, s7, ids["a1"], lead, expected=auto.id, note="more natural")
+    # a translation saved several times (every save a revision), categories, assignments in every state
+    s9 = add_sentence(engine, "9", "Service was slow but friendly.", ["Service"], ordinal=9)
+    version = None
+    for n in range(3):
+        _, version = save_translation_text(engine, ids["ravi"], s9, "blind", f"सेवा धीमी थी {n}", version)
+    ids["dev"] = add_user(engine, "dev", "translator")
+    with transaction(engine) as session:
+        session.add(AspectCategory(sentence_id=s9, position=0, category="service", polarity="conflict"))
+        for status, (user, sentence, phase) in zip(
+            ("assigned", "draft", "submitted", "skipped"),
+            ((ids["dev"], s9, "aware"), (ids["ravi"], s9, "blind"), (ids["asha"], s7, "aware"),
+             (ids["uma"], s9, "aware")),
+        ):
+            session.add(TranslationAssignment(user_id=user, sentence_id=sentence, phase=phase, status=status,
+                                              assigned_by=lead))
+    deactivate_user(engine, ids["dev"], lead)  # dev's open task is reassigned
+    add_user(engine, "guest", "annotator", password=None)
+    start_session(engine, lead)  # a login session: not archived
+    return ids
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    """The demo project, plus later edits so history holds more than the latest versions.
-    (An untagged translation: a tagged one is submitted, and its tokens are frozen.)"""
-    engine = _fresh_sqlite(tmp_path_factory.mktemp("project"), "source.db")
-    load_demo(engine)
-    with Session(engine) as session:
-        tagged = select(TaggingItem.translation_id)
-        row = session.scalars(select(Translation).where(Translation.id.not_in(tagged), Translation.text.is_not(None))
-                              .order_by(Translation.id)).first()
-        ids = (row.translator_id, row.sentence_id, row.phase, row.version)
-    user, sid, phase, version = ids
-    for n in range(3):
-        _, version = save_translation_text(engine, user, sid, phase, f"संशोधित अनुवाद {n}", version)
+def rich_sqlite(tmp_path_factory):
+    engine = fresh_sqlite(tmp_path_factory.mktemp("rich"), "rich.db")
+    every_kind_of_record(engine)
     yield engine
     engine.dispose()
 
 
-def test_backup_holds_the_work_file_the_sqlite_file_and_a_manifest(project):
-    data = make_backup(project)
+@pytest.fixture(scope="module")
+def demo_sqlite(tmp_path_factory):
+    engine = fresh_sqlite(tmp_path_factory.mktemp("demo"), "demo.db")
+    load_demo(engine)
+    yield engine
+    engine.dispose()
+
+
+def archive_members(data: bytes) -> dict[str, bytes]:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        assert sorted(zf.namelist()) == sorted([MANIFEST_NAME, WORK_NAME, SQLITE_NAME])
-        manifest = json.loads(zf.read(MANIFEST_NAME))
-        assert zf.read(WORK_NAME).decode("utf-8") == _dump(project)
-        assert zf.read(SQLITE_NAME).startswith(b"SQLite format 3\x00")
-    assert manifest["database"] == "sqlite"
-    assert manifest["counts"]["revisions"] == _revisions(project)
+        return {name: zf.read(name) for name in zf.namelist()}
 
 
-def test_work_file_restore_into_an_empty_database_dumps_identical_bytes(project, tmp_path):
-    before = _dump(project)
-    contents = read_backup(make_backup(project))
-    target = _fresh_sqlite(tmp_path)
-    result = restore_work(target, contents.work, "backup.zip/work.jsonl")
-    assert result.kind == "work"
-    assert _dump(target).encode() == before.encode()
+def rows_of(data: bytes, table: str) -> list[dict]:
+    return [json.loads(line) for line in archive_members(data)[f"{table}.jsonl"].splitlines()]
 
 
-def test_sqlite_file_restore_brings_back_everything_including_history_and_accounts(project, tmp_path):
-    before = _dump(project)
-    data = make_backup(project)
-    target = _fresh_sqlite(tmp_path)
-    result = restore_upload(target, data, "backup.zip")
-    assert result.kind == "sqlite"
-    assert _dump(target) == before
-    assert _revisions(target) == _revisions(project)
-    with Session(project) as a, Session(target) as b:
-        hashes = lambda s: dict(s.execute(select(User.username, User.password_hash)).all())  # noqa: E731
-        assert hashes(a) == hashes(b)
-    with sqlite3.connect(target.url.database) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    # the restored database keeps working with the app's engine
-    with Session(target) as session:
-        row = session.scalars(select(Translation).where(Translation.text.like("संशोधित%"))).one()
-        args = (row.translator_id, row.sentence_id, row.phase, row.version)
-    save_translation_text(target, args[0], args[1], args[2], "पुनर्स्थापना के बाद", args[3])
+# ------------------------------------------------------------------ what an archive holds
 
 
-def test_backup_restores_into_an_empty_database_of_either_kind(project, any_engine):
-    before = _dump(project)
-    result = restore_upload(any_engine, make_backup(project), "backup.zip")
-    assert _dump(any_engine) == before
-    assert result.kind == ("sqlite" if any_engine.dialect.name == "sqlite" else "work")
+def test_every_table_of_the_model_is_archived_but_login_sessions_and_codes():
+    names = {t.name for t in archived_tables()}
+    assert names | NOT_ARCHIVED == set(Base.metadata.tables)
+    assert NOT_ARCHIVED == {"login_sessions", "login_codes"}
 
 
-def test_sqlite_file_alone_restores_into_postgresql_through_its_work_file(project, any_engine):
-    contents = read_backup(make_backup(project))
-    result = restore_sqlite_file(any_engine, contents.sqlite, "corpus.sqlite")
-    assert _dump(any_engine) == _dump(project)
-    assert result.kind == ("sqlite" if any_engine.dialect.name == "sqlite" else "work")
+def test_the_archive_holds_every_kind_of_record(rich_sqlite):
+    data = make_backup(rich_sqlite)
+    manifest = json.loads(archive_members(data)["manifest.json"])
+    assert manifest["schema_version"] == current_schema() == schema_chain()[-1]
+    assert [t["name"] for t in manifest["tables"]] == [t.name for t in archived_tables()]
+    users = {u["username"]: u for u in rows_of(data, "users")}
+    assert users["dev"]["active"] is False and users["guest"]["password_hash"] is None
+    assert users["lena"]["password_hash"].startswith("$2")
+    assert {r["role"] for r in rows_of(data, "user_roles")} >= {"translator", "annotator", "lead"}
+    assert {a["source"] for a in rows_of(data, "adjudications")} == {"agreed", "withdrawn", "edited"}
+    assert [c["overridden"] for c in rows_of(data, "final_choices")][-1] is True
+    assert {a["status"] for a in rows_of(data, "translation_assignments")} >= \
+        {"assigned", "draft", "submitted", "skipped", "reassigned"}
+    assert {g["english"] for g in rows_of(data, "glossary_terms")} == {"sushi", "Brooklyn"}
+    assert rows_of(data, "projects")[0]["settings"] == {"review": {"a": None, "b": [1.5, "दो"]}}
+    assert {e["action"] for e in rows_of(data, "audit_events")} >= {"set-glossary-term", "deactivate-user"}
+    revisions = rows_of(data, "revisions")
+    assert {r["entity"] for r in revisions} == {"translation", "annotation", "adjudication", "final_choice"}
+    with Session(rich_sqlite) as session:
+        assert len(revisions) == session.scalar(select(func.count()).select_from(Revision))
+    assert "login_sessions.jsonl" not in archive_members(data)
 
 
-def test_sqlite_file_into_a_non_empty_database_is_refused_and_changes_nothing(project, tmp_path):
-    other = _fresh_sqlite(tmp_path, "other.db")
-    restore_work(other, _unedited_demo_work(project), "demo.jsonl")
-    save_translation_text(other, *_first_task(other), "केवल यहाँ", _first_version(other))
-    before, revisions = _dump(other), _revisions(other)
-    contents = read_backup(make_backup(project))
-    with pytest.raises(RestoreRefused, match="only be restored into an empty project"):
-        restore_sqlite_file(other, contents.sqlite, "corpus.sqlite")
-    assert _dump(other) == before and _revisions(other) == revisions
+def test_backing_up_twice_gives_the_same_bytes(rich_sqlite):
+    assert make_backup(rich_sqlite) == make_backup(rich_sqlite)
 
 
-def test_backup_zip_into_a_non_empty_database_adds_only_what_is_missing(project, tmp_path):
-    contents = read_backup(make_backup(project))
-    partial = b"".join(line for line in contents.work.splitlines(keepends=True) if b'"restaurant"' in line)
-    other = _fresh_sqlite(tmp_path, "other.db")
-    restore_work(other, partial, "part.jsonl")
-    result = restore_upload(other, make_backup(project), "backup.zip")
-    assert result.kind == "work"
-    assert result.work.unchanged > 0 and result.work.sentences > 0
-    assert _dump(other) == _dump(project)
+# ------------------------------------------------------------------ round trips
 
 
-def test_conflicting_work_file_is_refused_all_or_nothing(project, tmp_path):
-    other = _fresh_sqlite(tmp_path, "other.db")
-    restore_work(other, _unedited_demo_work(project), "demo.jsonl")
-    before = _dump(other)
-    with pytest.raises(InputRejected) as caught:
-        restore_upload(other, make_backup(project), "backup.zip")  # project's edited translation differs
-    assert any("not overwritten" in e.message and e.line for e in caught.value.errors)
-    assert _dump(other) == before
+@pytest.mark.parametrize("project", ["demo_sqlite", "rich_sqlite"])
+def test_backup_restore_backup_is_byte_identical_on_either_database(project, any_engine, request):
+    source = request.getfixturevalue(project)
+    first = make_backup(source)
+    result = restore_archive(any_engine, first, "a.zip")
+    assert result.kind == "archive"
+    assert make_backup(any_engine) == first
+    assert dump_work_file(load_work(any_engine)) == dump_work_file(load_work(source))
 
 
-def _unedited_demo_work(project) -> bytes:
-    """The project's work file as it was before the fixture's edits."""
-    work = read_backup(make_backup(project)).work.decode("utf-8")
-    lines = [json.loads(line) for line in work.splitlines()]
-    original = {(o["sentence_id"], o["phase"], o["translator"]): o for o in
-                map(json.loads, DEMO_WORK.read_text(encoding="utf-8").splitlines()) if o["type"] == "translation"}
-    out = []
-    for obj in lines:
-        if obj["type"] == "translation" and obj["text"] and obj["text"].startswith("संशोधित"):
-            obj = original.get((obj["sentence_id"], obj["phase"], obj["translator"]))
-            if obj is None:
-                continue
-        out.append(json.dumps(obj, ensure_ascii=False))
-    return ("\n".join(out) + "\n").encode("utf-8")
+@pytest.mark.parametrize("project", ["demo_sqlite", "rich_sqlite"])
+def test_sqlite_to_postgresql_to_sqlite_keeps_every_byte(project, postgres, tmp_path, request):
+    first = make_backup(request.getfixturevalue(project))
+    pg = postgres()
+    restore_archive(pg, first, "from-sqlite.zip")
+    second = make_backup(pg)
+    back = fresh_sqlite(tmp_path, "back.db")
+    restore_archive(back, second, "from-postgres.zip")
+    assert second == first and make_backup(back) == first
 
 
-def _first_task(engine):
-    with Session(engine) as session:
-        row = session.scalars(select(Translation).order_by(Translation.id)).first()
-        return row.translator_id, row.sentence_id, row.phase
+def test_a_project_built_on_postgresql_round_trips_through_sqlite(postgres, tmp_path):
+    pg = postgres()
+    every_kind_of_record(pg)
+    first = make_backup(pg)
+    sqlite = fresh_sqlite(tmp_path)
+    restore_archive(sqlite, first, "pg.zip")
+    again = postgres()
+    restore_archive(again, make_backup(sqlite), "sqlite.zip")
+    assert make_backup(sqlite) == first and make_backup(again) == first
 
 
-def _first_version(engine):
-    with Session(engine) as session:
-        return session.scalars(select(Translation.version).order_by(Translation.id)).first()
+def test_the_restored_project_keeps_working_and_new_rows_get_new_keys(rich_sqlite, any_engine):
+    restore_archive(any_engine, make_backup(rich_sqlite), "a.zip")
+    with Session(any_engine) as session:
+        top_user = session.scalar(select(func.max(User.id)))
+        row = session.scalars(select(Translation).where(Translation.text.like("सेवा धीमी%"))).one()
+        task = (row.translator_id, row.sentence_id, row.phase, row.version)
+        top_revision = session.scalar(select(func.max(Revision.id)))
+    assert create_user(any_engine, "newcomer", {"annotator"}, "newcomer-password-1") == top_user + 1
+    save_translation_text(any_engine, task[0], task[1], task[2], "सेवा धीमी पर अच्छी थी", task[3])
+    with Session(any_engine) as session:
+        assert session.scalar(select(func.max(Revision.id))) == top_revision + 1
+        withdrawn = session.scalars(select(Adjudication).where(Adjudication.source == "withdrawn")).one()
+        assert withdrawn.tags is None
+        assert session.scalars(select(FinalChoice).order_by(FinalChoice.id.desc())).first().overridden
 
 
-def _rezip(data: bytes, change) -> bytes:  # noqa: ANN001
-    src = zipfile.ZipFile(io.BytesIO(data))
+# ------------------------------------------------------------------ empty, replace, all or nothing
+
+
+def test_a_restore_into_a_database_holding_work_is_refused_and_changes_nothing(rich_sqlite, demo_sqlite, tmp_path):
+    target = fresh_sqlite(tmp_path)
+    restore_archive(target, make_backup(demo_sqlite), "demo.zip")
+    before = make_backup(target)
+    with pytest.raises(RestoreRefused, match=r"rich.zip: an archive restores only into an empty database, and "
+                                             r"this one holds 7 users"):
+        restore_archive(target, make_backup(rich_sqlite), "rich.zip")
+    assert make_backup(target) == before
+
+
+def test_an_account_alone_makes_a_database_not_empty(rich_sqlite, any_engine):
+    create_user(any_engine, "someone", {"lead"}, "someone-password-1")
+    with pytest.raises(RestoreRefused, match="holds 1 users"):
+        restore_archive(any_engine, make_backup(rich_sqlite), "a.zip")
+
+
+def test_replace_swaps_everything_and_logs_everyone_out(rich_sqlite, demo_sqlite, any_engine):
+    restore_archive(any_engine, make_backup(demo_sqlite), "demo.zip")
+    with Session(any_engine) as session:
+        lead = session.scalars(select(User.id).where(User.username == "lead")).one()
+    start_session(any_engine, lead)
+    wanted = make_backup(rich_sqlite)
+    result = restore_archive(any_engine, wanted, "rich.zip", replace=True)
+    assert "replacing everything" in result.summary
+    assert make_backup(any_engine) == wanted
+    assert holdings(any_engine)["login_sessions"] == 0
+
+
+def test_a_replace_that_fails_half_way_changes_nothing(rich_sqlite, demo_sqlite, any_engine):
+    """The archive is well formed but a row breaks a foreign key: the delete and inserts roll back together."""
+    restore_archive(any_engine, make_backup(demo_sqlite), "demo.zip")
+    before = make_backup(any_engine)
+    broken = _with_table(make_backup(rich_sqlite), "final_choices",
+                         lambda rows: [dict(rows[0], translation_id=999_999)] + rows[1:])
+    with pytest.raises(RestoreRefused, match=r"broken.zip/final_choices.jsonl:1-\d+: cannot be stored"):
+        restore_archive(any_engine, broken, "broken.zip", replace=True)
+    assert make_backup(any_engine) == before
+
+
+def _with_table(data: bytes, table: str, change) -> bytes:
+    """The archive with one table's rows changed, manifest checksums made right again (a well-formed archive)."""
+    import hashlib
+
+    members = archive_members(data)
+    rows = change(rows_of(data, table))
+    body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+                   for r in rows).encode()
+    members[f"{table}.jsonl"] = body
+    manifest = json.loads(members["manifest.json"])
+    for entry in manifest["tables"]:
+        if entry["name"] == table:
+            entry.update(rows=len(rows), bytes=len(body), sha256=hashlib.sha256(body).hexdigest())
+    members["manifest.json"] = json.dumps(manifest).encode()
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as zf:
-        for name in src.namelist():
-            result = change(name, src.read(name))
-            if result is not None:
-                zf.writestr(name, result)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, content in members.items():
+            zf.writestr(name, content)
     return out.getvalue()
 
 
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
-        (lambda d: d[: len(d) // 2], "not a zip file"),
-        (lambda d: b"PK\x03\x04 not really", "not a zip file"),
-        (lambda d: _rezip(d, lambda n, b: None if n == MANIFEST_NAME else b), "no manifest.json"),
-        (lambda d: _rezip(d, lambda n, b: b + b"\n" if n == WORK_NAME else b), "does not match its checksum"),
-        (lambda d: _rezip(d, lambda n, b: b"{" if n == MANIFEST_NAME else b), "not valid JSON"),
+        (lambda d: d[: len(d) // 2], "a.zip: not a zip file"),
+        (lambda d: _with_table(d, "users", lambda rows: rows[:-1]), "a.zip/user_roles.jsonl:1-"),  # a dangling role
+        (lambda d: _manifest(d, schema_version="9999_future"), "schema version '9999_future' is unknown"),
+        (lambda d: _with_table(d, "users", lambda rows: [dict(rows[0], username=7)] + rows[1:]),
+         "a.zip/users.jsonl:1: username must be a string"),
+        (lambda d: _with_table(d, "users", lambda rows: [dict(r, secret=1) for r in rows]),
+         "a.zip/users.jsonl:1: users: unknown column(s) secret"),
     ],
-    ids=["truncated", "fake-zip", "no-manifest", "tampered-work", "bad-manifest"],
+    ids=["truncated", "fewer-users", "newer-schema", "wrong-type", "unknown-column"],
 )
-def test_damaged_backups_are_refused_and_change_nothing(project, tmp_path, damage, message):
-    target = _fresh_sqlite(tmp_path)
-    with pytest.raises(RestoreRefused, match=message):
-        restore_upload(target, damage(make_backup(project)), "backup.zip")
-    assert _dump(target) == ""
+def test_damaged_archives_are_refused_with_where_and_change_nothing(rich_sqlite, tmp_path, damage, message):
+    target = fresh_sqlite(tmp_path)
+    before = holdings(target)
+    data = damage(make_backup(rich_sqlite))
+    with pytest.raises(RestoreRefused, match=re.escape(message)):
+        restore_archive(target, data, "a.zip")
+    assert holdings(target) == before
 
 
-def test_a_file_that_only_looks_like_sqlite_is_refused(tmp_path):
-    target = _fresh_sqlite(tmp_path)
-    with pytest.raises(RestoreRefused, match="not a usable SQLite database|damaged"):
-        restore_upload(target, b"SQLite format 3\x00" + b"\x00" * 200, "fake.sqlite")
-    assert _dump(target) == ""
+def _manifest(data: bytes, **changes) -> bytes:
+    members = archive_members(data)
+    manifest = json.loads(members["manifest.json"])
+    manifest.update(changes)
+    members["manifest.json"] = json.dumps(manifest).encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name, content in members.items():
+            zf.writestr(name, content)
+    return out.getvalue()
+
+
+def test_an_archive_of_an_older_schema_restores_into_the_newer_one(rich_sqlite, tmp_path):
+    """An archive written before the newest migrations (their tables absent) restores; the new tables are empty."""
+    older = schema_chain()[2]  # 0003: before typed forms and the later tables
+    newer_tables = {"typed_forms", "leaderboard_entries"}
+
+    def drop(name, body):
+        return None if name.removesuffix(".jsonl") in newer_tables else body
+    data = make_backup(rich_sqlite)
+    members = {n: b for n, b in archive_members(data).items() if drop(n, b) is not None}
+    manifest = json.loads(members["manifest.json"])
+    manifest["schema_version"] = older
+    manifest["tables"] = [t for t in manifest["tables"] if t["name"] not in newer_tables]
+    members["manifest.json"] = json.dumps(manifest).encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name, content in members.items():
+            zf.writestr(name, content)
+    target = fresh_sqlite(tmp_path)
+    restore_archive(target, out.getvalue(), "old.zip")
+    assert make_backup(target) == data
+
+
+# ------------------------------------------------------------------ the command line and older uploads
+
+
+def test_cli_backup_then_restore_into_an_empty_database_and_refuse_a_second_time(rich_sqlite, tmp_path, capsys):
+    out = tmp_path / "project.zip"
+    source_url = rich_sqlite.url.render_as_string(hide_password=False)
+    assert main(["--db", source_url, "backup", str(out)]) == 0
+    assert out.read_bytes() == make_backup(rich_sqlite)
+    target_url = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert main(["--db", target_url, "restore", str(out)]) == 0
+    assert "restored (into an empty database)" in capsys.readouterr().out
+    assert main(["--db", target_url, "restore", str(out)]) == 1
+    assert f"{out}: an archive restores only into an empty database" in capsys.readouterr().err
+    assert main(["--db", target_url, "restore", "--replace", str(out)]) == 0
+    assert main(["--db", target_url, "backup", str(tmp_path / "again.zip")]) == 0
+    assert (tmp_path / "again.zip").read_bytes() == out.read_bytes()
+
+
+def test_cli_restore_of_a_hostile_archive_prints_where_and_fails(tmp_path, capsys):
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("../../etc/cron.d/x", b"boom")
+    assert main(["--db", f"sqlite:///{tmp_path / 't.db'}", "restore", str(bad)]) == 1
+    assert "a path, or an unexpected name" in capsys.readouterr().err
+
+
+def test_a_work_file_still_restores_through_the_upload(demo_sqlite, tmp_path):
+    target = fresh_sqlite(tmp_path)
+    work = dump_work_file(load_work(demo_sqlite)).encode()
+    result = restore_upload(target, work, "work.jsonl")
+    assert result.kind == "work"
+    assert dump_work_file(load_work(target)) == work.decode()
+
+
+def test_a_backup_zip_of_the_earlier_format_still_restores(demo_sqlite, tmp_path):
+    import hashlib
+
+    work = dump_work_file(load_work(demo_sqlite)).encode()
+    sqlite_file = sqlite_snapshot(demo_sqlite)
+    manifest = {"format": "corpus-backup", "format_version": 1,
+                "files": {n: {"sha256": hashlib.sha256(b).hexdigest()} for n, b in
+                          (("work.jsonl", work), ("corpus.sqlite", sqlite_file))}}
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        zf.writestr("manifest.json", json.dumps(manifest))
+        zf.writestr("work.jsonl", work)
+        zf.writestr("corpus.sqlite", sqlite_file)
+    target = fresh_sqlite(tmp_path)
+    result = restore_upload(target, out.getvalue(), "old-backup.zip")
+    assert result.kind == "sqlite"
+    assert make_backup(target) == make_backup(demo_sqlite)
+
+
+def test_counts_match_the_tables_after_a_restore(rich_sqlite, tmp_path):
+    target = fresh_sqlite(tmp_path)
+    restore_archive(target, make_backup(rich_sqlite), "a.zip")
+    mine, theirs = holdings(target), holdings(rich_sqlite)
+    assert {k: v for k, v in mine.items() if k not in NOT_ARCHIVED} == \
+        {k: v for k, v in theirs.items() if k not in NOT_ARCHIVED}
+    with Session(target) as session:
+        assert session.scalar(select(func.count()).select_from(TaggingItem)) == theirs["tagging_items"]
