@@ -239,12 +239,90 @@ def cmd_audit(args: argparse.Namespace, engine) -> int:
         print(str(exc.error), file=sys.stderr)
         return 1
     ours, note = _our_statistics(engine)
+    baseline = _audit_baseline(data, args.file) if getattr(args, "baseline", False) else None
     if args.json:
         if note:
             print(note, file=sys.stderr)
-        print(json.dumps({**report.to_dict(), "our_corpus": ours}, ensure_ascii=False, indent=2, sort_keys=True))
+        extra = {"baseline": baseline} if baseline is not None else {}
+        print(json.dumps({**report.to_dict(), "our_corpus": ours, **extra}, ensure_ascii=False, indent=2,
+                         sort_keys=True))
     else:
         print(format_report(report, ours=ours, ours_note=note))
+        if baseline is not None:
+            from corpus.baseline import format_baseline
+
+            print("\nCRF baseline on the audited file")
+            print(format_baseline(baseline))
+    return 0
+
+
+def _audit_baseline(data: bytes, filename: str) -> dict:
+    """The CRF baseline on an audited file (one side, ``audited``): cross-validated, as the file has no
+    split of ours; the Akhtar-style comparison with ``python -m corpus baseline`` in one command."""
+    from corpus.audit import read_sentences, tokens_and_tags
+    from corpus.baseline import LabelledSequence, dataset_baseline
+
+    sequences = []
+    for i, s in enumerate(read_sentences(data, filename)):
+        tokens, tags = tokens_and_tags(s)
+        if tokens and len(tokens) == len(tags):
+            sequences.append(LabelledSequence(f"{i}:{s.id}", s.domain, "train", tuple(tokens), tuple(tags)))
+    return dataset_baseline({"audited": sequences})
+
+
+
+def cmd_baseline(args: argparse.Namespace, engine) -> int:
+    import time
+
+    from corpus.baseline import CrfSettings, format_baseline
+    from db.baseline_data import run_baseline
+
+    settings = CrfSettings(c1=args.c1, c2=args.c2, max_iterations=args.iterations, folds=args.folds, seed=args.seed)
+    started = time.perf_counter()
+    report = run_baseline(engine, settings)
+    took = f"trained and scored in {time.perf_counter() - started:.1f} s"
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
+        print(took, file=sys.stderr)
+    else:
+        print(format_baseline(report))
+        print(took)
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace, engine) -> int:
+    from corpus.evaluation import PredictionsRejected, evaluate_predictions, format_scores, signature
+    from db.baseline_data import add_entry, ensure_baseline_entry, hindi_sequences, leaderboard
+
+    name = " ".join(args.name.split())
+    if not name or len(name) > 200:
+        raise CommandError("--name", "give the submission a name of 1 to 200 characters")
+    data = _read_bytes(args.pred)
+    sequences = hindi_sequences(engine)
+    gold = [s for s in sequences if s.split == "test"]
+    try:
+        evaluation = evaluate_predictions(data, args.pred, gold, args.format)
+    except PredictionsRejected as exc:
+        raise InputRejected(exc.errors) from exc
+    ensure_baseline_entry(engine, sequences)
+    add_entry(engine, name, evaluation, signature())
+    rows = leaderboard(engine, evaluation.export_version)
+    board = [{"name": r.name, "kind": r.kind, "date": r.created_at.strftime("%Y-%m-%d %H:%M"), "f1": r.f1,
+              "export_version": r.export_version} for r in rows]
+    if args.json:
+        print(json.dumps({"name": name, "export_version": evaluation.export_version, "format": evaluation.format,
+                          "scores": evaluation.scores, "signature": signature(), "leaderboard": board},
+                         ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(f"{name}: {evaluation.sentences} test sentences ({evaluation.format}), export version "
+              f"{evaluation.export_version}")
+        print(format_scores(evaluation.scores))
+        print(f"signature: {signature()}")
+        print("\nleaderboard")
+        for i, r in enumerate(board, 1):
+            f1 = "n/a" if r["f1"] is None else f"{r['f1']:.3f}"
+            print(f"  {i:>3}. {r['name']:<30} F1 {f1}  {r['date']}  {r['export_version']}"
+                  f"{'  (baseline)' if r['kind'] == 'baseline' else ''}")
     return 0
 
 
@@ -332,7 +410,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("audit", help="quality audit of an existing aspect dataset")
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--baseline", action="store_true", help="also the CRF baseline on the file (5-fold CV)")
     p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("baseline", help="CRF sanity check: span P/R/F1 per domain, English and Hindi")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--c1", type=float, default=0.1, help="L1 regularization (default 0.1)")
+    p.add_argument("--c2", type=float, default=0.1, help="L2 regularization (default 0.1)")
+    p.add_argument("--iterations", type=int, default=100, help="L-BFGS iterations (default 100)")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds without a test split (default 5)")
+    p.add_argument("--seed", type=int, default=13, help="seed of the fold split (default 13)")
+    p.set_defaults(func=cmd_baseline)
+
+    p = sub.add_parser("evaluate", help="score predictions for the test split and add them to the leaderboard")
+    p.add_argument("pred", metavar="PRED")
+    p.add_argument("--name", required=True, help="the submission's name on the leaderboard")
+    p.add_argument("--format", choices=["conll", "jsonl"], help="default: by extension, else by content")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_evaluate)
     return parser
 
 

@@ -5,6 +5,9 @@ a consonant at the end of a word gets no virama (Hindi drops the final schwa: ``
 the two-code-point "ा + ॅ" the library emits for English /ɔ/ becomes the single vowel sign ॉ (so
 मॉनिटर is spelled one way), and digits stay Western (the corpus writes 2, not २). Text inside
 ``{braces}`` is copied unchanged, for names that rule 1 keeps in Roman script.
+
+Phonetic typing (``khana`` → खाना, as Hindi speakers type) is ``suggest``: ranked candidates from the learned model
+in ``corpus.romanization``; the schemes here stay for those who prefer a strict scheme.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 
 from indic_transliteration import sanscript
 
+from corpus.romanization import suggest
 from corpus.tokens import normalize
 
 
@@ -137,5 +141,5 @@ def cheat_sheet(scheme: str = DEFAULT_SCHEME) -> list[dict[str, str]]:
 
 
 __all__ = [
-    "DEFAULT_SCHEME", "SCHEMES", "SCHEME_KEYS", "Scheme", "cheat_sheet", "scheme_label", "to_devanagari",
+    "DEFAULT_SCHEME", "SCHEMES", "SCHEME_KEYS", "Scheme", "cheat_sheet", "scheme_label", "suggest", "to_devanagari",
 ]

@@ -27,6 +27,7 @@ PAGES = [
     ("pages/adjudicate.py", "Adjudication", ":material/gavel:", LEAD, "Lead"),
     ("pages/final.py", "Final translations", ":material/done_all:", LEAD, "Lead"),
     ("pages/export.py", "Export", ":material/download:", LEAD, "Lead"),
+    ("pages/dataset_check.py", "Dataset check", ":material/model_training:", LEAD, "Lead"),
     ("pages/import_semeval.py", "Import", ":material/upload:", LEAD, "Corpus"),
     ("pages/sentences.py", "Sentences", ":material/list:", LEAD, "Corpus"),
     ("pages/statistics.py", "Statistics", ":material/table_chart:", LEAD, "Corpus"),

@@ -1,0 +1,252 @@
+"""Phonetic Roman → Devanagari: ranked candidates for one Roman word as Hindi speakers type it (``khana``, ``achha``).
+
+Two parts, both shipped in ``corpus/data/`` and built by ``corpus.romanization_build`` (credits in its README):
+
+* a **joint-sequence model** learned from the Dakshina train pairs: a Roman word and a Devanagari word are cut into
+  aligned chunks (1–2 Devanagari letters ↔ 1–4 Roman letters) and a 4-gram over those chunk pairs scores the
+  pair. Loose spellings (``aa``/``a``, ``ee``/``i``, ``w``/``v``, ``z``/``j``, a dropped schwa, ``n`` for anusvara)
+  are learned from how people actually romanized, not written down as rules;
+* a **lexicon** of Hindi words with frequencies (wordfreq, aspell-hi, the Dakshina train words): the prior that
+  picks a real word among the spellings the channel allows.
+
+Search is one left-to-right beam over the Roman letters with two budgets: hypotheses that are still a prefix of
+some lexicon word (so a known word is never pruned away by a likelier non-word) and free ones (so a word outside
+the lexicon can still be spelled). A finished candidate's score is log P(roman, devanagari) from the joint model
+plus, for a lexicon word, ``LEX_WEIGHT * log frequency + LEX_BONUS``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import unicodedata
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+MODEL_PATH = DATA / "romanization_model.json.gz"
+LEXICON_PATH = DATA / "hi_lexicon.tsv.gz"
+
+BOS, EOS = 0, 1
+MAX_DEVA_UNITS = 2
+MAX_ROMAN = 4
+
+# Ranking weights, tuned on a held-out 10% of the Dakshina train words (never on dev or test).
+LEX_WEIGHT = 1.0
+LEX_BONUS = 6.0
+BEAM_LEX = 24
+BEAM_FREE = 12
+OPTIONS_PER_CHUNK = 24
+PRUNE_MARGIN = 18.0
+# Past this many letters the search is greedy (one hypothesis), so a pasted paragraph stays fast.
+LONG_INPUT = 32
+MEMO_SIZE = 400_000
+
+_CONSONANT = set(chr(c) for c in range(0x0915, 0x093A)) | set(chr(c) for c in range(0x0958, 0x0960))
+_NUKTA, _VIRAMA = "\u093c", "\u094d"
+_VOWEL_SIGNS = set(chr(c) for c in range(0x093E, 0x094D)) | {"\u0962", "\u0963"}
+_NASAL_SIGNS = {"\u0901", "\u0902", "\u0903"}
+
+
+def joins(left: str, chunk: str) -> bool:
+    """May ``chunk`` follow ``left`` in a well-formed word? (no vowel sign after a virama or another sign)."""
+    first = chunk[0]
+    if first in _VOWEL_SIGNS or first == _NUKTA:
+        return bool(left) and (left[-1] in _CONSONANT or left[-1] == _NUKTA)
+    if first in _NASAL_SIGNS:
+        return bool(left) and left[-1] != _VIRAMA and left[-1] not in _NASAL_SIGNS
+    return True
+
+
+def deva_units(word: str) -> list[str]:
+    """Letters as the alignment sees them: a consonant keeps its nukta and virama (क्, ज़), everything else alone."""
+    units: list[str] = []
+    for ch in word:
+        if units and ch == _NUKTA and units[-1][-1] in _CONSONANT:
+            units[-1] += ch
+        elif units and ch == _VIRAMA and (units[-1][0] in _CONSONANT) and not units[-1].endswith(_VIRAMA):
+            units[-1] += ch
+        else:
+            units.append(ch)
+    return units
+
+
+def roman_letters(text: str) -> str:
+    """The Roman letters a model reads: lower case a–z only (apostrophes, hyphens and accents dropped)."""
+    folded = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in folded if "a" <= ch <= "z")
+
+
+def has_devanagari(text: str) -> bool:
+    return any("\u0900" <= ch <= "\u097f" for ch in text)
+
+
+class RomanizationModel:
+    """The loaded joint n-gram and lexicon; immutable after construction, shared by every call."""
+
+    def __init__(self, model: dict, lexicon: dict[str, float]):
+        self.order = model["order"]
+        vocab = model["vocab"]
+        self.tables: list[dict[tuple[int, ...], tuple[float, dict[int, float]]]] = []
+        for table in model["tables"]:
+            conv = {}
+            for ctx, (bow, probs) in table.items():
+                key = tuple(int(t) for t in ctx.split()) if ctx else ()
+                conv[key] = (bow, {int(t): p for t, p in probs.items()})
+            self.tables.append(conv)
+        self.unigram = self.tables[0][()][1]
+        by_roman: dict[str, list[tuple[float, int, str]]] = {}
+        for tid, tok in enumerate(vocab[2:], start=2):
+            deva, roman = tok.split("\t")
+            by_roman.setdefault(roman, []).append((self.unigram.get(tid, -30.0), tid, deva))
+        self.options = {r: tuple((tid, d) for _, tid, d in sorted(opts, key=lambda o: (-o[0], o[1]))[:OPTIONS_PER_CHUNK])
+                        for r, opts in by_roman.items()}
+        self._memo: dict[tuple[tuple[int, ...], int], float] = {}  # a cache only: results never depend on it
+        self.lexicon = lexicon
+        self.log_floor = math.log(min(lexicon.values())) if lexicon else 0.0
+        self.sorted_words = sorted(lexicon)
+
+    def logp(self, ctx: tuple[int, ...], token: int) -> float:
+        key = (ctx, token)
+        p = self._memo.get(key)
+        if p is None:
+            if len(self._memo) > MEMO_SIZE:
+                self._memo.clear()
+            p = self._memo[key] = self._logp(ctx, token)
+        return p
+
+    def _logp(self, ctx: tuple[int, ...], token: int) -> float:
+        backoff = 0.0
+        for k in range(len(ctx), 0, -1):
+            entry = self.tables[k].get(ctx[-k:]) if k < len(self.tables) else None
+            if entry is not None:
+                p = entry[1].get(token)
+                if p is not None:
+                    return backoff + p
+                backoff += entry[0]
+        return backoff + self.unigram.get(token, -30.0)
+
+    def is_prefix(self, prefix: str) -> bool:
+        i = bisect_left(self.sorted_words, prefix)
+        return i < len(self.sorted_words) and self.sorted_words[i].startswith(prefix)
+
+    def search(self, roman: str, beam_lex: int, beam_free: int) -> dict[str, float]:
+        """Devanagari spellings of ``roman`` with log P(roman, devanagari), summed over their segmentations."""
+        n = len(roman)
+        history = self.order - 1
+        agenda: list[dict[tuple[str, tuple[int, ...]], tuple[float, bool]]] = [dict() for _ in range(n + 1)]
+        agenda[0][("", (BOS,) * history)] = (0.0, True)
+        prefix_memo: dict[str, bool] = {}
+        for i in range(n):
+            for (deva, ctx), (score, in_lex) in self._prune(agenda[i], beam_lex, beam_free):
+                for length in range(1, min(MAX_ROMAN, n - i) + 1):
+                    opts = self.options.get(roman[i:i + length])
+                    if not opts:
+                        continue
+                    nxt = agenda[i + length]
+                    for token, chunk in opts:
+                        if not joins(deva, chunk):
+                            continue
+                        s = score + self.logp(ctx, token)
+                        new = deva + chunk
+                        lex = False
+                        if in_lex and beam_lex:
+                            lex = prefix_memo.get(new)
+                            if lex is None:
+                                lex = prefix_memo[new] = self.is_prefix(new)
+                        key = (new, ctx[1:] + (token,))
+                        old = nxt.get(key)
+                        if old is None or s > old[0]:
+                            nxt[key] = (s, lex)
+        finals: dict[str, float] = {}
+        for (deva, ctx), (score, _) in agenda[n].items():
+            if deva.endswith(_VIRAMA):
+                continue
+            s = score + self.logp(ctx, EOS)
+            old = finals.get(deva)
+            finals[deva] = s if old is None else _logaddexp(old, s)
+        return finals
+
+    @staticmethod
+    def _prune(hyps, beam_lex: int, beam_free: int):
+        if not hyps:
+            return []
+        ranked = sorted(hyps.items(), key=lambda kv: (-kv[1][0], kv[0][0], kv[0][1]))
+        best = ranked[0][1][0]
+        kept, n_lex, n_free = [], 0, 0
+        for item in ranked:
+            score, in_lex = item[1]
+            if score < best - PRUNE_MARGIN:
+                break
+            if in_lex and n_lex < beam_lex:
+                n_lex += 1
+                kept.append(item)
+            elif n_free < beam_free:
+                n_free += 1
+                kept.append(item)
+        return kept
+
+    def rank(self, roman: str, k: int, lexicon_extra: Mapping[str, float] | None = None) -> list[str]:
+        if len(roman) > LONG_INPUT:
+            finals = self.search(roman, 0, 1)
+        else:
+            finals = self.search(roman, BEAM_LEX, BEAM_FREE)
+        scored = []
+        for deva, s in finals.items():
+            freq = self.lexicon.get(deva, 0.0)
+            if lexicon_extra:
+                freq = max(freq, float(lexicon_extra.get(deva, 0.0) or 0.0))
+            if freq > 0:
+                s += LEX_WEIGHT * max(0.0, math.log(freq) - self.log_floor) + LEX_BONUS
+            scored.append((-s, deva))
+        scored.sort()
+        return [unicodedata.normalize("NFC", d) for _, d in scored[:k]]
+
+
+def _logaddexp(a: float, b: float) -> float:
+    hi, lo = (a, b) if a >= b else (b, a)
+    return hi + math.log1p(math.exp(lo - hi))
+
+
+def read_lexicon(path: Path = LEXICON_PATH) -> dict[str, float]:
+    lex = {}
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            word, freq = line.rstrip("\n").split("\t")
+            lex[word] = float(freq)
+    return lex
+
+
+@lru_cache(maxsize=1)
+def load_model() -> RomanizationModel:
+    """Read the shipped model once per process (about a second); later calls share it."""
+    with gzip.open(MODEL_PATH, "rt", encoding="utf-8") as fh:
+        model = json.load(fh)
+    return RomanizationModel(model, read_lexicon())
+
+
+def suggest(roman: str, k: int = 5, *, lexicon_extra: Mapping[str, float] | None = None,
+            prefer: Sequence[str] = ()) -> list[str]:
+    """Ranked NFC Devanagari candidates for one Roman word, best first, no duplicates.
+
+    Devanagari input comes back unchanged (it is already typed); digits and other letterless input too.
+    ``lexicon_extra`` adds words the caller knows (e.g. the project's own translations) with a frequency in
+    wordfreq's unit (share of running words); ``prefer`` lists forms to put first, in that order.
+    """
+    if k <= 0 or not roman or not roman.strip():
+        return []
+    text = roman.strip()
+    if has_devanagari(text):
+        return [unicodedata.normalize("NFC", text)]
+    letters = roman_letters(text)
+    if not letters or any(ch.isdigit() for ch in text):
+        return [text]
+    ranked = load_model().rank(letters, k + len(prefer), lexicon_extra)
+    out: list[str] = []
+    for word in [unicodedata.normalize("NFC", p) for p in prefer] + ranked:
+        if word and word not in out:
+            out.append(word)
+    return out[:k]

@@ -1,0 +1,305 @@
+"""Build the shipped Roman→Devanagari model (``corpus/data/``) from the Dakshina train pairs and Hindi word lists.
+
+Run once by a developer, not by the app: ``python -m corpus.romanization_build`` (needs ``wordfreq`` importable and
+``aspell-hi`` installed; the app itself only reads the two files this writes).
+
+The model is a joint-sequence model (Bisani & Ney 2008): each (Roman, Devanagari) pair is cut into aligned chunks
+(1–2 Devanagari letters ↔ 1–4 Roman letters) by EM, and an n-gram over those chunk pairs scores how a Roman word and
+a Devanagari word go together. The lexicon is a list of Devanagari words with frequencies, the prior that picks real
+words among the spellings the channel allows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import random
+import subprocess
+import unicodedata
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from corpus.romanization import (
+    BOS, EOS, MAX_DEVA_UNITS, MAX_ROMAN, MODEL_PATH, LEXICON_PATH, deva_units, roman_letters,
+)
+
+DAKSHINA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dakshina-hi"
+
+# English loanwords as Hindi writes them, hand-checked: the Dakshina pairs hold few English spellings
+# (``key`` → की, ``oa`` → ो), and translators of product reviews type many.
+LOANWORDS = """
+keyboard कीबोर्ड|mouse माउस|laptop लैपटॉप|computer कंप्यूटर|mobile मोबाइल|phone फ़ोन|screen स्क्रीन
+battery बैटरी|camera कैमरा|display डिस्प्ले|charger चार्जर|software सॉफ़्टवेयर|hardware हार्डवेयर|speaker स्पीकर
+service सर्विस|quality क्वालिटी|price प्राइस|design डिज़ाइन|delivery डिलीवरी|restaurant रेस्टोरेंट|menu मेन्यू
+pizza पिज़्ज़ा|coffee कॉफ़ी|table टेबल|chair चेयर|staff स्टाफ़|waiter वेटर|food फ़ूड|order ऑर्डर|bill बिल
+windows विंडोज़|memory मेमोरी|processor प्रोसेसर|graphics ग्राफ़िक्स|touchpad टचपैड|monitor मॉनिटर|bluetooth ब्लूटूथ
+wifi वाईफ़ाई|internet इंटरनेट|online ऑनलाइन|email ईमेल|video वीडियो|music म्यूज़िक|game गेम|app ऐप|update अपडेट
+key की|board बोर्ड|road रोड|boat बोट|coat कोट|team टीम|seat सीट|meeting मीटिंग|feature फ़ीचर|people पीपल
+good गुड|nice नाइस|okay ओके|thanks थैंक्स|sorry सॉरी|please प्लीज़|office ऑफ़िस|doctor डॉक्टर|hospital हॉस्पिटल
+school स्कूल|college कॉलेज|bus बस|car कार|ticket टिकट|station स्टेशन|hotel होटल|room रूम|service सर्विस
+""".split("|")
+
+
+def read_pairs(path: Path) -> list[tuple[str, str, int]]:
+    pairs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        roman, deva, count = line.split("\t")
+        pairs.append((roman_letters(roman), unicodedata.normalize("NFC", deva), int(count)))
+    return [(r, d, c) for r, d, c in pairs if r and d]
+
+
+def loanword_pairs() -> list[tuple[str, str, int]]:
+    out = []
+    for line in LOANWORDS:
+        for item in line.split("\n"):
+            item = item.strip()
+            if item:
+                roman, deva = item.split(" ")
+                out.append((roman, unicodedata.normalize("NFC", deva), 3))
+    return out
+
+
+# --- alignment -----------------------------------------------------------------------------------------------
+
+def _chunks(units: list[str], roman: str):
+    """Every (i, j, di, rj) step of the alignment lattice: units[i:i+di] ↔ roman[j:j+rj]."""
+    for di in range(1, MAX_DEVA_UNITS + 1):
+        for rj in range(1, MAX_ROMAN + 1):
+            yield di, rj
+
+
+def _forward_backward(units, roman, prob, floor):
+    n, m = len(units), len(roman)
+    fwd = [[0.0] * (m + 1) for _ in range(n + 1)]
+    fwd[0][0] = 1.0
+    for i in range(n + 1):
+        for j in range(m + 1):
+            f = fwd[i][j]
+            if not f:
+                continue
+            for di in range(1, min(MAX_DEVA_UNITS, n - i) + 1):
+                d = "".join(units[i:i + di])
+                for rj in range(1, min(MAX_ROMAN, m - j) + 1):
+                    p = prob.get((d, roman[j:j + rj]), floor)
+                    if p:
+                        fwd[i + di][j + rj] += f * p
+    total = fwd[n][m]
+    if not total:
+        return None, 0.0
+    bwd = [[0.0] * (m + 1) for _ in range(n + 1)]
+    bwd[n][m] = 1.0
+    for i in range(n, -1, -1):
+        for j in range(m, -1, -1):
+            if i == n and j == m:
+                continue
+            s = 0.0
+            for di in range(1, min(MAX_DEVA_UNITS, n - i) + 1):
+                d = "".join(units[i:i + di])
+                for rj in range(1, min(MAX_ROMAN, m - j) + 1):
+                    p = prob.get((d, roman[j:j + rj]), floor)
+                    if p:
+                        s += p * bwd[i + di][j + rj]
+            bwd[i][j] = s
+    return (fwd, bwd), total
+
+
+def em_align(pairs, iterations: int = 4):
+    """Unigram joint-multigram EM; returns the chunk-pair probabilities."""
+    data = [(deva_units(d), r, c) for r, d, c in pairs]
+    prob: dict[tuple[str, str], float] = {}
+    floor = 1e-3  # first iteration: every chunk pair equally likely
+    for it in range(iterations):
+        counts: Counter = Counter()
+        for units, roman, c in data:
+            fb, total = _forward_backward(units, roman, prob, floor)
+            if fb is None:
+                continue
+            fwd, bwd = fb
+            n, m = len(units), len(roman)
+            for i in range(n):
+                for j in range(m):
+                    f = fwd[i][j]
+                    if not f:
+                        continue
+                    for di in range(1, min(MAX_DEVA_UNITS, n - i) + 1):
+                        d = "".join(units[i:i + di])
+                        for rj in range(1, min(MAX_ROMAN, m - j) + 1):
+                            key = (d, roman[j:j + rj])
+                            p = prob.get(key, floor)
+                            b = bwd[i + di][j + rj]
+                            if p and b:
+                                counts[key] += c * f * p * b / total
+        z = sum(counts.values())
+        prob = {k: v / z for k, v in counts.items() if v / z > 1e-7}
+        floor = 0.0
+        print(f"EM iteration {it + 1}: {len(prob)} chunk pairs")
+    return prob
+
+
+def viterbi_align(units, roman, prob):
+    n, m = len(units), len(roman)
+    best = {(0, 0): (0.0, None)}
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if (i, j) not in best:
+                continue
+            s = best[(i, j)][0]
+            for di in range(1, min(MAX_DEVA_UNITS, n - i) + 1):
+                d = "".join(units[i:i + di])
+                for rj in range(1, min(MAX_ROMAN, m - j) + 1):
+                    p = prob.get((d, roman[j:j + rj]))
+                    if p:
+                        cand = s + math.log(p)
+                        key = (i + di, j + rj)
+                        if key not in best or cand > best[key][0]:
+                            best[key] = (cand, (i, j, d, roman[j:j + rj]))
+    if (n, m) not in best:
+        return None
+    out = []
+    key = (n, m)
+    while best[key][1] is not None:
+        i, j, d, r = best[key][1]
+        out.append((d, r))
+        key = (i, j)
+    return out[::-1]
+
+
+# --- joint n-gram ----------------------------------------------------------------------------------------------
+
+def train_ngram(sequences, order: int):
+    """Interpolated Witten-Bell n-gram over chunk-pair tokens, stored in back-off form.
+
+    Returns ``(vocab, tables)``: ``tables[k]`` maps a context of k tokens (ids joined by spaces) to
+    ``[log back-off weight, {token id: log p}]``.
+    """
+    vocab = ["<s>", "</s>"]
+    index = {v: i for i, v in enumerate(vocab)}
+    seqs = []
+    for seq, weight in sequences:
+        ids = []
+        for d, r in seq:
+            tok = d + "\t" + r
+            if tok not in index:
+                index[tok] = len(vocab)
+                vocab.append(tok)
+            ids.append(index[tok])
+        seqs.append((ids, weight))
+    counts = [defaultdict(Counter) for _ in range(order)]
+    for ids, weight in seqs:
+        full = [BOS] * (order - 1) + ids + [EOS]
+        for pos in range(order - 1, len(full)):
+            for k in range(order):
+                ctx = tuple(full[pos - k:pos])
+                counts[k][ctx][full[pos]] += weight
+    # unigram
+    uni = counts[0][()]
+    total = sum(uni.values())
+    v = len(vocab)
+    probs: list[dict] = [dict() for _ in range(order)]
+    p_uni = {t: (uni.get(t, 0) + 0.1) / (total + 0.1 * v) for t in range(1, v)}
+    probs[0][()] = (0.0, p_uni)
+    for k in range(1, order):
+        for ctx, c in counts[k].items():
+            n, types = sum(c.values()), len(c)
+            lam = types / (n + types)
+            lower = ctx[1:]
+            table = {}
+            for t, ct in c.items():
+                table[t] = (ct + types * _prob(probs, lower, t)) / (n + types)
+            probs[k][ctx] = (lam, table)
+    tables = []
+    for k in range(order):
+        tables.append({" ".join(map(str, ctx)): [round(math.log(lam), 4) if lam else 0.0,
+                                                 {str(t): round(math.log(p), 4) for t, p in table.items()}]
+                       for ctx, (lam, table) in probs[k].items()})
+    return vocab, tables
+
+
+def _prob(probs, ctx, t):
+    k = len(ctx)
+    entry = probs[k].get(ctx)
+    if entry is None:
+        return _prob(probs, ctx[1:], t)
+    lam, table = entry
+    if t in table:
+        return table[t]
+    if k == 0:
+        return 1e-9
+    return lam * _prob(probs, ctx[1:], t)
+
+
+# --- lexicon -----------------------------------------------------------------------------------------------
+
+def is_devanagari_word(w: str) -> bool:
+    return bool(w) and all("\u0900" <= ch <= "\u097f" or ch in "\u200c\u200d" for ch in w) and not any(
+        "\u0966" <= ch <= "\u096f" or ch in "\u0964\u0965" for ch in w)
+
+
+def build_lexicon(train_words) -> dict[str, float]:
+    import wordfreq  # build-time only
+
+    lex: dict[str, float] = {}
+    for w, f in wordfreq.get_frequency_dict("hi").items():
+        w = unicodedata.normalize("NFC", w)
+        if is_devanagari_word(w):
+            lex[w] = max(lex.get(w, 0.0), f)
+    floor = min(lex.values())
+    dump = subprocess.run("aspell -d hi dump master | aspell -l hi expand", shell=True, check=True,
+                          capture_output=True, text=True).stdout
+    for line in dump.split():
+        w = unicodedata.normalize("NFC", line.strip())
+        if is_devanagari_word(w) and w not in lex:
+            lex[w] = floor / 2
+    for w in train_words:
+        if is_devanagari_word(w) and w not in lex:
+            lex[w] = floor / 2
+    return lex
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--train", type=Path, default=DAKSHINA / "hi.translit.sampled.train.tsv")
+    ap.add_argument("--order", type=int, default=4)
+    ap.add_argument("--iterations", type=int, default=4)
+    ap.add_argument("--holdout", type=float, default=0.0,
+                    help="leave out this share of train words (for tuning); written to --holdout-out")
+    ap.add_argument("--holdout-out", type=Path, default=Path("/tmp/translit_holdout.tsv"))
+    ap.add_argument("--model-out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--lexicon-out", type=Path, default=LEXICON_PATH)
+    args = ap.parse_args(argv)
+
+    pairs = read_pairs(args.train)
+    words = sorted({d for _, d, _ in pairs})
+    held: set[str] = set()
+    if args.holdout:
+        rng = random.Random(12)
+        held = set(rng.sample(words, int(len(words) * args.holdout)))
+        with args.holdout_out.open("w", encoding="utf-8") as fh:
+            for r, d, c in pairs:
+                if d in held:
+                    fh.write(f"{d}\t{r}\t{c}\n")
+        pairs = [p for p in pairs if p[1] not in held]
+    pairs += loanword_pairs()
+    prob = em_align(pairs, args.iterations)
+    seqs = []
+    for r, d, c in pairs:
+        seq = viterbi_align(deva_units(d), r, prob)
+        if seq:
+            seqs.append((seq, c))
+    print(f"aligned {len(seqs)} of {len(pairs)} pairs")
+    vocab, tables = train_ngram(seqs, args.order)
+    args.model_out.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(args.model_out, "wt", encoding="utf-8", compresslevel=9) as fh:
+        json.dump({"order": args.order, "vocab": vocab, "tables": tables}, fh, ensure_ascii=False,
+                  separators=(",", ":"))
+    lex = build_lexicon([w for w in words if w not in held])
+    with gzip.open(args.lexicon_out, "wt", encoding="utf-8", compresslevel=9) as fh:
+        for w, f in sorted(lex.items(), key=lambda kv: (-kv[1], kv[0])):
+            fh.write(f"{w}\t{f:.3g}\n")
+    print(f"model: {len(vocab)} chunk pairs, lexicon: {len(lex)} words")
+
+
+if __name__ == "__main__":
+    main()
