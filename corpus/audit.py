@@ -642,6 +642,27 @@ def audit_file(path: str | Path, fmt: str | None = None, default_domain: str = N
     return audit_bytes(data, str(path), fmt, default_domain, sparse_threshold)
 
 
+
+def read_sentences(data: bytes, filename: str, fmt: str | None = None,
+                   default_domain: str = NO_DOMAIN) -> list[AuditSentence]:
+    """The file's sentences as the audit reads them (for ``audit --baseline``)."""
+    fmt = fmt or detect_format(data, filename)
+    if fmt == "semeval-xml":
+        return read_semeval_xml(data, filename, default_domain)
+    if fmt == "conll":
+        return read_conll(data, filename, default_domain)[0]
+    raise ValueError(f"audit: unknown format {fmt!r} (expected 'semeval-xml' or 'conll')")
+
+
+def tokens_and_tags(sentence: AuditSentence) -> tuple[list[str], list[str]]:
+    """Canonical tokens and BIO from offsets (XML), or the file's own tokens and repaired tags (CoNLL):
+    the same tags Table 1 counts."""
+    tags = _tags_of(sentence)
+    if sentence.tokens is not None:
+        return list(sentence.tokens), tags
+    return [t.text for t in tokenize_with_offsets(normalize(sentence.text or ""))], tags
+
+
 # ---------------------------------------------------------------- text report
 
 

@@ -28,7 +28,7 @@ from corpus.tokens import TOKENIZER_SIGNATURE, normalize
 
 FEATURES_NAME = "crf-word"
 FEATURES_VERSION = "1.0"
-FEATURES_SIGNATURE = f"{FEATURES_NAME}/{FEATURES_VERSION}(token,lower,prefix1-3,suffix1-3,script,shape,position;±2)"
+FEATURES_SIGNATURE = f"{FEATURES_NAME}/{FEATURES_VERSION}(lower,token-if-cased,prefix1-3,suffix1-3,script,shape,position;±2)"
 ASPECT_TYPE = "ASP"  # seqeval needs a typed tag; the project has one aspect type
 SCORING = "seqeval strict IOB2 span P/R/F1 (micro)"
 CROSS_VALIDATION = "cross-validation over train"
@@ -88,13 +88,13 @@ def char_class(c: str) -> str:
     category = unicodedata.category(c)
     if category == "Nd":
         return "digit"
+    if category[0] in "PS":  # before the block test: danda and double danda are Devanagari punctuation
+        return "punct"
     code = ord(c)
     if 0x0900 <= code <= 0x097F or 0xA8E0 <= code <= 0xA8FF:
         return "devanagari"
     if category[0] in "LM" and unicodedata.name(c, "").startswith("LATIN"):
         return "latin"
-    if category[0] in "PS":
-        return "punct"
     return "other"
 
 
@@ -133,14 +133,26 @@ def graphemes(token: str) -> list[str]:
 def _token_features(token: str) -> tuple[tuple[str, Any], ...]:
     token = normalize(token)
     clusters = graphemes(token)
-    features: list[tuple[str, Any]] = [
-        ("token", token), ("lower", token.casefold()), ("script", token_script(token)), ("shape", token_shape(token)),
-    ]
+    lower = token.casefold()
+    # ``lower`` is always there, ``token`` only where case adds to it (never in Devanagari): the same
+    # information in fewer attributes, and training time grows with attributes per token.
+    features: list[tuple[str, Any]] = [("lower", lower)]
+    if token != lower:
+        features.append(("token", token))
+    features += [("script", token_script(token)), ("shape", token_shape(token))]
     for n in (1, 2, 3):
         if len(clusters) >= n:
             features.append((f"prefix{n}", "".join(clusters[:n])))
             features.append((f"suffix{n}", "".join(clusters[-n:])))
     return tuple(features)
+
+
+@functools.lru_cache(maxsize=400_000)
+def _neighbour_features(token: str, offset: int) -> tuple[tuple[str, Any], ...]:
+    return tuple((f"{offset:+d}:{k}", v) for k, v in _token_features(token))
+
+
+_OUTSIDE = {offset: ((f"{offset:+d}:{'BOS' if offset < 0 else 'EOS'}", True),) for offset in (-2, -1, 1, 2)}
 
 
 def token_features(token: str) -> dict[str, Any]:
@@ -150,20 +162,23 @@ def token_features(token: str) -> dict[str, Any]:
 
 def sentence_features(tokens: Sequence[str]) -> list[dict[str, Any]]:
     """Per token: its own features, its position, and the features of the tokens up to two either side."""
-    own = [_token_features(t) for t in tokens]
     n = len(tokens)
     rows = []
     for i in range(n):
         row: dict[str, Any] = {"bias": 1.0, "position": str(min(i, 5)), "from_end": str(min(n - 1 - i, 5))}
-        row.update(own[i])
+        row.update(_token_features(tokens[i]))
         for offset in (-2, -1, 1, 2):
             j = i + offset
-            if 0 <= j < n:
-                row.update((f"{offset:+d}:{k}", v) for k, v in own[j])
-            else:
-                row[f"{offset:+d}:{'BOS' if j < 0 else 'EOS'}"] = True
+            row.update(_neighbour_features(tokens[j], offset) if 0 <= j < n else _OUTSIDE[offset])
         rows.append(row)
     return rows
+
+
+def featurize(tokens: Sequence[str]):
+    """The sentence as CRFsuite items (built once, reused by every fold that trains or predicts on it)."""
+    import pycrfsuite
+
+    return pycrfsuite.ItemSequence(sentence_features(tokens))
 
 
 # ---------------------------------------------------------------- training and prediction
@@ -177,6 +192,9 @@ def _plain(tags: Iterable[str]) -> list[str]:
     return [t.split("-", 1)[0] for t in tags]
 
 
+_LABELS = (("B", f"B-{ASPECT_TYPE}"), ("I", f"I-{ASPECT_TYPE}"), ("O", "O"))
+
+
 @dataclass
 class TrainedModel:
     crf: Any
@@ -185,23 +203,35 @@ class TrainedModel:
 
     def predict(self, token_lists: Sequence[Sequence[str]]) -> list[list[str]]:
         """Plain B/I/O tags per sentence."""
-        if not token_lists:
-            return []
-        return [_plain(t) for t in self.crf.predict([sentence_features(t) for t in token_lists])]
+        return [tags for tags, _ in self.predict_items([featurize(t) for t in token_lists])]
 
     def marginals(self, token_lists: Sequence[Sequence[str]]) -> list[list[dict[str, float]]]:
         """Per token, the model's probability of ``B``, ``I`` and ``O``."""
-        if not token_lists:
-            return []
+        return [m for _, m in self.predict_items([featurize(t) for t in token_lists])]
+
+    def predict_items(self, items: Sequence[Any]) -> list[tuple[list[str], list[dict[str, float]]]]:
+        """Tags and marginals of featurized sentences, in one pass of the tagger per sentence."""
         out = []
-        for sentence in self.crf.predict_marginals([sentence_features(t) for t in token_lists]):
-            out.append([{tag: row.get(typed, 0.0) for tag, typed in (("B", f"B-{ASPECT_TYPE}"), ("I", f"I-{ASPECT_TYPE}"),
-                                                                    ("O", "O"))} for row in sentence])
+        tagger = self.crf.tagger_ if items else None
+        for x in items:
+            tags = _plain(tagger.tag(x))
+            marginals = [{plain: tagger.marginal(typed, i) for plain, typed in _LABELS if typed in self._labels}
+                         for i in range(len(tags))]
+            out.append((tags, [{**_ZERO, **m} for m in marginals]))
         return out
 
+    @functools.cached_property
+    def _labels(self) -> frozenset[str]:
+        return frozenset(self.crf.tagger_.labels())
 
-def train(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None) -> TrainedModel:
-    """A CRF trained on ``sequences`` (deterministic: L-BFGS has no randomness)."""
+
+_ZERO = {"B": 0.0, "I": 0.0, "O": 0.0}
+
+
+def train(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None,
+          items: Sequence[Any] | None = None) -> TrainedModel:
+    """A CRF trained on ``sequences`` (deterministic: L-BFGS has no randomness); ``items`` are their
+    ``featurize``d tokens when the caller has them already."""
     import sklearn_crfsuite
 
     settings = settings or CrfSettings()
@@ -209,7 +239,8 @@ def train(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = 
         raise ValueError("baseline: train needs at least one labelled sentence")
     crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=settings.c1, c2=settings.c2,
                                max_iterations=settings.max_iterations, all_possible_transitions=True)
-    crf.fit([sentence_features(s.tokens) for s in sequences], [_typed(s.tags) for s in sequences])
+    crf.fit(items if items is not None else [featurize(s.tokens) for s in sequences],
+            [_typed(s.tags) for s in sequences])
     return TrainedModel(crf, settings, len(sequences))
 
 
@@ -292,11 +323,11 @@ def cross_validated_predictions(sequences: Sequence[LabelledSequence],
     if len(sequences) < 2:
         return []
     folds = min(settings.folds, len(sequences))
+    items = [featurize(s.tokens) for s in sequences]
     out: dict[int, Prediction] = {}
     for fold, (train_idx, test_idx) in enumerate(kfold_indices([s.key for s in sequences], folds, settings.seed)):
-        model = train([sequences[i] for i in train_idx], settings)
-        tokens = [sequences[i].tokens for i in test_idx]
-        for i, tags, marginals in zip(test_idx, model.predict(tokens), model.marginals(tokens)):
+        model = train([sequences[i] for i in train_idx], settings, [items[i] for i in train_idx])
+        for i, (tags, marginals) in zip(test_idx, model.predict_items([items[i] for i in test_idx])):
             out[i] = Prediction(sequences[i].key, tuple(tags), tuple(marginals), fold)
     return [out[i] for i in range(len(sequences))]
 
@@ -307,9 +338,8 @@ def held_out_predictions(train_set: Sequence[LabelledSequence], test_set: Sequen
     if not train_set or not test_set:
         return []
     model = train(train_set, settings)
-    tokens = [s.tokens for s in test_set]
-    return [Prediction(s.key, tuple(t), tuple(m)) for s, t, m in zip(test_set, model.predict(tokens),
-                                                                        model.marginals(tokens))]
+    predicted = model.predict_items([featurize(s.tokens) for s in test_set])
+    return [Prediction(s.key, tuple(t), tuple(m)) for s, (t, m) in zip(test_set, predicted)]
 
 
 # ---------------------------------------------------------------- scoring
@@ -413,7 +443,7 @@ SIDE_NAMES = {"en": "English (source, SemEval offsets)", "hi": "Hindi (final tra
 def format_baseline(report: dict) -> str:
     """The report as text: one table per side, the protocol said in words, and the signature."""
     lines = []
-    protocols = dict(part.split(":", 1) for part in _eval_part(report.get("signature", "")).split(",") if ":" in part)
+    protocols = report_protocols(report)
     for side, figures in report.items():
         if side == "signature":
             continue
@@ -433,6 +463,11 @@ def format_baseline(report: dict) -> str:
     return "\n".join(lines)
 
 
+def report_protocols(report: dict) -> dict[str, str]:
+    """Per side, how it was evaluated (``test split``, ``5-fold CV over train`` or ``no data``), from the signature."""
+    return dict(part.split(":", 1) for part in _eval_part(report.get("signature", "")).split(",") if ":" in part)
+
+
 def _eval_part(signature: str) -> str:
     for part in signature.split("|"):
         if part.startswith("eval="):
@@ -442,3 +477,25 @@ def _eval_part(signature: str) -> str:
 
 def _fmt(x: float | None) -> str:
     return f"{x:>6.3f}" if x is not None else f"{'n/a':>6}"
+
+
+def card_lines(report: dict) -> list[str]:
+    """The dataset card's section: the CRF figures of both sides per domain, side by side, with how they
+    were obtained (the seed paper's argument: a model learns from the Hindi corpus about as well as from its source)."""
+    protocols = report_protocols(report)
+    domains = sorted({d for side in ("en", "hi") for d in report.get(side, {}) if d != "all"}) + ["all"]
+
+    def cells(side: str, domain: str) -> list[str]:
+        f = report.get(side, {}).get(domain)
+        if not f or f["f1"] is None:
+            return ["n/a"] * 3
+        return [f"{f[k]:.3f}" for k in ("precision", "recall", "f1")]
+
+    lines = ["## CRF baseline (seed paper Table 3, first row)", "",
+             "| domain | English P | English R | English F1 | Hindi P | Hindi R | Hindi F1 |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {d} | " + " | ".join(cells("en", d) + cells("hi", d)) + " |" for d in domains]
+    lines += ["", f"English: every imported source sentence, tags from the SemEval offsets ({protocols.get('en', 'n/a')}); "
+              f"Hindi: the final translations' gold tags ({protocols.get('hi', 'n/a')}). "
+              "Span precision, recall and F1 with seqeval, strict IOB2.", "",
+              f"Signature: `{report.get('signature', '')}`", ""]
+    return lines

@@ -448,3 +448,26 @@ class AuditEvent(Base):
 
     # Every login attempt reads the recent failures: by action and time, not the whole log.
     __table_args__ = (Index("ix_audit_events_action_time", "action", "created_at"),)
+
+
+class LeaderboardEntry(Base):
+    """One scored row of the project's leaderboard: the CRF baseline or an outside team's predictions for
+    the test split, with the export version (fingerprint of the test split's tokens and gold) it was
+    scored against, so rows scored on older gold stay distinguishable."""
+
+    __tablename__ = "leaderboard_entries"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id"))
+    name: Mapped[str] = mapped_column(String(200))
+    # "baseline" (the CRF, first row) or "submission"
+    kind: Mapped[str] = mapped_column(String(20))
+    export_version: Mapped[str] = mapped_column(String(80))
+    f1: Mapped[float | None] = mapped_column(Float)
+    scores: Mapped[dict[str, Any]] = mapped_column()
+    signature: Mapped[str] = mapped_column(Text)
+    submitted_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table_args__ = (
+        CheckConstraint("kind IN ('baseline', 'submission')", name="kind_known"),
+        Index("ix_leaderboard_entries_project", "project_id", "export_version"),
+    )

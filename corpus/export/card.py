@@ -135,6 +135,10 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
     lines += ["", "Computed over the exported sentences with `corpus.stats.table1` (the definitions of `python -m corpus stats`); English tags come from the SemEval offsets with the same tokenizer.", ""]
     if meta.get("table1_note"):
         lines += [meta["table1_note"], ""]
+    if meta.get("baseline"):  # optional: a CRF report (``corpus.baseline.dataset_baseline``) put in the meta
+        from corpus.baseline import card_lines
+
+        lines += card_lines(meta["baseline"])
 
     lines += ["## Agreement (seed paper Table 2)", ""]
     report = meta.get("metrics")

@@ -1,0 +1,118 @@
+"""Lead: the dataset checks itself. A CRF baseline on both sides, and outside models scored on the test split.
+
+The CRF (``corpus.baseline``) trains in seconds to a minute, so it runs only when the lead asks. Uploaded
+predictions are untrusted input: shown through dataframes and plain text only. Nothing here shows or
+offers the test split's gold tags: a submission gets its scores, and a refused file gets located errors
+that name tokens and sentences, never labels.
+"""
+
+import pandas as pd
+import streamlit as st
+
+from corpus.baseline import SIDE_NAMES, CrfSettings, report_protocols
+from corpus.evaluation import PredictionsRejected, evaluate_predictions, signature
+from db.baseline_data import add_entry, ensure_baseline_entry, hindi_sequences, leaderboard, run_baseline
+from pages._common import get_engine, require_role
+
+REPORT_KEY = "check_report"          # the last baseline report of this session
+PREDICTIONS_KEY = "check_predictions"  # (file name, bytes) of the predictions to score
+RESULT_KEY = "check_result"          # ("scored", name, Evaluation) or ("refused", name, errors)
+
+user = require_role("lead")
+st.title("Dataset check")
+st.caption("Does the corpus teach a model? A CRF with word features (the seed paper's Table 3 baseline row) is "
+           "trained and scored per domain on the English source (every imported sentence, tags from the SemEval "
+           "offsets) and on the Hindi final translations (gold tags), side by side.")
+
+st.subheader("CRF baseline")
+settings = CrfSettings()
+if st.button("Run the baseline", key="check_run", type="primary"):
+    with st.spinner("Training CRFs (up to a minute on a paper-scale corpus)…"):
+        st.session_state[REPORT_KEY] = run_baseline(get_engine(), settings)
+report = st.session_state.get(REPORT_KEY)
+if report is None:
+    st.info("Run the baseline to see span precision, recall and F1 per domain for both sides.")
+else:
+    domains = sorted({d for side in ("en", "hi") for d in report[side] if d != "all"}) + ["all"]
+    rows = []
+    for domain in domains:
+        row = {"domain": domain}
+        for side, label in (("en", "English"), ("hi", "Hindi")):
+            f = report[side].get(domain)
+            for key, name in (("precision", "P"), ("recall", "R"), ("f1", "F1")):
+                row[f"{label} {name}"] = None if f is None or f[key] is None else round(f[key], 3)
+            row[f"{label} scored"] = 0 if f is None else f["test_sentences"]
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="check_table")
+    protocols = report_protocols(report)
+    for side in ("en", "hi"):
+        how = protocols.get(side, "")
+        if not report[side]["all"]["test_sentences"]:
+            how = "no labelled sentences yet"
+        elif "CV" in how:
+            how = f"no test split: {settings.folds}-fold cross-validation over train (seed {settings.seed})"
+        else:
+            how = "trained on the train split, scored on the test split"
+        st.caption(f"{SIDE_NAMES[side]}: {how}.")
+    st.caption(f"Signature: {report['signature']}")
+
+st.subheader("Evaluate a model's predictions")
+st.caption("Predictions for the Hindi test split, with the export's tokens: CoNLL (token, tab, tag; a blank line "
+           "between sentences; optional '# id = …' lines) or JSONL (\"tokens\", \"tags\", optional \"id\"). Scored "
+           "with seqeval, strict IOB2 spans, per domain and overall; the submission joins the leaderboard.")
+uploaded = st.file_uploader("Predictions file", type=["conll", "txt", "tsv", "bio", "jsonl", "json"],
+                            key="check_upload")
+if uploaded is not None:
+    st.session_state[PREDICTIONS_KEY] = (uploaded.name, uploaded.getvalue())
+name = st.text_input("Submission name", key="check_name", max_chars=200)
+if st.button("Score and add to the leaderboard", key="check_score"):
+    source = st.session_state.get(PREDICTIONS_KEY)
+    clean = " ".join(name.split())
+    if not source:
+        st.error("Choose a predictions file first.")
+    elif not clean:
+        st.error("Give the submission a name.")
+    else:
+        file_name, data = source
+        with st.spinner("Scoring…"):
+            sequences = hindi_sequences(get_engine())
+            gold = [s for s in sequences if s.split == "test"]
+            try:
+                evaluation = evaluate_predictions(data, file_name, gold)
+            except PredictionsRejected as exc:
+                st.session_state[RESULT_KEY] = ("refused", clean, exc.errors)
+            else:
+                ensure_baseline_entry(get_engine(), sequences)
+                add_entry(get_engine(), clean, evaluation, signature(), submitted_by=user.id)
+                st.session_state[RESULT_KEY] = ("scored", clean, evaluation)
+
+result = st.session_state.get(RESULT_KEY)
+if result is not None and result[0] == "refused":
+    _, who, errors = result
+    st.error(f"{who}: the file was refused ({len(errors)} error(s)); nothing was added to the leaderboard.")
+    st.dataframe(pd.DataFrame([{"file": e.file, "line": e.line, "sentence": e.sentence_id, "message": e.message}
+                               for e in errors], columns=["file", "line", "sentence", "message"]),
+                 hide_index=True, width="stretch", key="check_errors")
+elif result is not None:
+    _, who, evaluation = result
+    st.success(f"{who}: overall F1 {evaluation.f1:.3f} on {evaluation.sentences} test sentences "
+               f"(export version {evaluation.export_version}).")
+    st.dataframe(pd.DataFrame([{"domain": d, "P": f["precision"], "R": f["recall"], "F1": f["f1"],
+                                "sentences": f["test_sentences"]} for d, f in evaluation.scores.items()]),
+                 hide_index=True, key="check_scores")
+
+st.subheader("Leaderboard")
+rows = leaderboard(get_engine(), result[2].export_version if result and result[0] == "scored" else None)
+if not rows:
+    st.info("No submissions yet. The CRF baseline joins as the first row with the first submission.")
+else:
+    domains = sorted({d for r in rows for d in r.scores if d != "all"})
+    table = pd.DataFrame([
+        {"name": r.name, "kind": r.kind, "date": r.created_at.strftime("%Y-%m-%d %H:%M"),
+         "P": r.scores["all"]["precision"], "R": r.scores["all"]["recall"], "F1": r.f1,
+         **{f"F1 {d}": (r.scores.get(d) or {}).get("f1") for d in domains},
+         "export version": r.export_version, "by": r.submitted_by or ""}
+        for r in rows])
+    st.dataframe(table, hide_index=True, width="stretch", key="check_leaderboard")
+    st.caption(f"Scoring: {signature()}. Rows scored against an older export version were scored on "
+               "different gold and are listed after the current ones.")
