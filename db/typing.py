@@ -115,13 +115,14 @@ def learned_forms(engine: Engine, project_id: int) -> list[LearnedForm]:
         return [LearnedForm(r.roman, r.devanagari, r.uses, name, r.last_used_at) for r, name in rows]
 
 
-_lexicons: dict[tuple[str, int], tuple[float, dict[str, int]]] = {}
+_lexicons: dict[tuple[str, int], tuple[float, dict[str, float]]] = {}
 _lexicon_lock = threading.Lock()
 
 
-def project_lexicon(engine: Engine, project_id: int, *, max_age_s: float = LEXICON_TTL_S) -> dict[str, int]:
-    """The project's own Hindi words with counts (glossary and translations), re-read at most every few
-    minutes: words the team already writes are candidates even when the shipped lexicon lacks them."""
+def project_lexicon(engine: Engine, project_id: int, *, max_age_s: float = LEXICON_TTL_S) -> dict[str, float]:
+    """The project's own Hindi words (glossary and translations) with their share of the project's running
+    words (the unit of the shipped lexicon), re-read at most every few minutes: words the team already
+    writes are candidates even when the shipped lexicon lacks them."""
     cache_key = (engine.url.render_as_string(hide_password=True), project_id)
     now = time.monotonic()
     with _lexicon_lock:
@@ -137,7 +138,8 @@ def project_lexicon(engine: Engine, project_id: int, *, max_age_s: float = LEXIC
             .where(SourceSentence.project_id == project_id, Translation.text.is_not(None)))
         for text in texts:
             counts.update(w for w in words(text) if is_devanagari_form(w))
-    lexicon = dict(counts)
+    total = sum(counts.values())
+    lexicon = {w: n / total for w, n in counts.items()}
     with _lexicon_lock:
         _lexicons[cache_key] = (now, lexicon)
     return lexicon

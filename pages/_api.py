@@ -9,6 +9,7 @@ runs in a worker thread so the server's event loop keeps serving the app.
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 from sqlalchemy import Engine
@@ -50,6 +51,26 @@ def caller(engine: Engine, token: str | None) -> CurrentUser | None:
 
 def _no_store(payload: dict, status: int = 200) -> JSONResponse:
     return JSONResponse(payload, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+_warming = threading.Lock()
+_warm = {"started": False}
+
+
+def warm_model() -> None:
+    """Load the typing model in the background (a few seconds, once per process), so the first word a
+    translator types does not wait for it."""
+    with _warming:
+        if _warm["started"]:
+            return
+        _warm["started"] = True
+
+    def load() -> None:
+        from corpus import transliterate
+
+        transliterate.suggest("namaste", 1)
+
+    threading.Thread(target=load, name="typing-model-warm-up", daemon=True).start()
 
 
 async def health(request: Request) -> JSONResponse:

@@ -9,6 +9,7 @@ from corpus.glossary import RULES
 from corpus.transliterate import SCHEME_KEYS, scheme_label
 from db.project_settings import TAGGING_SCOPES, ProjectSettings, load_settings, save_settings
 from db.translation import delete_glossary_term, glossary, set_glossary_term
+from db.typing import learned_forms
 from pages._common import get_engine, project_id, require_role
 
 user = require_role("lead")
@@ -80,3 +81,14 @@ if entries:
     if remove and gone:
         delete_glossary_term(engine, pid, gone, user.id)
         st.rerun()
+
+st.subheader("Learned while typing")
+st.caption("Devanagari spellings translators picked for a Roman word in the translate editor. The most used "
+           "one is offered first for that word next time, in this project.")
+learned = learned_forms(engine, pid)
+if learned:
+    st.dataframe([{"typed": f.roman, "written as": f.devanagari, "times picked": f.uses,
+                   "first picked by": f.first_user or "", "last picked": f.last_used_at.strftime("%Y-%m-%d %H:%M")}
+                  for f in learned], hide_index=True, width="stretch", key="typing_learned")
+else:
+    st.caption("Nothing learned yet.")

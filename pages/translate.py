@@ -39,7 +39,7 @@ from db.translation import (
     skip_task,
 )
 from db.typing import accepted_pairs, record_accepted
-from pages._api import SESSION_COOKIE, SUGGEST_PATH
+from pages._api import SESSION_COOKIE, SUGGEST_PATH, warm_model
 from pages._common import get_engine, project_id, require_role
 from pages._hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
 
@@ -380,6 +380,8 @@ with left:
             st.text(conflict.theirs.text or "(empty)")
             st.button("Use the saved version", key=K + "take_theirs", on_click=_take_theirs)
 
+    if scheme == PHONETIC:
+        warm_model()
     hindi_input(
         EDITOR, task=f"{user.id}:{aid}", label=EDITOR_LABEL, text=st.session_state.get(K + "text") or "",
         saved=st.session_state.get(K + "stored_text", ""), rev=st.session_state.get(K + "rev", 0),
