@@ -1,4 +1,5 @@
-"""The Backup page under AppTest: leads only; download a backup; restore all or nothing with located errors."""
+"""The Backup page under AppTest: leads only; download the project archive; restore all or nothing with located
+errors; an archive replaces a non-empty project only when the lead ticks the box."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from corpus.workfile import dump_work_file
 from db.auth import create_user, start_session
-from db.backup import WORK_NAME, make_backup, read_backup
+from db.backup import holdings, make_backup, sqlite_snapshot
 from db.engine import make_engine
 from db.models import SourceSentence
 from db.schema import upgrade
@@ -50,7 +51,7 @@ def team(engine, sqlite_url, monkeypatch):
 
 def open_page(engine, user_id) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
-    at.query_params["session"] = start_session(engine, user_id)
+    at.session_state["session_token"] = start_session(engine, user_id)
     at.run()
     assert not at.exception, at.exception
     return at
@@ -76,7 +77,7 @@ def test_logged_out_visitors_see_only_a_login_prompt(team):
     assert not at.get("file_uploader")
 
 
-def test_lead_downloads_a_backup_holding_the_work_file(team):
+def test_lead_downloads_the_project_archive(team):
     import_work_file(team["engine"], jsonl(SENTENCE, AWARE), "w.jsonl")
     at = open_page(team["engine"], team["lead"])
     assert not at.get("download_button")  # nothing is written until asked
@@ -85,9 +86,12 @@ def test_lead_downloads_a_backup_holding_the_work_file(team):
     assert not at.exception, at.exception
     button = at.get("download_button")[0]
     assert button.label.startswith("Download corpus-backup-")
-    contents = read_backup(at.session_state["backup_zip"])
-    assert contents.work.decode("utf-8") == dump(team["engine"])
-    assert contents.sqlite is not None
+    data = at.session_state["backup_zip"]
+    assert data == make_backup(team["engine"])
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        users = [json.loads(line)["username"] for line in zf.read("users.jsonl").splitlines()]
+        assert sorted(users) == ["asha", "lead"]
+        assert '"translator":' not in zf.read("translations.jsonl").decode()  # rows, not the work file
 
 
 def test_lead_restores_a_work_file(team):
@@ -122,7 +126,7 @@ def test_a_sqlite_file_into_a_non_empty_project_is_refused_with_a_clear_message(
     other = make_engine(f"sqlite:///{tmp_path / 'other.db'}")
     upgrade(other)
     import_work_file(other, jsonl(dict(SENTENCE, id="9")), "o.jsonl")
-    sqlite_file = read_backup(make_backup(other)).sqlite
+    sqlite_file = sqlite_snapshot(other)
     before = dump(team["engine"])
     at = open_page(team["engine"], team["lead"])
     at.file_uploader(key="restore_file").upload("corpus.sqlite", sqlite_file)
@@ -141,18 +145,50 @@ def _has_button(at: AppTest, key: str) -> bool:
     return True
 
 
-def test_a_full_backup_restores_into_an_empty_project(team, tmp_path):
+def _source_archive(tmp_path) -> tuple[bytes, object]:
     source = make_engine(f"sqlite:///{tmp_path / 'source.db'}")
     upgrade(source)
+    create_user(source, "lena", {"lead"}, "lena-password-1")
     import_work_file(source, jsonl(SENTENCE, AWARE), "w.jsonl")
-    backup = make_backup(source)
+    return make_backup(source), source
+
+
+def test_an_archive_replaces_a_project_only_when_the_lead_ticks_the_box(team, tmp_path):
+    archive, source = _source_archive(tmp_path)
     at = open_page(team["engine"], team["lead"])
-    at.file_uploader(key="restore_file").upload("corpus-backup.zip", backup, "application/zip")
+    at.file_uploader(key="restore_file").upload("corpus-backup.zip", archive, "application/zip")
     at.run()
+    assert not at.exception, at.exception
+    assert at.button(key="restore_go").disabled
+    assert any("tick the box" in w.value for w in at.warning)
+    at.checkbox(key="restore_replace").check()
+    at.run()
+    assert not at.button(key="restore_go").disabled
     click_restore(at)
-    assert any("database restored from corpus-backup.zip" in s.value for s in at.success)
+    assert any("archive corpus-backup.zip restored (replacing everything)" in s.value for s in at.success)
+    assert any("log in again" in i.value for i in at.info)
+    assert make_backup(team["engine"]) == archive
     assert dump(team["engine"]) == dump(source)
     with Session(team["engine"]) as session:
         assert session.scalar(select(func.count()).select_from(SourceSentence)) == 1
-    with zipfile.ZipFile(io.BytesIO(backup)) as zf:
-        assert zf.read(WORK_NAME).decode() == dump(team["engine"])
+    assert holdings(team["engine"])["login_sessions"] == 0  # the lead's own session went with the old accounts
+
+
+def test_a_damaged_archive_is_refused_with_where_and_changes_nothing(team, tmp_path):
+    archive, _ = _source_archive(tmp_path)
+    src = zipfile.ZipFile(io.BytesIO(archive))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name in src.namelist():
+            body = src.read(name)
+            zf.writestr(name, body.replace("लेकिन".encode(), "किंतु".encode()) if name == "translations.jsonl"
+                        else body)
+    before = make_backup(team["engine"])
+    at = open_page(team["engine"], team["lead"])
+    at.file_uploader(key="restore_file").upload("tampered.zip", out.getvalue(), "application/zip")
+    at.run()
+    at.checkbox(key="restore_replace").check()
+    at.run()
+    click_restore(at)
+    assert any("Nothing was restored: tampered.zip/translations.jsonl" in e.value for e in at.error)
+    assert make_backup(team["engine"]) == before
