@@ -11,10 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from sqlalchemy import Engine, case, func, select
 from sqlalchemy.orm import Session
 
-from corpus.agreement import MetricsInput, TagSet, TranslationInfo
+from corpus.agreement import MetricsInput, RougeResult, TagSet, TranslationInfo, rouge_agreement
 from corpus.agreement import aspects_kept as agreement_aspects_kept
 from corpus.final_choice import (
     POLICIES,
@@ -30,6 +31,7 @@ from corpus.kappa import tag_string
 from corpus.records import PHASES
 from corpus.rouge import rouge_l_f_text
 from db.engine import reader, transaction
+from db.metrics_data import load_metrics_input
 from db.models import (
     Adjudication,
     Annotation,
@@ -268,16 +270,50 @@ def compare(engine: Engine, sentence_id: int) -> Comparison:
         )
 
 
+def translation_means(rouge: RougeResult) -> dict[int, float]:
+    """Each translation's mean ROUGE-L F against the others of its (sentence, phase), from the agreement
+    figures' pairs (``corpus.agreement.rouge_agreement``); translations alone in their unit have none."""
+    n = len(rouge.translations)
+    f = rouge.pair_f
+    totals = np.bincount(rouge.pair_a, weights=f, minlength=n) + np.bincount(rouge.pair_b, weights=f, minlength=n)
+    unit = np.full(n, -1, dtype=np.int64)
+    unit[rouge.pair_a] = rouge.pair_unit
+    unit[rouge.pair_b] = rouge.pair_unit
+    in_unit = np.flatnonzero(unit >= 0)
+    means = totals[in_unit] / (rouge.unit_size[unit[in_unit]] - 1)
+    return {rouge.translations[i].pk: m for i, m in zip(in_unit.tolist(), means.tolist())}
+
+
+def project_candidates(session: Session, project_id: int) -> dict[int, list[Candidate]]:
+    """``candidates_by_sentence`` for every sentence of a project at once, read in bulk the way the
+    agreement figures are (``db.metrics_data.load_metrics_input``) and scored by their vectorised ROUGE-L:
+    the same candidates, aspect counts and means (the rule compares means rounded to 12 places, as the
+    figures do, so both name the same winner), fast enough for a paper-scale project."""
+    data = load_metrics_input(session, project_id)
+    kept = agreement_aspects_kept(data)
+    means = translation_means(rouge_agreement(data, kept))
+    out: dict[int, list[Candidate]] = defaultdict(list)
+    for t in sorted(data.translations, key=lambda t: (t.sentence_pk, t.phase, t.pk)):
+        out[t.sentence_pk].append(
+            Candidate(translation_id=t.pk, phase=t.phase, translator=t.translator, text=t.text,
+                      untranslatable=bool(t.untranslatable), aspects_kept=kept.get(t.pk),
+                      mean_rouge_l=means.get(t.pk), submitted_at=t.submitted_at)
+        )
+    return dict(out)
+
+
 def record_auto_choices(engine: Engine, project_id: int) -> int:
     """Write the automatic pick where no choice is in force or the automatic one is out of date.
-    A lead's decision is never replaced by the rule. Returns the number of rows written."""
+    A lead's decision is never replaced by the rule. Returns the number of rows written.
+    The whole project is read and written in bulk (one transaction), so ``python -m corpus export``
+    can run it on a paper-scale project."""
     with transaction(engine) as session:
         policy = project_policy(session, project_id)
         sentences = _sentences(session, project_id, lock=True)
         ids = [s.id for s in sentences]
-        cands = candidates_by_sentence(session, ids)
+        cands = project_candidates(session, project_id)
         in_force = _in_force(session, ids)
-        written = 0
+        rows = []
         for s in sentences:
             pick = auto_pick(cands.get(s.id, []), policy).candidate
             if pick is None:
@@ -288,14 +324,14 @@ def record_auto_choices(engine: Engine, project_id: int) -> int:
                 or (current.translation_id == pick.translation_id and current.policy == policy)
             ):
                 continue
-            row = FinalChoice(sentence_id=s.id, translation_id=pick.translation_id,
-                              auto_translation_id=pick.translation_id, overridden=False, policy=policy)
-            session.add(row)
-            session.flush()
+            rows.append(FinalChoice(sentence_id=s.id, translation_id=pick.translation_id,
+                                    auto_translation_id=pick.translation_id, overridden=False, policy=policy))
+        session.add_all(rows)
+        session.flush()  # one batched insert; the ids are needed by the revisions
+        for row in rows:
             record_revision(session, "final_choice", row.id, 1, None, "auto",
-                            {"sentence_id": s.id, "translation_id": pick.translation_id, "policy": policy})
-            written += 1
-        return written
+                            {"sentence_id": row.sentence_id, "translation_id": row.translation_id, "policy": policy})
+        return len(rows)
 
 
 def choose(

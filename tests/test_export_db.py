@@ -249,3 +249,28 @@ def test_pseudonymized_metrics_file_names_no_one(engine):
     for name in ("asha", "ravi", "neha", "meera", "kabir"):
         assert name not in text, name
     assert '"translator-01"' in text and '"annotator-01"' in text
+
+
+def test_the_bulk_automatic_pick_names_the_same_translation_as_the_final_translations_page(engine):
+    """``export`` records picks through ``record_auto_choices``, which scores a whole project in bulk; the
+    page compares one sentence at a time. Same candidates, aspect counts, means and winner."""
+    from corpus.bench_export import build_corpus
+    from db.final_choice import auto_pick, candidates_by_sentence, project_candidates
+    from db.models import Project
+
+    build_corpus(engine, 120, seed=3)
+    with Session(engine) as session:
+        pid = session.scalars(select(Project.id)).first()
+        ids = list(session.scalars(select(SourceSentence.id)))
+        one_by_one = candidates_by_sentence(session, ids)
+        bulk = project_candidates(session, pid)
+    assert set(bulk) == set(one_by_one)
+    for sentence in ids:
+        a = sorted(one_by_one[sentence], key=lambda c: c.translation_id)
+        b = sorted(bulk[sentence], key=lambda c: c.translation_id)
+        assert [(c.translation_id, c.aspects_kept, c.untranslatable) for c in a] == \
+               [(c.translation_id, c.aspects_kept, c.untranslatable) for c in b]
+        assert [c.mean_rouge_l for c in b] == pytest.approx([c.mean_rouge_l for c in a], abs=1e-12)
+        for policy in ("aware-unless-blind-better", "aware", "blind", "higher-rouge"):
+            pick_a, pick_b = auto_pick(a, policy).candidate, auto_pick(b, policy).candidate
+            assert (pick_a and pick_a.translation_id) == (pick_b and pick_b.translation_id)
