@@ -26,7 +26,7 @@ with st.form("export_options"):
                                    key="export_all")
     agreed_only = c2.checkbox("Only items the annotators agreed on", key="export_agreed")
     pseudonymize = c2.checkbox("Pseudonymize translators", value=True, key="export_pseudo")
-    id_comments = c2.checkbox("`# id = …` lines in CoNLL files", key="export_ids")
+    id_comments = c2.checkbox("Sentence ids (side files `X.ids.tsv`; `# sent_enum = N` in LinCE)", key="export_ids")
     prepared = st.form_submit_button("Prepare export", type="primary", key="export_prepare")
 
 if prepared:
