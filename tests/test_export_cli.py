@@ -155,7 +155,8 @@ def _final_rows(engine) -> list[tuple[int, int | None, int | None]]:
             select(FinalChoice.sentence_id, FinalChoice.translation_id, FinalChoice.chosen_by).order_by(FinalChoice.id))]
 
 
-def test_export_alone_after_a_work_file_exports_every_translatable_sentence(engine, sqlite_url, tmp_path, capsys):
+def test_export_alone_after_a_work_file_exports_every_translatable_sentence(any_engine, tmp_path, capsys):
+    engine, sqlite_url = any_engine, any_engine.url.render_as_string(hide_password=False)  # SQLite and PostgreSQL
     work = _work_file(tmp_path / "work.jsonl")
     assert main(["--db", sqlite_url, "import-work", str(work)]) == 0
     capsys.readouterr()
