@@ -214,6 +214,8 @@ def cmd_export(args: argparse.Namespace, engine) -> int:
             (out / "export.zip").write_bytes(zip_bytes(files))
     except OSError as exc:
         raise CommandError(args.out, f"cannot write: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # a path outside the export directory: nothing was written
+        raise CommandError(args.out, str(exc)) from exc
     splits = ", ".join(f"{s} {sum(1 for r in dataset.sentences if r.split == s)}" for s in dataset.splits())
     what = "source sentences" if args.source_only else "sentences"
     print(f"exported {len(dataset.sentences)} {what} ({splits or 'none'}) as "
