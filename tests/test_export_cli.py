@@ -261,3 +261,22 @@ def test_source_only_refuses_hindi_formats_and_options_it_cannot_honour(engine, 
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
     assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "c"), "--source-only"]) == 0
     assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["README.md", "conll-en", "left_out.tsv"]
+
+
+def test_a_domain_stored_before_names_were_checked_stops_the_export_before_any_file(engine, sqlite_url, tmp_path,
+                                                                                    capsys):
+    from sqlalchemy.orm import Session
+
+    from export_factory import Corpus
+
+    build_sample(engine)
+    with Session(engine) as session:
+        c = Corpus(session)
+        s = c.sentence("9", "Nice view.", [("view", 5, 9, "positive")], domain="../../escape")
+        c.gold(s, "अच्छा नज़ारा।", ["नज़ारा"])
+        session.commit()
+    out = tmp_path / "out"
+    assert main(["--db", sqlite_url, "export", "--out", str(out), "--no-auto-final"]) == 1
+    assert "refusing to write outside the export directory" in capsys.readouterr().err
+    assert not out.exists() or not any(out.rglob("*"))
+    assert not (tmp_path / "escape").exists()

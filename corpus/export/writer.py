@@ -19,10 +19,13 @@ def _safe(relpath: str) -> PurePosixPath:
 
 
 def write_directory(files: Mapping[str, str], out_dir: str | Path) -> list[Path]:
+    """Every path is checked before the first file is written, so a bad one (say a domain named before
+    import refused path characters) leaves no half-written export."""
     out = Path(out_dir)
+    safe = {rel: _safe(rel) for rel in files}
     written = []
     for rel, text in files.items():
-        path = out.joinpath(*_safe(rel).parts)
+        path = out.joinpath(*safe[rel].parts)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8"))
         written.append(path)
