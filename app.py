@@ -1,12 +1,15 @@
 """Router: login, then the pages the user's roles allow (st.navigation).
 
 ``streamlit run app.py`` finds the ``st.App`` below and serves this same file as the script, next to
-the small JSON routes of ``pages/_api.py`` (typing suggestions that must not rerun the script).
+the small routes of ``pages/_api.py`` (typing suggestions that must not rerun the script) and of
+``pages/_auth_routes.py`` (the session cookie), behind the security-headers middleware.
 Streamlit runs the script as ``__main__``; the server imports this module under its own name.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 from pathlib import Path
 
@@ -14,15 +17,31 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from db.auth import LoginFailed, authenticate, end_session, start_session  # noqa: E402
-from pages._common import PAGES, SESSION_PARAM, client_address, current_user, get_engine  # noqa: E402
+from db.auth import LoginFailed, authenticate, end_session, issue_login_code  # noqa: E402
+from pages._common import (  # noqa: E402
+    PAGES,
+    TEST_TOKEN_STATE,
+    client_address,
+    current_user,
+    get_engine,
+    session_token,
+)
 
 HERE = Path(__file__).resolve().parent
+ENDED = "Your session ended (logged out, password changed, or account changed by a lead); log in again."
 
 
 def login_page() -> None:
     st.title("Hindi aspect corpus")
     st.caption("Translate SemEval-2014 reviews into Hindi, tag aspect terms, and measure agreement.")
+    if st.session_state.pop("logging_out", False):
+        from pages._session_nav import close_session
+
+        close_session()
+        st.caption("Logging out…")
+        return
+    if st.session_state.pop("session_ended", False):
+        st.warning(ENDED)
     with st.form("login"):
         username = st.text_input("Username", key="login_username")
         password = st.text_input("Password", type="password", key="login_password")
@@ -33,23 +52,24 @@ def login_page() -> None:
         except LoginFailed as exc:
             st.error(str(exc))
             return
-        token = start_session(get_engine(), user.id)
-        st.session_state["session_token"] = token
-        st.session_state["user"] = user
-        st.query_params[SESSION_PARAM] = token
-        st.rerun()
+        from pages._session_nav import open_session
+
+        # The browser trades this one-use code for the HttpOnly session cookie and reloads at /.
+        open_session(issue_login_code(get_engine(), user.id))
+        st.caption("Logging in…")
 
 
 def logout() -> None:
-    end_session(get_engine(), st.session_state.get("session_token"))
-    for key in ("session_token", "user"):
+    end_session(get_engine(), session_token())
+    for key in (TEST_TOKEN_STATE, "user"):
         st.session_state.pop(key, None)
-    st.query_params.clear()
+    st.session_state["logging_out"] = True
     st.rerun()
 
 
 def main() -> None:
-    st.set_page_config(page_title="Hindi review corpus", page_icon=":material/translate:", layout="wide")
+    # An emoji icon: a Material icon as favicon would be fetched from a third-party host.
+    st.set_page_config(page_title="Hindi review corpus", page_icon="📝", layout="wide")
     user = current_user()
     if user is None:
         st.navigation([st.Page(login_page, title="Log in", icon=":material/login:")]).run()
@@ -59,15 +79,30 @@ def main() -> None:
         if user.has(*roles) and (HERE / file).exists():
             sections.setdefault(section, []).append(st.Page(file, title=title, icon=icon))
     with st.sidebar:
-        st.write(f"**{user.display_name}** · {', '.join(sorted(user.roles))}")
+        st.text(f"{user.display_name} · {', '.join(sorted(user.roles))}")
         if st.button("Log out", key="logout"):
             logout()
     st.navigation(sections).run()
 
 
+def show_error_without_details(exc: Exception) -> bool:
+    """A visitor sees a message, never a traceback; the traceback goes to the server's log."""
+    logging.getLogger("corpus").error("page error", exc_info=exc)
+    st.error("Something went wrong on this page. Reload it; if it happens again, tell your lead "
+             "(the details are in the server's log).")
+    return True
+
+
 if __name__ == "__main__":
     main()
 else:
-    from pages._api import ROUTES  # noqa: E402
+    # Uvicorn reads X-Forwarded-For / X-Forwarded-Proto only from these proxies (none by default).
+    os.environ["FORWARDED_ALLOW_IPS"] = os.environ.get("CORPUS_TRUSTED_PROXIES", "")
 
-    app = st.App(__file__, routes=ROUTES)
+    from starlette.middleware import Middleware  # noqa: E402
+
+    from pages._api import ROUTES  # noqa: E402
+    from pages._auth_routes import AUTH_ROUTES, SecurityHeaders  # noqa: E402
+
+    app = st.App(__file__, routes=ROUTES + AUTH_ROUTES, middleware=[Middleware(SecurityHeaders)],
+                 on_script_error=show_error_without_details)

@@ -55,9 +55,20 @@ def _read_bytes(path: str) -> bytes:
 def cmd_init(args: argparse.Namespace, engine) -> int:
     from db.schema import upgrade
 
+    if args.demo and not args.force_demo:
+        from sqlalchemy import inspect
+
+        from db.demo import holds_work
+
+        # The demo's accounts have passwords the README publishes: never add them to a real project.
+        if "users" in inspect(engine).get_table_names() and holds_work(engine):
+            print("refused: this database already holds a project (sentences or accounts); the demo's "
+                  "published passwords do not belong there. Use a new database, or add --force-demo "
+                  "(existing accounts are never changed).", file=sys.stderr)
+            return 2
     upgrade(engine)
     print(f"schema ready at {engine.url.render_as_string(hide_password=True)}")
-    if args.demo:
+    if args.demo or args.force_demo:
         from db.demo import load_demo
 
         summary = load_demo(engine)
@@ -354,7 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("init", help="create or upgrade the schema")
-    p.add_argument("--demo", action="store_true", help="also load the demo project")
+    p.add_argument("--demo", action="store_true", help="also load the demo project (a new database only)")
+    p.add_argument("--force-demo", action="store_true",
+                   help="load the demo even into a database that holds a project (existing accounts unchanged)")
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("import-semeval", help="import SemEval-2014 XML (all or nothing)")

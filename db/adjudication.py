@@ -26,12 +26,14 @@ from corpus.gold import (
     is_gold,
     next_automatic_decision,
 )
+from db.auth import check_writer
 from db.engine import reader, transaction
 from db.models import (
     Adjudication,
     Annotation,
     AnnotationAssignment,
     Project,
+    Revision,
     SourceSentence,
     TaggingItem,
     Translation,
@@ -312,14 +314,38 @@ def apply_automatic_rule(session: Session, project_id: int, items: set[int] | No
         for i in range(0, len(locked), 1000):
             session.execute(select(TaggingItem.id).where(TaggingItem.id.in_(locked[i:i + 1000])).with_for_update())
     steps = _due_steps(session, project_id, items)
-    now = utcnow()
-    rows = [Adjudication(item_id=item_id, tags=None if step.tags is None else list(step.tags), source=step.source,
-                         decided_by=None, created_at=now) for item_id, step in sorted(steps.items())]
-    session.add_all(rows)
+    if not steps:
+        return 0
+    _write_automatic(session, steps)
+    return len(steps)
+
+
+def _write_automatic(session: Session, steps: dict[int, GoldStep]) -> None:
+    """The rule's decisions and their revisions (as ``_record`` writes them), with driver executemany:
+    an import or restore writes tens of thousands, which as ORM objects took seconds and ~150 MB.
+    Their ids are read back by item: the items are locked (PostgreSQL) or the writer alone (SQLite),
+    so no other decision on them lands in between."""
+    from db.bulk import insert_rows
+
     session.flush()
-    for row in rows:
-        _record(session, row)
-    return len(rows)
+    now = utcnow()
+    before = session.scalar(select(func.coalesce(func.max(Adjudication.id), 0)))
+    ordered = sorted(steps)
+    insert_rows(session, Adjudication, ("item_id", "tags", "source", "decided_by", "created_at"), (
+        (item_id, None if steps[item_id].tags is None else list(steps[item_id].tags), steps[item_id].source, None, now)
+        for item_id in ordered
+    ))
+    ids: dict[int, int] = {}
+    for i in range(0, len(ordered), 900):
+        ids.update((item_id, row_id) for row_id, item_id in session.execute(
+            select(Adjudication.id, Adjudication.item_id)
+            .where(Adjudication.id > before, Adjudication.item_id.in_(ordered[i:i + 900]))))
+    insert_rows(session, Revision, ("entity", "entity_id", "version", "author_id", "action", "payload", "created_at"), (
+        ("adjudication", ids[item_id], 1, None, "withdraw" if steps[item_id].source == WITHDRAWN else "auto",
+         {"item_id": item_id, "tags": None if steps[item_id].tags is None else list(steps[item_id].tags),
+          "source": steps[item_id].source, "accepted_annotation_id": None, "note": None}, now)
+        for item_id in ordered
+    ))
 
 
 def _project_items(session: Session, project_id: int) -> list[int]:
@@ -424,11 +450,13 @@ def _require_unchanged(session: Session, item_id: int, expected: int | None) -> 
 
 
 def accept(
-    engine: Engine, item_id: int, annotation_id: int, lead_id: int, *, expected: int | None, note: str | None = None
+    engine: Engine, item_id: int, annotation_id: int, lead_id: int, *, expected: int | None, note: str | None = None,
+    session_token: str | None = None,
 ) -> GoldDecision:
     """Gold = one annotator's submitted version. ``expected``: the id of the gold in force the lead saw
-    (None: none); a StaleDecision if it has changed since."""
+    (None: none); a StaleDecision if it has changed since. A ``session_token`` no longer live: SessionEnded."""
     with transaction(engine) as session:
+        check_writer(session, lead_id, session_token)
         _require_lead(session, lead_id)
         _lock_item(session, item_id)
         _require_unchanged(session, item_id, expected)
@@ -440,10 +468,12 @@ def accept(
 
 
 def edit(
-    engine: Engine, item_id: int, tags: list[str], lead_id: int, *, expected: int | None, note: str | None = None
+    engine: Engine, item_id: int, tags: list[str], lead_id: int, *, expected: int | None, note: str | None = None,
+    session_token: str | None = None,
 ) -> GoldDecision:
-    """Gold = the lead's own tags over the frozen tokens. ``expected`` as for ``accept``."""
+    """Gold = the lead's own tags over the frozen tokens. ``expected`` and ``session_token`` as for ``accept``."""
     with transaction(engine) as session:
+        check_writer(session, lead_id, session_token)
         _require_lead(session, lead_id)
         _lock_item(session, item_id)
         _require_unchanged(session, item_id, expected)

@@ -1,14 +1,18 @@
 """The demo project: a dozen SemEval-style reviews, Hindi translations in both phases, tags by two
 annotators, users for every role, and open tasks so every screen has content at once.
 
-Loading is idempotent: running it twice changes nothing and never overwrites anyone's work.
+Loading is idempotent: running it twice changes nothing and never overwrites anyone's work. It never
+changes an existing account (password, roles): a name the database already has is used as it is.
+``python -m corpus init --demo`` refuses a database that already holds work (``holds_work``) unless
+``--force-demo`` is given, since the demo accounts' passwords are published in the README.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
 
 from corpus.semeval import parse_semeval
 from db.auth import hash_password
@@ -26,15 +30,15 @@ from db.workfile import import_work_file
 
 DEMO = Path(__file__).resolve().parent.parent / "corpus" / "demo"
 
-# username, roles, password (printed in the README; demo only)
+# username, roles, password (printed in the README; demo only; each meets the password policy)
 DEMO_USERS = [
-    ("admin", ("admin", "lead"), "admin-demo"),
-    ("lead", ("lead",), "lead-demo"),
-    ("asha", ("translator",), "asha-demo"),
-    ("ravi", ("translator",), "ravi-demo"),
-    ("priya", ("translator",), "priya-demo"),
-    ("meera", ("annotator",), "meera-demo"),
-    ("arjun", ("annotator",), "arjun-demo"),
+    ("admin", ("admin", "lead"), "admin-demo-pass"),
+    ("lead", ("lead",), "lead-demo-pass"),
+    ("asha", ("translator",), "asha-demo-pass"),
+    ("ravi", ("translator",), "ravi-demo-pass"),
+    ("priya", ("translator",), "priya-demo-pass"),
+    ("meera", ("annotator",), "meera-demo-pass"),
+    ("arjun", ("annotator",), "arjun-demo-pass"),
 ]
 
 # Open work: (translator, domain, sentence id, phase)
@@ -54,7 +58,25 @@ OPEN_TAGGING = [
 ]
 
 
+def holds_work(engine: Engine) -> bool:
+    """True when the database has any sentence or any account: a real project the demo must not join."""
+    with Session(engine) as session:
+        return bool(session.scalar(select(func.count()).select_from(SourceSentence))
+                    or session.scalar(select(func.count()).select_from(User)))
+
+
+def _add_demo_users(engine: Engine) -> None:
+    """The demo accounts that do not exist yet (before the work file, which would create them without
+    a password); an existing account is never changed."""
+    with transaction(engine) as session:
+        for username, roles, password in DEMO_USERS:
+            if session.scalars(select(User).where(User.username == username)).first() is None:
+                session.add(User(username=username, display_name=username.capitalize(),
+                                 password_hash=hash_password(password), roles=[UserRole(role=r) for r in roles]))
+
+
 def load_demo(engine: Engine) -> str:
+    _add_demo_users(engine)
     for name, domain in (("demo_restaurants.xml", "restaurant"), ("demo_laptops.xml", "laptop")):
         path = DEMO / name
         records, errors = parse_semeval(path.read_bytes(), str(path), domain, "train")
@@ -62,19 +84,8 @@ def load_demo(engine: Engine) -> str:
         import_sentences(engine, records, source=name)
     import_work_file(engine, (DEMO / "demo_work.jsonl").read_bytes(), "demo_work.jsonl")
     with transaction(engine) as session:
-        users = {}
-        for username, roles, password in DEMO_USERS:
-            user = session.scalars(select(User).where(User.username == username)).first()
-            if user is None:
-                user = User(username=username, display_name=username.capitalize())
-                session.add(user)
-            if user.password_hash is None:
-                user.password_hash = hash_password(password)
-            for role in roles:
-                if role not in user.role_names:
-                    user.roles.append(UserRole(role=role))
-            session.flush()
-            users[username] = user
+        users = {username: session.scalars(select(User).where(User.username == username)).one()
+                 for username, _, _ in DEMO_USERS}
         sentences = {(s.domain, s.sentence_id): s for s in session.scalars(select(SourceSentence))}
         for username, domain, sid, phase in OPEN_TRANSLATIONS:
             sentence = sentences[(domain, sid)]

@@ -114,7 +114,7 @@ class UserRole(Base):
 
 
 class LoginSession(Base):
-    """A login that survives a page refresh; the token travels in the URL, only its hash is stored."""
+    """A login that survives a page refresh; the token travels in an HttpOnly cookie, only its hash is stored."""
 
     __tablename__ = "login_sessions"
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -124,6 +124,8 @@ class LoginSession(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(DateTime)
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The last run that used it (updated at most once a minute): idle sessions end.
+    last_seen_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class SourceSentence(Base):
@@ -448,6 +450,20 @@ class AuditEvent(Base):
 
     # Every login attempt reads the recent failures: by action and time, not the whole log.
     __table_args__ = (Index("ix_audit_events_action_time", "action", "created_at"),)
+
+
+class LoginCode(Base):
+    """A single-use code that the login form hands to the browser, which trades it for the session
+    cookie at ``/auth/session`` within seconds (Streamlit cannot set a cookie itself). Only its hash is stored."""
+
+    __tablename__ = "login_codes"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    code_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    epoch: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class LeaderboardEntry(Base):

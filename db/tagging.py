@@ -19,6 +19,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
+from db.auth import SessionEnded, check_writer
 from db.engine import reader, transaction
 from db.models import (
     Annotation,
@@ -45,6 +46,10 @@ SAVE_ACTIONS = ("autosave", "save", "submit")
 
 class NotAssigned(PermissionError):
     """The user has no assignment for this item: annotators see only their own work."""
+
+
+class SessionEndedWhileTagging(NotAssigned, SessionEnded):
+    """The writer's session ended (logout elsewhere, password change, deactivation): nothing is saved."""
 
 
 class OwnTranslation(ValueError):
@@ -456,6 +461,7 @@ def save_annotation(
     action: str = "autosave",
     time_spent_s: float = 0.0,
     rejected: Sequence[tuple[int, int]] = (),
+    session_token: str | None = None,
 ) -> AnnotationState:
     """Save the annotator's tags; ``expected_version`` is the version they loaded (None for a first save).
     ``rejected`` are the suggested spans they turned down, stored with the save so they stay turned down.
@@ -468,7 +474,7 @@ def save_annotation(
     mine = AnnotationState(None, list(tags), no_aspects, "submitted" if action == "submit" else "draft",
                            expected_version, _spans(rejected))
     try:
-        return _save(engine, user_id, item_id, mine, action, time_spent_s)
+        return _save(engine, user_id, item_id, mine, action, time_spent_s, session_token)
     except (StaleDataError, IntegrityError) as exc:
         # PostgreSQL: another save of this annotation committed between our read and our write, so our
         # UPDATE ... WHERE version matched nothing, or our first INSERT met theirs.
@@ -481,10 +487,12 @@ def save_annotation(
 
 
 def _save(
-    engine: Engine, user_id: int, item_id: int, mine: AnnotationState, action: str, time_spent_s: float
+    engine: Engine, user_id: int, item_id: int, mine: AnnotationState, action: str, time_spent_s: float,
+    session_token: str | None = None,
 ) -> AnnotationState:
     tags, no_aspects, expected_version = mine.tags, mine.no_aspects, mine.version
     with transaction(engine) as session:
+        check_writer(session, user_id, session_token, error=SessionEndedWhileTagging)
         item = session.get(TaggingItem, item_id)
         if item is None:
             raise ValueError(f"no tagging item {item_id}")

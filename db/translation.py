@@ -24,6 +24,7 @@ from corpus.guidelines import guidelines_version as current_guidelines_version
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import normalize, tokenize_with_offsets
 from corpus.workfile import MAX_TEXT_CHARS, check_string
+from db.auth import SessionEnded, check_writer
 from db.engine import reader, transaction
 from db.models import (
     AspectAlignment,
@@ -48,6 +49,10 @@ class TaskNotFound(LookupError):
 
 class TaskLocked(PermissionError):
     """The task exists but blindness forbids opening it now."""
+
+
+class SessionEndedWhileTranslating(TaskLocked, SessionEnded):
+    """The writer's session ended (logout elsewhere, password change, deactivation): nothing is saved."""
 
 
 class SubmissionRefused(ValueError):
@@ -323,6 +328,7 @@ def _apply_links(session: Session, tr: Translation, links: list[LinkDraft]) -> N
 def save_translation(
     engine: Engine, user_id: int, assignment_id: int, draft: Draft, *, expected_version: int,
     action: str = "save", elapsed_s: float = 0.0, guidelines_version: str | None = None,
+    session_token: str | None = None,
 ) -> TaskView:
     """Autosave, save or submit the user's translation for one of their tasks.
 
@@ -330,7 +336,8 @@ def save_translation(
     stored one differs, nothing is written and StaleTranslation carries both versions.
     Submitting validates: text or an untranslatable reason, and in the aware phase a span or a
     dropped reason for every source aspect. Any save refuses input that cannot be stored
-    (InputRefused). Returns the task as now stored.
+    (InputRefused). Returns the task as now stored. The writer is re-checked in the same transaction:
+    an inactive user, or a ``session_token`` that is no longer live, gets SessionEndedWhileTranslating.
     """
     if action not in ACTIONS:
         raise ValueError(f"save_translation: action must be one of {ACTIONS}")
@@ -341,6 +348,7 @@ def save_translation(
         raise InputRefused(problems)
     try:
         with transaction(engine) as session:
+            check_writer(session, user_id, session_token, error=SessionEndedWhileTranslating)
             a = _owned_assignment(session, user_id, assignment_id)
             _check_blindness(session, a)
             if a.status == "submitted":

@@ -1,8 +1,8 @@
 """The lead's user administration: roles, password resets, deactivation.
 
-Resetting a password or deactivating bumps the user's ``session_epoch``, which ends every login
-session they have at once (``db.auth.resume_session`` compares epochs). Deactivating also moves
-their unfinished translation and tagging tasks to other people.
+Resetting a password, changing roles and deactivating end every login session the user has at once
+(``db.auth.end_all_sessions``): their open tabs are logged out and their next save is refused.
+Deactivating also moves their unfinished translation and tagging tasks to other people.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from corpus.records import ROLES
 from db.assignment import AssignmentSummary, reassign_open_work
-from db.auth import hash_password, validate_password
+from db.auth import end_all_sessions, hash_password, recent_failures, validate_password
 from db.engine import reader, transaction
 from db.models import AuditEvent, User, UserRole, utcnow
 from db.tagging import AssignmentReport, reassign_open_tagging
@@ -43,18 +43,15 @@ class UserRow:
     roles: tuple[str, ...]
     active: bool
     can_log_in: bool
-    locked: bool
+    recent_failures: int  # failed logins in the throttle's window, from every client
 
 
 def list_users(engine: Engine) -> list[UserRow]:
-    now = utcnow()
     with Session(reader(engine)) as session:
-        users = session.scalars(select(User).order_by(User.username))
-        return [
-            UserRow(u.id, u.username, u.display_name or u.username, tuple(sorted(u.role_names)), u.active,
-                    u.password_hash is not None, bool(u.locked_until and u.locked_until > now))
-            for u in users
-        ]
+        users = [(u.id, u.username, u.display_name or u.username, tuple(sorted(u.role_names)), u.active,
+                  u.password_hash is not None) for u in session.scalars(select(User).order_by(User.username))]
+    now = utcnow()
+    return [UserRow(*u, recent_failures(engine, u[1], now)) for u in users]
 
 
 def _user(session: Session, user_id: int) -> User:
@@ -73,23 +70,26 @@ def set_roles(engine: Engine, user_id: int, roles: Iterable[str], actor_id: int 
         user = _user(session, user_id)
         if user_id == actor_id and not roles & {"lead", "admin"} and user.role_names & {"lead", "admin"}:
             raise ValueError("you cannot remove your own lead role")
+        changed = roles != user.role_names
         for row in list(user.roles):
             if row.role not in roles:
                 user.roles.remove(row)
         session.flush()
         for role in sorted(roles - user.role_names):
             user.roles.append(UserRole(role=role))
+        if changed:
+            end_all_sessions(session, user)  # a privilege change: the user logs in again
         session.add(AuditEvent(actor_id=actor_id, action="set-roles", detail={"user": user.username,
                                                                                "roles": sorted(roles)}))
 
 
 def reset_password(engine: Engine, user_id: int, password: str, actor_id: int | None) -> None:
     """Set a new password and end the user's login sessions."""
-    validate_password(password)
     with transaction(engine) as session:
         user = _user(session, user_id)
+        validate_password(password, user.username)
         user.password_hash = hash_password(password)
-        user.session_epoch += 1
+        end_all_sessions(session, user)
         user.failed_logins = 0
         user.locked_until = None
         session.add(AuditEvent(actor_id=actor_id, action="reset-password", detail={"user": user.username}))
@@ -103,7 +103,7 @@ def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Reass
     with transaction(engine) as session:
         user = _user(session, user_id)
         user.active = False
-        user.session_epoch += 1
+        end_all_sessions(session, user)
         session.flush()
         translation = reassign_open_work(session, user_id, actor_id)
         tagging = reassign_open_tagging(session, user_id, actor_id)

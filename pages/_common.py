@@ -2,6 +2,10 @@
 
 Pages call ``require_role`` first: navigation hides pages a role may not use, and this check
 stops a direct URL or a stale session from reaching them anyway.
+
+The login session travels only in the HttpOnly cookie ``corpus_session`` (set by ``/auth/session``,
+see ``pages/_auth_routes.py``); a URL never logs anyone in. Saves pass ``session_token()`` to the
+service layer, which re-checks the session in the save's own transaction.
 """
 
 from __future__ import annotations
@@ -13,7 +17,11 @@ from db.auth import CurrentUser, resume_session
 from db.engine import default_url, make_engine, reader
 from db.schema import upgrade
 
-SESSION_PARAM = "session"
+SESSION_COOKIE = "corpus_session"
+# Server-side state only (never set by the app from anything a browser sends): AppTest cannot send
+# cookies, so page tests put a token here.
+TEST_TOKEN_STATE = "session_token"
+OLD_URL_PARAM = "session"  # the URL token of earlier versions: ignored, and removed from the address bar
 LEAD = ("lead",)
 
 # The router's page table, here so tests can check every page against every role.
@@ -35,6 +43,7 @@ PAGES = [
     ("pages/users.py", "Users", ":material/group:", LEAD, "Admin"),
     ("pages/settings.py", "Project settings", ":material/settings:", LEAD, "Admin"),
     ("pages/backup.py", "Backup", ":material/backup:", LEAD, "Admin"),
+    ("pages/account.py", "My account", ":material/key:", ("translator", "annotator", "lead"), "Account"),
 ]
 
 
@@ -49,26 +58,34 @@ def get_engine() -> Engine:
     return _engine_for(default_url())
 
 
+def session_token() -> str | None:
+    """This browser's session token: the cookie its page was loaded with."""
+    for token in (st.context.cookies.get(SESSION_COOKIE), st.session_state.get(TEST_TOKEN_STATE)):
+        if isinstance(token, str) and token:  # (AppTest's stand-in client answers with a mock)
+            return token
+    return None
+
+
 def current_user() -> CurrentUser | None:
     """The user of this browser session, re-checked against the database on every run so a
-    deactivated user or a reset password logs the session out at once."""
-    token = st.session_state.get("session_token") or st.query_params.get(SESSION_PARAM)
+    logout in another tab, a password change or reset, or a deactivation ends it at once."""
+    if OLD_URL_PARAM in st.query_params:
+        del st.query_params[OLD_URL_PARAM]
+    token = session_token()
     user = resume_session(get_engine(), token)
     if user is None:
-        st.session_state.pop("session_token", None)
+        if token and "user" in st.session_state:
+            st.session_state["session_ended"] = True  # the login form says why
         st.session_state.pop("user", None)
-        if SESSION_PARAM in st.query_params:
-            del st.query_params[SESSION_PARAM]
         return None
-    st.session_state["session_token"] = token
     st.session_state["user"] = user
-    if st.query_params.get(SESSION_PARAM) != token:
-        st.query_params[SESSION_PARAM] = token
     return user
 
 
 def client_address() -> str | None:
-    """The browser's address, for throttling failed logins per client; None on localhost or when unknown."""
+    """The browser's address, for throttling failed logins per client; None on this machine or when
+    unknown. Behind a reverse proxy it is the proxy's, unless the proxy is listed in
+    CORPUS_TRUSTED_PROXIES (then the server reads X-Forwarded-For from it; see SECURITY.md)."""
     address = st.context.ip_address
     return address if isinstance(address, str) else None
 

@@ -1,13 +1,19 @@
-"""Users (lead): create accounts, set roles, reset passwords, deactivate (their open work is reassigned)."""
+"""Users (lead): create accounts, set roles, reset passwords, deactivate (their open work is reassigned).
+
+Resetting a password, changing roles and deactivating end every login session of that user; so does
+the sessions' idle timeout, set at the bottom. User names are shown as text, never as Markdown.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from corpus.passwords import MIN_PASSWORD_LENGTH
 from corpus.records import ROLES
-from db.auth import create_user
+from db.auth import create_user, session_idle_hours, set_session_idle_hours
 from db.users import deactivate_user, list_users, reactivate_user, reset_password, set_roles
 from pages._common import get_engine, require_role
+from pages._text import md_escape
 
 user = require_role("lead")
 engine = get_engine()
@@ -16,7 +22,7 @@ st.title("Users")
 users = list_users(engine)
 st.dataframe(
     [{"username": u.username, "name": u.display_name, "roles": ", ".join(u.roles), "active": u.active,
-      "can log in": u.can_log_in, "locked out": u.locked} for u in users],
+      "can log in": u.can_log_in, "failed logins (last hour)": u.recent_failures} for u in users],
     hide_index=True, width="stretch",
 )
 
@@ -26,7 +32,8 @@ with st.form("new_user", clear_on_submit=True):
     username = c1.text_input("Username")
     display = c2.text_input("Display name")
     roles = st.multiselect("Roles", ROLES, default=["translator"])
-    password = st.text_input("Password (at least 8 characters; leave empty to set later)", type="password")
+    password = st.text_input(f"Password (at least {MIN_PASSWORD_LENGTH} characters, not a common one; "
+                             "leave empty to set later)", type="password")
     created = st.form_submit_button("Create user", type="primary")
 if created:
     try:
@@ -34,8 +41,22 @@ if created:
     except ValueError as exc:
         st.error(str(exc))
     else:
-        st.success(f"Created {username.strip()}.")
+        st.success(f"Created {md_escape(username.strip())}.")
         st.rerun()
+
+with st.expander("Login sessions"):
+    with st.form("sessions"):
+        idle = st.number_input("Log out after this many hours without use", min_value=0.25, max_value=168.0,
+                               value=float(session_idle_hours(engine)), step=0.5, key="users_idle_hours",
+                               help="A login also ends after 7 days, at logout, and when a password or the "
+                                    "user's roles change.")
+        if st.form_submit_button("Save idle timeout"):
+            try:
+                set_session_idle_hours(engine, idle, user.id)
+            except ValueError as exc:
+                st.error(str(exc))
+            else:
+                st.success("Saved.")
 
 st.subheader("Change a user")
 by_id = {u.id: u for u in users}
@@ -53,7 +74,7 @@ with st.form("roles"):
         except ValueError as exc:
             st.error(str(exc))
         else:
-            st.success("Roles saved.")
+            st.success("Roles saved; the user's open sessions are logged out.")
             st.rerun()
 
 with st.form("password", clear_on_submit=True):
@@ -64,19 +85,19 @@ with st.form("password", clear_on_submit=True):
         except ValueError as exc:
             st.error(str(exc))
         else:
-            st.success(f"Password reset; {target.username}'s open sessions are logged out.")
+            st.success(f"Password reset; {md_escape(target.username)}'s open sessions are logged out.")
 
 if target.active:
     st.caption("Deactivating logs the user out everywhere and moves their unfinished translation tasks "
                "to other translators. Their submitted work stays.")
-    if st.button(f"Deactivate {target.username}", key="users_deactivate", disabled=target.id == user.id):
+    if st.button(f"Deactivate {md_escape(target.username)}", key="users_deactivate", disabled=target.id == user.id):
         try:
             summary = deactivate_user(engine, target.id, user.id)
         except ValueError as exc:
             st.error(str(exc))
         else:
-            st.success(f"Deactivated {target.username}. Reassigned work: {summary}.")
+            st.success(f"Deactivated {md_escape(target.username)}. Reassigned work: {md_escape(summary)}.")
 else:
-    if st.button(f"Reactivate {target.username}", key="users_reactivate"):
+    if st.button(f"Reactivate {md_escape(target.username)}", key="users_reactivate"):
         reactivate_user(engine, target.id, user.id)
-        st.success(f"Reactivated {target.username}.")
+        st.success(f"Reactivated {md_escape(target.username)}.")

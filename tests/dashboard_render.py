@@ -22,7 +22,7 @@ def render_times(db_url: str) -> tuple[float, float, float]:
     engine = make_engine(db_url)
     token = start_session(engine, create_user(engine, "bench-lead", {"lead"}, "bench-password"))
     at = AppTest.from_file(str(page), default_timeout=300)
-    at.query_params["session"] = token
+    at.session_state["session_token"] = token
 
     def run() -> float:
         t0 = time.perf_counter()

@@ -81,7 +81,7 @@ def site(template, tmp_path, monkeypatch):
 def visit(script: str, token: str | None) -> AppTest:
     at = AppTest.from_file(str(ROOT / script), default_timeout=90)
     if token:
-        at.query_params["session"] = token
+        at.session_state["session_token"] = token
     return at.run()
 
 

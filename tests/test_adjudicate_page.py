@@ -53,7 +53,7 @@ def world(tmp_path, monkeypatch):
 
 def adjudication_page(world) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=30)
-    at.query_params["session"] = start_session(world["engine"], world["lead"])
+    at.session_state["session_token"] = start_session(world["engine"], world["lead"])
     at.run()
     at.switch_page("pages/adjudicate.py")
     at.run()
@@ -110,7 +110,7 @@ def test_agreed_items_are_gold_without_a_lead(world):
 
 def test_an_annotator_opening_the_page_directly_is_refused(world):
     at = AppTest.from_file(str(APP.parent / "pages" / "adjudicate.py"), default_timeout=30)
-    at.query_params["session"] = start_session(world["engine"], world["meera"])
+    at.session_state["session_token"] = start_session(world["engine"], world["meera"])
     at.run()
     assert [e.value for e in at.error] == ["You do not have access to this page."]
     assert not [m for m in at.markdown if "token-chips" in m.value]
@@ -120,7 +120,7 @@ def test_lead_assigns_annotators_from_the_assignments_page(world):
     s3 = add_sentence(world["engine"], "s3", "Nice view.", ["view"], ordinal=3)
     t3 = add_translation(world["engine"], s3, "aware", world["asha"], "अच्छा नज़ारा।")
     at = AppTest.from_file(str(APP.parent / "pages" / "assign.py"), default_timeout=30)
-    at.query_params["session"] = start_session(world["engine"], world["lead"])
+    at.session_state["session_token"] = start_session(world["engine"], world["lead"])
     at.run()
     at.button(key="assign_annotators").click().run()
     assert not at.exception

@@ -12,7 +12,7 @@ AKHTAR = ROOT / "tests" / "fixtures" / "audit" / "akhtar_defects.xml"
 
 def audit_page(engine, username: str, source: tuple[str, bytes] | None) -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / "audit.py"), default_timeout=60)
-    at.query_params["session"] = session_token(engine, username)
+    at.session_state["session_token"] = session_token(engine, username)
     if source is not None:
         at.session_state["audit_source"] = source
     return at.run()

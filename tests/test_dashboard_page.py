@@ -36,7 +36,7 @@ def project_db(tmp_path: Path, monkeypatch):
 
 def open_dashboard(engine, username: str = "lead") -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / "dashboard.py"), default_timeout=60)
-    at.query_params["session"] = session_token(engine, username)
+    at.session_state["session_token"] = session_token(engine, username)
     return at.run()
 
 

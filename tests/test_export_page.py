@@ -35,7 +35,7 @@ def world(tmp_path, monkeypatch):
 
 def open_page(world, user: str) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params["session"] = start_session(world["engine"], world[user])
+    at.session_state["session_token"] = start_session(world["engine"], world[user])
     at.run()
     at.switch_page("pages/export.py")
     at.run()
@@ -91,12 +91,12 @@ def test_options_change_what_goes_in(world):
 
 def test_page_is_for_leads_only(world):
     at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params["session"] = start_session(world["engine"], world["translator"])
+    at.session_state["session_token"] = start_session(world["engine"], world["translator"])
     at.run()
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         at.switch_page("pages/export.py")
     direct = AppTest.from_file(str(APP.parent / "pages" / "export.py"), default_timeout=60)
-    direct.query_params["session"] = start_session(world["engine"], world["translator"])
+    direct.session_state["session_token"] = start_session(world["engine"], world["translator"])
     direct.run()
     assert not direct.exception
     assert any("do not have access" in e.value for e in direct.error)

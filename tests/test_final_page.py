@@ -44,7 +44,7 @@ def world(tmp_path, monkeypatch):
 
 def final_page(world) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=30)
-    at.query_params["session"] = start_session(world["engine"], world["lead"])
+    at.session_state["session_token"] = start_session(world["engine"], world["lead"])
     at.run()
     at.switch_page("pages/final.py")
     at.run()

@@ -16,7 +16,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "semeval"
 def page(path: str, engine, username: str | None) -> AppTest:
     at = AppTest.from_file(str(ROOT / path), default_timeout=60)
     if username:
-        at.query_params["session"] = session_token(engine, username)
+        at.session_state["session_token"] = session_token(engine, username)
     return at.run()
 
 
@@ -35,14 +35,18 @@ def test_logged_out_visitor_sees_only_the_login_form(demo_db):
     assert [t.label for t in at.text_input] == ["Username", "Password"]
 
 
-def test_login_with_demo_password_opens_the_app(demo_db):
+def test_login_with_demo_password_hands_the_browser_a_login_code_not_a_url_token(demo_db):
+    """The browser trades the code for the session cookie (tests/browser/test_login_journey.py)."""
+    from db.models import LoginCode
+
     at = page("app.py", demo_db, None)
     at.text_input(key="login_username").input("lead")
-    at.text_input(key="login_password").input("lead-demo")
+    at.text_input(key="login_password").input("lead-demo-pass")
     at.button[0].click().run()
-    assert not at.exception
-    assert "session" in at.query_params
-    assert any("lead" in str(m.value) for m in at.sidebar.markdown)
+    assert not at.exception and not at.error
+    assert "session" not in at.query_params
+    with Session(demo_db) as s:
+        assert s.scalar(select(func.count()).select_from(LoginCode)) == 1
 
 
 def test_wrong_password_is_refused(demo_db):
@@ -62,7 +66,7 @@ def test_translator_cannot_open_a_lead_page_by_url(demo_db):
 
 def test_a_forged_session_token_is_not_a_login(demo_db):
     at = AppTest.from_file(str(ROOT / "pages/statistics.py"), default_timeout=60)
-    at.query_params["session"] = "forged-token"
+    at.session_state["session_token"] = "forged-token"
     at.run()
     assert at.warning and "log in" in at.warning[0].value
     assert not at.dataframe

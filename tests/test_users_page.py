@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def page(engine, user_id, path):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params["session"] = start_session(engine, user_id)
+    at.session_state["session_token"] = start_session(engine, user_id)
     at.run()
     at.switch_page(path)
     at.run()
@@ -48,7 +48,7 @@ def test_reset_password_ends_old_sessions(team):
     reset_password(e, team["asha"], "new-password-9", team["lead"])
     assert resume_session(e, token) is None
     assert authenticate(e, "asha", "new-password-9").username == "asha"
-    with pytest.raises(ValueError, match="at least 8"):
+    with pytest.raises(ValueError, match="at least 10"):
         reset_password(e, team["asha"], "short", team["lead"])
 
 
@@ -113,7 +113,7 @@ def test_users_page_deactivates_and_reports_reassignment(team):
 def test_translator_cannot_open_lead_pages(team):
     for path in ("pages/users.py", "pages/assign.py", "pages/settings.py"):
         at = AppTest.from_file(str(ROOT / path), default_timeout=60)
-        at.query_params["session"] = start_session(team["engine"], team["asha"])
+        at.session_state["session_token"] = start_session(team["engine"], team["asha"])
         at.run()
         assert any("do not have access" in x.value for x in at.error), path
         assert not at.dataframe
@@ -201,7 +201,7 @@ def test_users_page_resets_a_password_and_logs_the_user_out(team):
     new_password = next(t for t in at.text_input if t.label == "New password")
     new_password.input("short")
     next(b for b in at.button if b.label == "Reset password").click().run()
-    assert any("at least 8" in x.value for x in at.error)
+    assert any("at least 10" in x.value for x in at.error)
     assert resume_session(e, token) is not None  # refused: nothing changed
     next(t for t in at.text_input if t.label == "New password").input("brand-new-pw-7")
     next(b for b in at.button if b.label == "Reset password").click().run()
