@@ -338,7 +338,7 @@ def parse_work_file(
             seen_sentences[record.key] = number
             work.sentences.append(_with_line(record, number))
             continue
-        pending.append((number, obj["type"], *_parse_work_line(obj)))
+        pending.append((number, obj["type"], *_parse_work_line(obj), obj.get("sentence_id")))
 
     by_id: dict[str, set[SentenceKey]] = {}
     for key in list(seen_sentences) + list(known_keys):
@@ -346,15 +346,15 @@ def parse_work_file(
 
     errors = line_errors + sentence_errors
     seen_work: dict[tuple, int] = {}
-    for number, kind, where, parsed in pending:
+    for number, kind, where, parsed, obj_sid in pending:
         try:
             if where is None:  # no usable sentence id: the resolution's own error
                 raise parsed
-            key = _resolve(dict(zip(("sentence_id", "domain", "split"), where)), by_id)
+            key = _resolve_id(*where, by_id)
             if isinstance(parsed, _LineError):
                 raise parsed
         except _LineError as exc:
-            sid = where[0] if where is not None else parsed.raw_sentence_id
+            sid = obj_sid if where is None else where[0]
             errors.append(LocatedError(filename, exc.message, line=number, sentence_id=exc.sentence_id or str(sid)))
             continue
         if kind == "translation":
@@ -365,7 +365,10 @@ def parse_work_file(
             errors.append(LocatedError(filename, f"duplicate {kind} (first at line {seen_work[identity]})", line=number, sentence_id=key.id))
             continue
         seen_work[identity] = number
-        record = replace(parsed, key=key, line=number)
+        # Names repeat on every line: one string each instead of one per line (~30 MB at paper scale).
+        record = replace(parsed, key=key, line=number, phase=sys.intern(parsed.phase),
+                         translator=sys.intern(parsed.translator), status=sys.intern(parsed.status),
+                         **({"annotator": sys.intern(parsed.annotator)} if kind == "annotation" else {}))
         (work.translations if kind == "translation" else work.annotations).append(record)
     return work, errors
 
@@ -376,9 +379,8 @@ def _parse_work_line(obj: dict) -> tuple[tuple | None, Any]:
     try:
         sid = _sentence_id(obj, "sentence_id")
     except _LineError as exc:
-        exc.raw_sentence_id = obj.get("sentence_id")
         return None, exc
-    where = (obj.get("sentence_id"), obj.get("domain"), obj.get("split"))
+    where = (sid, obj.get("domain"), obj.get("split"))
     provisional = SentenceKey("", "", sid)
     try:
         if obj["type"] == "translation":
@@ -392,10 +394,8 @@ def _with_line(record, line: int):  # noqa: ANN001, ANN202
     return replace(record, line=line)
 
 
-def _resolve(obj: dict, by_id: dict[str, set[SentenceKey]]) -> SentenceKey:
-    sid = _sentence_id(obj, "sentence_id")
+def _resolve_id(sid: str, domain: Any, split: Any, by_id: dict[str, set[SentenceKey]]) -> SentenceKey:
     candidates = by_id.get(sid, set())
-    domain, split = obj.get("domain"), obj.get("split")
     if isinstance(domain, str) and isinstance(split, str):  # fully named (as dump-work writes): one look-up
         key = SentenceKey(domain, split, sid)
         if key in candidates:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import bindparam, insert
@@ -39,6 +40,13 @@ def _chunks(rows: Iterable[Sequence[Any]], size: int) -> Iterator[list[Sequence[
         yield chunk
 
 
+def _processed(row: Sequence[Any], processed: list[tuple[int, Callable[[Any], Any]]]) -> tuple[Any, ...]:
+    row = list(row)
+    for i, process in processed:
+        row[i] = process(row[i])
+    return tuple(row)
+
+
 def insert_rows(session: Session, model: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]],
                 chunk: int = CHUNK) -> int:
     """Insert ``rows`` (tuples in the order of ``columns``) into ``model``'s table; returns the count.
@@ -52,22 +60,21 @@ def insert_rows(session: Session, model: Any, columns: Sequence[str], rows: Iter
         process = table.c[name].type.dialect_impl(dialect).bind_processor(dialect)
         processors.append(_last_value_cached(process) if process is not None else None)
     processed = [(i, p) for i, p in enumerate(processors) if p is not None]
-    if compiled.positional:
+    if compiled.positional:  # the statement lists the table's columns in table order
         where = {name: i for i, name in enumerate(columns)}
         order = [where[name] for name in compiled.positiontup]
-        identity = order == list(range(len(columns)))
+        arrange = None if order == list(range(len(columns))) else itemgetter(*order, *order)  # >= 2 fields
+        width = len(order)
     count = 0
     for batch in _chunks(rows, chunk):
-        values = []
-        for row in batch:
-            row = list(row)
-            for i, process in processed:
-                row[i] = process(row[i])
-            values.append(row)
-        if compiled.positional:
-            params = [tuple(v) if identity else tuple(v[i] for i in order) for v in values]
+        if processed:
+            batch = [_processed(row, processed) for row in batch]
+        if not compiled.positional:
+            params = [dict(zip(columns, row)) for row in batch]
+        elif arrange is not None:
+            params = [arrange(row)[:width] for row in batch]
         else:
-            params = [dict(zip(columns, v)) for v in values]
+            params = batch
         connection.exec_driver_sql(compiled.string, params)
         count += len(batch)
     return count

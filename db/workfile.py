@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import chain
 
-from sqlalchemy import Engine, Text, bindparam, cast, select, update
+from sqlalchemy import Engine, Text, bindparam, cast, func, select, update
 from sqlalchemy.orm import Session
 
 import db.tagging  # noqa: F401  (its before-flush backstop refuses self-tagging assignments)
@@ -444,14 +443,8 @@ def _plan_annotations(plan: _Plan, stored: _Stored, work: WorkFile, source: str,
 
 # ------------------------------------------------------------------ the write: set-based inserts
 
-def _insert(session: Session, model, rows: Iterable[dict]) -> None:  # noqa: ANN001
-    """Insert rows given as dicts with the same keys in the same order (``db.bulk``: driver executemany)."""
-    it = iter(rows)
-    first = next(it, None)
-    if first is None:
-        return
-    columns = list(first)
-    insert_rows(session, model, columns, chain([tuple(first.values())], (tuple(row.values()) for row in it)))
+def _max_id(session: Session, model) -> int:  # noqa: ANN001
+    return session.scalar(select(func.coalesce(func.max(model.id), 0)))
 
 
 def _write_users(session: Session, stored: _Stored, needed: dict[str, set[str]], now: datetime) -> None:
@@ -459,13 +452,14 @@ def _write_users(session: Session, stored: _Stored, needed: dict[str, set[str]],
     gain a role the file implies (as ``db.auth.get_or_create_user`` does one at a time)."""
     missing = sorted(name for name in needed if name not in stored.users)
     if missing:
-        _insert(session, User, ({"username": name, "display_name": name, "password_hash": None, "active": True,
-                                 "failed_logins": 0, "session_epoch": 0, "created_at": now} for name in missing))
+        insert_rows(session, User, ("username", "display_name", "password_hash", "active", "failed_logins",
+                                    "session_epoch", "created_at"),
+                    ((name, name, None, True, 0, 0, now) for name in missing))
         stored.users.update(session.execute(select(User.username, User.id).where(User.username.in_(missing))).all())
-    roles = [{"user_id": stored.users[name], "role": role} for name in sorted(needed)
-             for role in sorted(needed[name] - stored.roles.get(stored.users[name], set()))]
-    if roles:
-        _insert(session, UserRole, roles)
+    insert_rows(session, UserRole, ("user_id", "role"), [
+        (stored.users[name], role) for name in sorted(needed)
+        for role in sorted(needed[name] - stored.roles.get(stored.users[name], set()))
+    ])
 
 
 def _ids_by_task(session: Session, project_id: int, users: dict[str, int]) -> dict[TaskKey, tuple[int, int, int]]:
@@ -487,12 +481,15 @@ def _assignment_status(status: str) -> str:
     return "submitted" if status == "submitted" else "draft"
 
 
-def _write_tasks(session: Session, model, existing: dict, rows: list[tuple[tuple, dict]], now: datetime) -> None:  # noqa: ANN001
-    """Insert the assignments the imported work implies; one that exists already (assigned in the app
-    before the import) takes the imported work's status, as a save would set it."""
-    _insert(session, model, (row for key, row in rows if key not in existing))
-    moved = [{"task_id": existing[key][0], "new_status": row["status"], "now": now}
-             for key, row in rows if key in existing and existing[key][1] != row["status"]]
+def _write_tasks(session: Session, model, columns: tuple[str, ...], existing: dict,  # noqa: ANN001
+                 rows: list[tuple[tuple, tuple]], now: datetime) -> None:
+    """Insert the assignments the imported work implies (``rows``: key, then values for ``columns``
+    ending with the status). One that exists already (assigned in the app before the import) takes the
+    imported work's status, as a save would set it."""
+    insert_rows(session, model, (*columns, "created_at", "updated_at"),
+                ((*values, now, now) for key, values in rows if key not in existing))
+    moved = [{"task_id": existing[key][0], "new_status": values[-1], "now": now}
+             for key, values in rows if key in existing and existing[key][1] != values[-1]]
     if moved:
         table = model.__table__
         session.execute(
@@ -503,17 +500,19 @@ def _write_tasks(session: Session, model, existing: dict, rows: list[tuple[tuple
 
 
 def _write_translations(session: Session, project_id: int, plan: _Plan, stored: _Stored, now: datetime) -> dict:
-    sentence_pks = stored.sentence_pks
-    _insert(session, Translation, (
-        {"sentence_id": sentence_pks[t.record.key], "phase": t.record.phase,
-         "translator_id": stored.users[t.record.translator], "text": t.record.text,
-         "untranslatable": t.record.untranslatable, "untranslatable_reason": t.record.reason,
-         "untranslatable_note": t.record.reason_text, "status": t.record.status,
-         "time_spent_s": t.record.time_spent_s or 0.0, "guidelines_version": t.record.guidelines_version,
-         "version": 1, "created_at": now, "updated_at": now, "submitted_at": t.submitted_at}
-        for t in plan.translations
+    """The new translations, their aspect maps, assignments and revisions; returns every translation of
+    the project by task: (id, sentence row id, version)."""
+    pks, users = stored.sentence_pks, stored.users
+    insert_rows(session, Translation, (
+        "sentence_id", "phase", "translator_id", "text", "untranslatable", "untranslatable_reason",
+        "untranslatable_note", "status", "time_spent_s", "guidelines_version", "version", "created_at",
+        "updated_at", "submitted_at",
+    ), (
+        (pks[r.key], r.phase, users[r.translator], r.text, r.untranslatable, r.reason, r.reason_text, r.status,
+         r.time_spent_s or 0.0, r.guidelines_version, 1, now, now, t.submitted_at)
+        for t in plan.translations for r in (t.record,)
     ))
-    ids = _ids_by_task(session, project_id, stored.users)
+    ids = _ids_by_task(session, project_id, users)
     new = [(ids[(t.record.key, t.record.phase, t.record.translator)], t.record) for t in plan.translations]
     terms = {
         (sentence_pk, position): term_id
@@ -523,87 +522,72 @@ def _write_translations(session: Session, project_id: int, plan: _Plan, stored: 
             .where(SourceSentence.project_id == project_id)
         )
     } if any(r.aspect_map for _, r in new) else {}
-    _insert(session, AspectAlignment, (
-        {"translation_id": tid, "aspect_term_id": terms[(sentence_pk, link.aspect_index)], "start": link.start,
-         "end": link.end, "dropped": link.dropped, "drop_reason": link.reason}
+    insert_rows(session, AspectAlignment, ("translation_id", "aspect_term_id", "start", "end", "dropped", "drop_reason"), (
+        (tid, terms[(sentence_pk, link.aspect_index)], link.start, link.end, link.dropped, link.reason)
         for (tid, sentence_pk, _), r in new for link in r.aspect_map
     ))
-    _write_tasks(session, TranslationAssignment, stored.translation_tasks, [
-        ((stored.users[r.translator], sentence_pk, r.phase),
-         {"user_id": stored.users[r.translator], "sentence_id": sentence_pk, "phase": r.phase,
-          "status": _assignment_status(r.status), "created_at": now, "updated_at": now})
-        for (_, sentence_pk, _), r in new
-    ], now)
-    _insert(session, Revision, (
-        {"entity": "translation", "entity_id": tid, "version": version, "author_id": stored.users[r.translator],
-         "action": "import", "created_at": now,
-         "payload": {"text": r.text, "untranslatable": r.untranslatable, "reason": r.reason, "status": r.status,
-                     "aspect_map": [dict(link.__dict__) for link in r.aspect_map]}}
+    _write_tasks(session, TranslationAssignment, ("user_id", "sentence_id", "phase", "status"),
+                 stored.translation_tasks, [
+                     ((users[r.translator], sentence_pk, r.phase),
+                      (users[r.translator], sentence_pk, r.phase, _assignment_status(r.status)))
+                     for (_, sentence_pk, _), r in new
+                 ], now)
+    insert_rows(session, Revision, _REVISION_COLUMNS, (
+        ("translation", tid, version, users[r.translator], "import", now,
+         {"text": r.text, "untranslatable": r.untranslatable, "reason": r.reason, "status": r.status,
+          "aspect_map": [dict(link.__dict__) for link in r.aspect_map]})
         for (tid, _, version), r in new
     ))
     return ids
 
 
+_REVISION_COLUMNS = ("entity", "entity_id", "version", "author_id", "action", "created_at", "payload")
+
+
 def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict, now: datetime) -> set[int]:
     """Tagging items (tokens frozen now, for translations nobody tagged yet), annotations, their
     assignments and revisions. Returns the items that gained an annotation."""
+    users = stored.users
     versions = {tid: version for tid, _, version in ids.values()}
     new_items: dict[int, tuple[str, ...]] = {}
     for a in plan.annotations:
         tid = ids[a.task][0]
         if tid not in stored.items and tid not in new_items:
             new_items[tid] = a.tokens
-    _insert(session, TaggingItem, (
-        {"translation_id": tid, "tokens": list(tokens), "tokenizer": TOKENIZER_SIGNATURE,
-         "translation_version": version_of, "created_at": now}
-        for tid, tokens, version_of in ((tid, tokens, versions[tid]) for tid, tokens in new_items.items())
+    before = _max_id(session, TaggingItem)
+    insert_rows(session, TaggingItem, ("translation_id", "tokens", "tokenizer", "translation_version", "created_at"), (
+        (tid, list(tokens), TOKENIZER_SIGNATURE, versions[tid], now) for tid, tokens in new_items.items()
     ))
     item_of = {tid: item for tid, (item, _) in stored.items.items()}
-    if new_items:
-        for item_id, tid in _new_item_ids(session, list(new_items)):
-            item_of[tid] = item_id
-    _insert(session, Annotation, (
-        {"item_id": item_of[ids[a.task][0]], "annotator_id": stored.users[a.record.annotator],
-         "tags": list(a.record.tags), "status": a.record.status,
-         "no_aspects": a.record.status == "submitted" and all(t == "O" for t in a.record.tags),
-         "time_spent_s": 0.0, "version": 1, "created_at": now, "updated_at": now, "submitted_at": a.submitted_at}
-        for a in plan.annotations
+    item_of.update((tid, item_id) for item_id, tid in session.execute(
+        select(TaggingItem.id, TaggingItem.translation_id).where(TaggingItem.id > before)) if tid in new_items)
+    before = _max_id(session, Annotation)
+    keys = [(item_of[ids[a.task][0]], users[a.record.annotator]) for a in plan.annotations]
+    insert_rows(session, Annotation, (
+        "item_id", "annotator_id", "tags", "status", "no_aspects", "time_spent_s", "version", "created_at",
+        "updated_at", "submitted_at",
+    ), (
+        (item_id, annotator_id, list(r.tags), r.status, r.status == "submitted" and all(t == "O" for t in r.tags),
+         0.0, 1, now, now, a.submitted_at)
+        for (item_id, annotator_id), a in zip(keys, plan.annotations) for r in (a.record,)
     ))
-    touched = {item_of[ids[a.task][0]] for a in plan.annotations}
+    wanted = set(keys)
     annotation_ids = {
         (item_id, annotator_id): annotation_id
-        for annotation_id, item_id, annotator_id in _annotation_ids(session, sorted(touched))
+        for annotation_id, item_id, annotator_id in session.execute(
+            select(Annotation.id, Annotation.item_id, Annotation.annotator_id).where(Annotation.id > before))
+        if (item_id, annotator_id) in wanted
     }
-    _write_tasks(session, AnnotationAssignment, stored.annotation_tasks, [
-        ((stored.users[a.record.annotator], ids[a.task][0]),
-         {"user_id": stored.users[a.record.annotator], "translation_id": ids[a.task][0],
-          "status": _assignment_status(a.record.status), "created_at": now, "updated_at": now})
-        for a in plan.annotations
+    _write_tasks(session, AnnotationAssignment, ("user_id", "translation_id", "status"), stored.annotation_tasks, [
+        ((annotator_id, ids[a.task][0]), (annotator_id, ids[a.task][0], _assignment_status(a.record.status)))
+        for (_, annotator_id), a in zip(keys, plan.annotations)
     ], now)
-    _insert(session, Revision, (
-        {"entity": "annotation", "entity_id": annotation_ids[(item_of[ids[a.task][0]], stored.users[a.record.annotator])],
-         "version": 1, "author_id": stored.users[a.record.annotator], "action": "import", "created_at": now,
-         "payload": {"tags": list(a.record.tags), "status": a.record.status}}
-        for a in plan.annotations
+    insert_rows(session, Revision, _REVISION_COLUMNS, (
+        ("annotation", annotation_ids[key], 1, key[1], "import", now,
+         {"tags": list(a.record.tags), "status": a.record.status})
+        for key, a in zip(keys, plan.annotations)
     ))
-    return touched
-
-
-def _in_batches(values: list[int], size: int = 900) -> Iterator[list[int]]:
-    for i in range(0, len(values), size):
-        yield values[i:i + size]
-
-
-def _new_item_ids(session: Session, translation_ids: list[int]) -> Iterator[tuple[int, int]]:
-    for batch in _in_batches(translation_ids):
-        yield from session.execute(
-            select(TaggingItem.id, TaggingItem.translation_id).where(TaggingItem.translation_id.in_(batch)))
-
-
-def _annotation_ids(session: Session, item_ids: list[int]) -> Iterator[tuple[int, int, int]]:
-    for batch in _in_batches(item_ids):
-        yield from session.execute(
-            select(Annotation.id, Annotation.item_id, Annotation.annotator_id).where(Annotation.item_id.in_(batch)))
+    return {item_id for item_id, _ in keys}
 
 
 def _write_work(session: Session, project_id: int, work: WorkFile, source: str,
