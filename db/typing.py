@@ -115,6 +115,9 @@ def learned_forms(engine: Engine, project_id: int) -> list[LearnedForm]:
         return [LearnedForm(r.roman, r.devanagari, r.uses, name, r.last_used_at) for r, name in rows]
 
 
+# One model call at a time: the model is pure Python (the GIL runs one anyway), and the first call loads
+# it; concurrent first calls from the route's worker threads would each load their own copy.
+_model_lock = threading.Lock()
 _lexicons: dict[tuple[str, int], tuple[float, dict[str, float]]] = {}
 _lexicon_lock = threading.Lock()
 
@@ -152,12 +155,20 @@ def suggest_for(engine: Engine, project_id: int, roman: str, k: int = 5) -> list
     if not is_roman_word(key):
         return []
     prefer = preferred(engine, project_id, key)
-    ranked = transliterate.suggest(key, k, lexicon_extra=project_lexicon(engine, project_id), prefer=tuple(prefer))
+    lexicon = project_lexicon(engine, project_id)
+    with _model_lock:
+        ranked = transliterate.suggest(key, k, lexicon_extra=lexicon, prefer=tuple(prefer))
     out: list[str] = []
     for form in [*prefer, *ranked]:
         if form not in out:
             out.append(form)
     return out[:k]
+
+
+def warm_model() -> None:
+    """Load the model now (the first call reads it from disk: seconds on a busy machine)."""
+    with _model_lock:
+        transliterate.suggest("namaste", 1)
 
 
 def learned_count(engine: Engine, project_id: int) -> int:

@@ -20,7 +20,6 @@ from starlette.routing import Route
 
 from db.auth import CurrentUser, resume_session
 from db.engine import default_url, make_engine, reader
-from db.schema import upgrade
 
 SESSION_HEADER = "X-Corpus-Session"
 SESSION_COOKIE = "corpus_session"
@@ -29,16 +28,20 @@ MAX_K = 10
 TYPING_ROLES = ("translator", "lead")
 
 
+_engine_lock = threading.Lock()
+
+
 @lru_cache(maxsize=4)
 def _engine_for(url: str) -> Engine:
-    engine = make_engine(url)
-    upgrade(engine)
-    return engine
+    return make_engine(url)
 
 
 def route_engine() -> Engine:
-    """The app's engine for routes: the same database as the pages, without Streamlit's cache."""
-    return _engine_for(default_url())
+    """The app's engine for routes: the same database as the pages, without Streamlit's cache. No schema
+    upgrade here: a caller has a session only once a page (which upgrades) has run, and Alembic's
+    upgrade must not run in two threads at once (it keeps its context in module globals)."""
+    with _engine_lock:
+        return _engine_for(default_url())
 
 
 def session_token(request: Request) -> str | None:
@@ -65,10 +68,7 @@ def warm_model() -> None:
             return
         _warm["started"] = True
 
-    def load() -> None:
-        from corpus import transliterate
-
-        transliterate.suggest("namaste", 1)
+    from db.typing import warm_model as load
 
     threading.Thread(target=load, name="typing-model-warm-up", daemon=True).start()
 

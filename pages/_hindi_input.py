@@ -63,7 +63,8 @@ const CACHE = new Map();      // roman (lower case) -> candidates, shared by eve
 const INFLIGHT = new Map();   // roman -> Promise of candidates (or null)
 const SEPARATORS = " .,;:!?)]}\"'\u0964\u0965/-";
 const MODE_KEY = "corpus-tool:typing-mode";
-const LOOKUP_TIMEOUT_MS = 4000;
+const LOOKUP_TIMEOUT_MS = 20000;  // a busy server's first look-up loads the model
+const PREFETCH_PAUSE_MS = 120;  // a look-up once typing pauses this long, not one per keystroke
 
 function lookup(st, roman) {
   const key = roman.toLowerCase();
@@ -164,7 +165,7 @@ function build(parentElement, data) {
 
   const st = {
     root, area, list, mode, data, rev: data.rev, lastSent: data.text || "", seq: 0,
-    accepted: [], timer: null, kept: null, shown: null, highlight: 0,
+    accepted: [], timer: null, prefetch: null, kept: null, pending: [], waits: [], shown: null, highlight: 0,
     hindi: localStorage.getItem(MODE_KEY) !== "roman", setStateValue: null, setTriggerValue: null,
   };
   root.__hi = st;
@@ -203,8 +204,13 @@ function build(parentElement, data) {
 
   const hideList = () => { list.hidden = true; st.shown = null; list.replaceChildren(); };
 
+  // Every replacement goes through here, so words still waiting for their candidates move with the text.
   const replaceWord = (w, text, keepCaret) => {
     area.setRangeText(text, w.start, w.end, keepCaret ? "preserve" : "end");
+    const delta = text.length - (w.end - w.start);
+    for (const p of st.pending) {
+      if (p !== w && p.start >= w.end) { p.start += delta; p.end += delta; }
+    }
   };
 
   const accept = (w, form) => {
@@ -263,12 +269,16 @@ function build(parentElement, data) {
       if (c.length) renderList(w, c.slice(0, 5)); else hideList();
       return;
     }
-    lookup(st, w.word).then((c) => {
-      const now = phonetic() ? wordAtCaret(area) : null;
-      if (c && c.length && now && now.word === w.word && now.start === w.start && document.activeElement !== null) {
-        renderList(now, c.slice(0, 5));
-      }
-    });
+    if (st.shown && st.shown.start !== w.start) hideList();
+    clearTimeout(st.prefetch);
+    st.prefetch = setTimeout(() => {
+      const still = phonetic() ? wordAtCaret(area) : null;
+      if (!still || still.word !== w.word) return;
+      lookup(st, w.word).then((c) => {  // earlier words may have been converted meanwhile: match by the word
+        const now = phonetic() ? wordAtCaret(area) : null;
+        if (c && c.length && now && now.word === w.word) renderList(now, c.slice(0, 5));
+      });
+    }, PREFETCH_PAUSE_MS);
   };
 
   // Convert the word before a separator; if its candidates are not here yet, the separator goes in at
@@ -280,24 +290,30 @@ function build(parentElement, data) {
       accept(w, c[0]);
       return true;
     }
-    lookup(st, w.word).then((late) => {
+    const waiting = { start: w.start, end: w.end, word: w.word };
+    st.pending.push(waiting);
+    const done = lookup(st, w.word).then((late) => {
+      st.pending = st.pending.filter((p) => p !== waiting);
       if (!late || !late.length || !phonetic()) return;
-      if (area.value.slice(w.start, w.end) !== w.word) return;
-      if (isLetter(area.value.charAt(w.start - 1)) || isLetter(area.value.charAt(w.end))) return;
-      replaceWord(w, late[0], true);
-      accept(w, late[0]);
+      if (area.value.slice(waiting.start, waiting.end) !== waiting.word) return;  // edited since: leave it
+      if (isLetter(area.value.charAt(waiting.start - 1)) || isLetter(area.value.charAt(waiting.end))) return;
+      replaceWord(waiting, late[0], true);
+      accept(waiting, late[0]);
       edited();
     });
+    st.waits.push(done);
     return false;
   };
 
   // Commit the word at the caret (before a submit): wait briefly for its candidates.
   st.commitWord = async () => {
+    const late = st.waits.splice(0);
+    if (late.length) await Promise.race([Promise.all(late), new Promise((r) => setTimeout(r, 2500))]);
     const w = phonetic() ? wordAtCaret(area) : null;
     if (!w || (st.kept && st.kept.start === w.start && st.kept.word === w.word)) return;
     const c = await Promise.race([lookup(st, w.word), new Promise((r) => setTimeout(() => r(null), 2500))]);
     if (c && c.length && area.value.slice(w.start, w.end) === w.word) {
-      area.setRangeText(c[0], w.start, w.end, "end");
+      replaceWord(w, c[0], false);
       accept(w, c[0]);
     }
   };
@@ -374,8 +390,9 @@ function build(parentElement, data) {
   let kept = null;
   try { kept = JSON.parse(localStorage.getItem(storeKey) || "null"); } catch (e) { kept = null; }
   if (kept && typeof kept.text === "string") {
-    const onTop = kept.saved === data.saved || kept.sent === data.saved;
-    if (kept.text === data.saved) {
+    const same = (a, b) => typeof a === "string" && a.trim() === (b || "").trim();  // stored text is trimmed
+    const onTop = same(kept.saved, data.saved) || same(kept.sent, data.saved);
+    if (same(kept.text, data.saved)) {
       localStorage.removeItem(storeKey);
     } else if (onTop && kept.text !== area.value) {
       const box = document.createElement("div");
@@ -411,7 +428,7 @@ export default function ({ parentElement, data, setStateValue, setTriggerValue }
     st.area.value = data.text || "";
     st.lastSent = st.area.value;
   }
-  if (st.area.value === data.saved) localStorage.removeItem("corpus-tool:unsaved-text:" + data.task);
+  if (st.area.value.trim() === (data.saved || "").trim()) localStorage.removeItem("corpus-tool:unsaved-text:" + data.task);
 }
 """
 

@@ -1,0 +1,152 @@
+"""Typing Hindi phonetically in the translate editor, in a real browser: words turn into Devanagari as
+they are typed, candidates are picked by number, names stay Roman with Esc, Devanagari passes through,
+Ctrl+Enter submits, and text typed but not yet saved comes back after a refresh."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from journey_steps import login, screenshot
+from playwright.sync_api import expect
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from db.engine import make_engine  # noqa: E402
+from db.models import Translation  # noqa: E402
+from db.schema import upgrade  # noqa: E402
+from db.typing import learned_forms, suggest_for  # noqa: E402
+from tests.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+PHRASE = "mera keyboard bahut achha hai"
+HINDI = "मेरा कीबोर्ड बहुत अच्छा है"
+
+
+@pytest.fixture
+def typing_db(tmp_path):
+    url = f"sqlite:///{tmp_path / 'typing.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    asha = add_user(engine, "asha", "translator")
+    for n, (text, term) in enumerate((("My keyboard is very good.", "keyboard"),
+                                      ("The Sony screen is sharp.", "screen")), start=1):
+        assign(engine, asha, add_sentence(engine, f"K-{n}", text, [term], domain="laptop", ordinal=n), "blind")
+    yield url, engine
+    engine.dispose()
+
+
+def model_ready(page, server_url: str, engine) -> None:
+    """Wait until the server's typing model is loaded (the first look-up reads it: seconds on a busy
+    machine), so the test types against a warm server, as translators mostly do."""
+    from tests.login_tokens import session_token
+
+    token = session_token(engine, "asha")
+    r = page.request.get(f"{server_url}/api/suggest?q=namaste", headers={"X-Corpus-Session": token}, timeout=120000)
+    assert r.status == 200, r.status
+
+
+def open_editor(page, server_url: str, engine=None):
+    if engine is not None:
+        model_ready(page, server_url, engine)
+    login(page, server_url, "asha", PASSWORD)
+    page.get_by_role("link", name="Translate").click()
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    editor = page.get_by_role("textbox", name="Your Hindi translation")
+    editor.wait_for()
+    return editor
+
+
+def stored_text(engine) -> list[str]:
+    with Session(engine) as session:
+        return list(session.scalars(select(Translation.text).order_by(Translation.id)))
+
+
+def test_roman_words_become_hindi_as_typed_and_ctrl_enter_submits(typing_db, start_app, browser_page):
+    url, engine = typing_db
+    page = browser_page
+    editor = open_editor(page, start_app(url).url, engine)
+    expect(editor).to_be_focused()  # the task opens ready to type
+    keys = 0
+    for ch in PHRASE:  # one keystroke per character, spaces included
+        page.keyboard.press(ch if ch != " " else "Space")
+        keys += 1
+    # Each space converted its word (the first ones once the model has loaded, a few seconds after start).
+    expect(editor).to_have_value(HINDI[: HINDI.rindex(" ") + 1] + "hai", timeout=30000)
+    expect(page.get_by_role("option").first).to_contain_text("है")  # the last word's candidates, under the caret
+    screenshot(page, "phonetic-1-typed")
+    page.keyboard.press("Control+Enter")
+    keys += 1
+    page.get_by_text("Submitted. Here is your next task.").wait_for()
+    assert stored_text(engine) == [HINDI]
+    assert keys == len(PHRASE) + 1
+    with Session(engine) as session:
+        assert session.scalars(select(Translation.status)).one() == "submitted"
+    learned = {(f.roman, f.devanagari) for f in learned_forms(engine, project_id(engine))}
+    assert learned == set(zip(PHRASE.split(), HINDI.split()))
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_be_focused()  # the next task, ready
+
+
+def test_a_number_key_picks_another_spelling_which_is_learned_for_the_project(typing_db, start_app, browser_page):
+    url, engine = typing_db
+    page = browser_page
+    editor = open_editor(page, start_app(url).url, engine)
+    page.keyboard.type("mera")
+    second = page.get_by_role("option").nth(1)
+    expect(second).to_be_visible()
+    form = second.inner_text().split("\n")[-1].strip().lstrip("2").strip()
+    page.keyboard.press("2")
+    expect(editor).to_have_value(form)
+    editor.blur()  # leaving the editor saves (with what was picked)
+    page.get_by_text("Draft saved at").wait_for()
+    assert stored_text(engine) == [form]
+    assert suggest_for(engine, project_id(engine), "mera")[0] == form  # first next time, in this project
+
+
+def test_esc_keeps_a_name_in_roman_and_devanagari_passes_through(typing_db, start_app, browser_page):
+    url, engine = typing_db
+    page = browser_page
+    editor = open_editor(page, start_app(url).url, engine)
+    page.keyboard.type("Sony")
+    expect(page.get_by_role("listbox", name="Suggestions")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("listbox", name="Suggestions")).to_be_hidden()
+    page.keyboard.type(" ki ")
+    expect(editor).to_have_value("Sony की ")
+    page.keyboard.insert_text("स्क्रीन तेज़")  # pasted or typed with a Hindi keyboard: not a Roman word
+    page.keyboard.press("Space")
+    expect(editor).to_have_value("Sony की स्क्रीन तेज़ ")
+    page.keyboard.press("Control+.")  # plain Roman from here
+    page.keyboard.type("sharp ")
+    expect(editor).to_have_value("Sony की स्क्रीन तेज़ sharp ")
+    page.keyboard.press("Control+.")  # and phonetic Hindi again
+    page.keyboard.type("hai.")
+    expect(editor).to_have_value("Sony की स्क्रीन तेज़ sharp है.")
+    screenshot(page, "phonetic-2-names-and-paste")
+    editor.blur()
+    page.get_by_text("Draft saved at").wait_for()
+    assert stored_text(engine) == ["Sony की स्क्रीन तेज़ sharp है."]
+
+
+def test_text_typed_but_not_yet_saved_is_offered_back_after_a_refresh(typing_db, start_app, browser_page):
+    url, engine = typing_db
+    page = browser_page
+    editor = open_editor(page, start_app(url).url, engine)
+    page.keyboard.type("mera ")
+    expect(editor).to_have_value("मेरा ")
+    page.reload()  # at once, before the pause that would save it
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    assert stored_text(engine) == []  # the server never got it
+    page.get_by_text("This browser kept 5 characters").wait_for()
+    page.get_by_role("button", name="Restore unsaved text").click()
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा ")
+    page.get_by_text("Draft saved at").wait_for()
+    assert stored_text(engine) == ["मेरा"]
+    page.reload()  # once saved, nothing is offered again
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा")
+    expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0)
