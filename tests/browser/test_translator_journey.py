@@ -1,5 +1,6 @@
-"""A translator's day in a real browser: log in, type Roman and convert, submit the blind translation,
-then the aware one with its aspect map, and find both stored."""
+"""A translator's day in a real browser: log in, pick the ITRANS converter and insert its output, submit
+the blind translation, then the aware one with its aspect map, and find both stored. (Phonetic typing in
+the editor itself: test_phonetic_typing.py.)"""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
     expect(page.get_by_text("battery life", exact=False)).to_have_count(1)  # only inside the sentence
     assert page.locator("mark").count() == 0
 
+    page.get_by_role("combobox", name="Scheme").click()  # the old converter, one scheme among others
+    page.get_by_role("option", name="ITRANS", exact=True).click()
     roman = page.get_by_role("textbox", name="Roman")
     roman.fill(ROMAN)
     roman.press("Enter")
@@ -58,17 +61,15 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
     screenshot(page, "translator-1-blind-preview")
     page.get_by_role("button", name="Insert into translation").click()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
-    page.wait_for_function(
-        "t => [...document.querySelectorAll('textarea')].some(e => e.value === t)", arg=BLIND
-    )
+    expect(editor).to_have_value(BLIND)
     screenshot(page, "translator-2-blind-inserted")
     page.get_by_role("button", name="Submit & next").click()
 
     page.get_by_role("heading", name="Aspect-aware translation").wait_for()
     page.get_by_text("Submitted. Here is your next task.").wait_for()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
-    editor.fill(AWARE)
-    editor.press("Control+Enter")  # commits the text: autosave, and the words become selectable
+    expect(editor).to_be_focused()  # the next task opens ready to type
+    editor.fill(AWARE)  # pasted Devanagari: autosaved on the pause, and the words become selectable
     page.get_by_role("button", name="बैटरी", exact=True).click()
     page.wait_for_timeout(500)
     page.get_by_role("button", name="लाइफ़", exact=True).click()
@@ -105,7 +106,7 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     page.get_by_role("link", name="Translate").click()
     page.get_by_role("heading", name="Blind translation").wait_for()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
-    editor.fill(BLIND)  # typed, never committed: no Ctrl+Enter, the field keeps its focus
+    editor.fill(BLIND)  # typed, and the page is reloaded before the pause that would save it
     kept_in_browser(page, BLIND)
     page.reload()
     page.get_by_role("heading", name="Blind translation").wait_for()
@@ -115,16 +116,14 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     screenshot(page, "translator-unsaved-offer")
     page.get_by_role("button", name="Restore unsaved text").click()
     page.get_by_text(re.compile(r"^Draft saved at ")).wait_for()
-    page.wait_for_function(
-        "t => [...document.querySelectorAll('textarea')].some(e => e.value === t)", arg=BLIND
-    )
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND)
     with Session(engine) as session:
         (row,) = session.scalars(select(Translation)).all()
         assert (row.text, row.status) == (BLIND, "draft")
     page.reload()  # once saved, nothing is offered again
     page.get_by_role("heading", name="Blind translation").wait_for()
-    page.wait_for_timeout(1000)
-    assert page.get_by_role("button", name="Restore unsaved text").count() == 0
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND)
+    expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0)
     more = BLIND + " और"  # typing on top of the saved draft is kept again, against the new stored text
     page.get_by_role("textbox", name="Your Hindi translation").fill(more)
     kept_in_browser(page, more)
