@@ -28,7 +28,8 @@ from corpus.tokens import TOKENIZER_SIGNATURE, normalize
 
 FEATURES_NAME = "crf-word"
 FEATURES_VERSION = "1.0"
-FEATURES_SIGNATURE = f"{FEATURES_NAME}/{FEATURES_VERSION}(lower,token-if-cased,prefix1-3,suffix1-3,script,shape,position;±2)"
+FEATURES_SIGNATURE = (f"{FEATURES_NAME}/{FEATURES_VERSION}"
+                      "(lower,token-if-cased,prefix1-3,suffix1-3,script,shape,position;±2)")
 ASPECT_TYPE = "ASP"  # seqeval needs a typed tag; the project has one aspect type
 SCORING = "seqeval strict IOB2 span P/R/F1 (micro)"
 CROSS_VALIDATION = "cross-validation over train"
@@ -342,6 +343,33 @@ def held_out_predictions(train_set: Sequence[LabelledSequence], test_set: Sequen
     return [Prediction(s.key, tuple(t), tuple(m)) for s, (t, m) in zip(test_set, predicted)]
 
 
+@dataclass(frozen=True)
+class Suspect:
+    """A sentence whose gold the model contradicts: ``confidence`` is the model's probability of its own tag
+    on the token where it is surest that the gold is wrong."""
+
+    key: str
+    token: int
+    gold: str
+    predicted: str
+    confidence: float
+
+
+def suspects(sequences: Sequence[LabelledSequence], predictions: Sequence[Prediction],
+             min_confidence: float = 0.9) -> list[Suspect]:
+    """Gold the (cross-validated) model contradicts with at least ``min_confidence``, most confident first."""
+    gold = {s.key: s.tags for s in sequences}
+    found = []
+    for p in predictions:
+        tags = gold.get(p.key)
+        if tags is None:
+            continue
+        worst = max(((p.marginals[i][t], i) for i, t in enumerate(p.tags) if t != tags[i]), default=None)
+        if worst is not None and worst[0] >= min_confidence:
+            found.append(Suspect(p.key, worst[1], tags[worst[1]], p.tags[worst[1]], worst[0]))
+    return sorted(found, key=lambda s: (-s.confidence, s.key))
+
+
 # ---------------------------------------------------------------- scoring
 
 
@@ -492,10 +520,12 @@ def card_lines(report: dict) -> list[str]:
         return [f"{f[k]:.3f}" for k in ("precision", "recall", "f1")]
 
     lines = ["## CRF baseline (seed paper Table 3, first row)", "",
-             "| domain | English P | English R | English F1 | Hindi P | Hindi R | Hindi F1 |", "|---|---|---|---|---|---|---|"]
+             "| domain | English P | English R | English F1 | Hindi P | Hindi R | Hindi F1 |",
+             "|---|---|---|---|---|---|---|"]
     lines += [f"| {d} | " + " | ".join(cells("en", d) + cells("hi", d)) + " |" for d in domains]
-    lines += ["", f"English: every imported source sentence, tags from the SemEval offsets ({protocols.get('en', 'n/a')}); "
-              f"Hindi: the final translations' gold tags ({protocols.get('hi', 'n/a')}). "
+    lines += ["", "English: every imported source sentence, tags from the SemEval offsets "
+              f"({protocols.get('en', 'n/a')}); Hindi: the final translations' gold tags "
+              f"({protocols.get('hi', 'n/a')}). "
               "Span precision, recall and F1 with seqeval, strict IOB2.", "",
               f"Signature: `{report.get('signature', '')}`", ""]
     return lines

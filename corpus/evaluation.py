@@ -147,8 +147,8 @@ def read_jsonl(data: bytes, filename: str) -> tuple[list[PredictedSentence], lis
         plain = [plain_tag(t) for t in tags]
         bad = next((i for i, t in enumerate(plain) if t is None), None)
         if bad is not None:
-            errors.append(LocatedError(filename, f"token {bad + 1}: unknown tag {tags[bad][:20]!r} (expected B, I or O)",
-                                       line=number, sentence_id=sid or where))
+            errors.append(LocatedError(filename, f"token {bad + 1}: unknown tag {tags[bad][:20]!r} "
+                                       "(expected B, I or O)", line=number, sentence_id=sid or where))
             continue
         sentences.append(PredictedSentence(sid, tuple(normalize(t) for t in tokens), tuple(plain), number))
     return sentences, errors
@@ -186,8 +186,9 @@ def match_to_gold(predicted: Sequence[PredictedSentence], gold: Sequence[Labelle
                                        f"{', '.join(missing[:5])}"))
     else:
         if len(predicted) != len(gold):
-            errors.append(LocatedError(filename, f"{len(predicted)} sentences, but the test split has {len(gold)} "
-                                       "(without '# id = …' lines or \"id\" fields, sentences are matched by position)"))
+            errors.append(LocatedError(
+                filename, f"{len(predicted)} sentences, but the test split has {len(gold)} (without '# id = …' lines "
+                "or \"id\" fields, sentences are matched by position)"))
         pairs = list(zip(predicted, gold))
     for p, g in pairs:
         problem = token_mismatch(p.tokens, g.tokens)

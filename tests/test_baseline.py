@@ -22,6 +22,7 @@ from corpus.baseline import (
     span_confidence,
     span_scores,
     suggest_spans,
+    suspects,
     token_features,
     train,
 )
@@ -247,3 +248,14 @@ def test_audit_baseline_adds_the_crf_on_the_audited_file(capsys):
 def test_audit_without_baseline_trains_nothing(capsys):
     assert main(["audit", str(AUDIT / "hindi_bio.conll"), "--json"]) == 0
     assert "baseline" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_planted_wrong_gold_item_is_the_top_suspect_of_the_cross_validated_model():
+    data = _toy(60)
+    planted = LabelledSequence("restaurant/train/wrong", "restaurant", "train", ("the", "pizza", "was", "good"),
+                               ("O", "O", "O", "O"))  # "pizza" is an aspect everywhere else
+    data.append(planted)
+    found = suspects(data, cross_validated_predictions(data), min_confidence=0.8)
+    assert found and found[0].key == "restaurant/train/wrong"
+    assert (found[0].token, found[0].gold, found[0].predicted) == (1, "O", "B")
+    assert all(a.confidence >= b.confidence for a, b in zip(found, found[1:]))
