@@ -1,14 +1,14 @@
 """What the CRF baseline and the leaderboard read and store (the model itself is ``corpus.baseline``).
 
-English side: every imported source sentence, translated or not, tokens and BIO from its SemEval offsets
-(``corpus.export.records.english_side``, the export's own mapping). Hindi side: the final translations
-with gold tags, as the export reads them (``db.export_data.load_export``), so the check scores exactly
-what a team would download. Neither reader writes.
+English side: every imported source sentence, translated or not, tokens and BIO from its SemEval offsets,
+as ``export --source-only`` reads them (``db.export_data.load_source_export``). Hindi side: the final
+translations with gold tags, as the export reads them (``db.export_data.load_export``), so the check scores
+exactly what a team downloads. Neither reader writes: final picks are the recorded ones (``export``
+records the automatic picks; until then a sentence without a recorded pick is not on the Hindi side).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,40 +18,20 @@ from sqlalchemy.orm import Session
 
 from corpus.baseline import CrfSettings, LabelledSequence, dataset_baseline, held_out_predictions
 from corpus.evaluation import Evaluation, gold_version, score_by_domain
-from corpus.export.records import EnglishAspect, english_side
 from db.engine import reader
-from db.models import AspectTerm, LeaderboardEntry, SourceSentence, User
+from db.models import LeaderboardEntry, User
 from db.schema import default_project_id
 
 BASELINE_NAME = "CRF baseline"
 
 
 def english_sequences(engine: Engine, project_id: int | None = None) -> list[LabelledSequence]:
-    """Every imported source sentence with BIO from its offsets, keyed ``domain/split/sentence id``."""
-    with Session(reader(engine)) as session:
-        project_id = project_id or default_project_id(session)
-        conn = session.connection()
-        sentences = conn.execute(
-            select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
-                   SourceSentence.text)
-            .where(SourceSentence.project_id == project_id)
-            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
-        ).all()
-        aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
-        for row in conn.execute(
-            select(AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term, AspectTerm.start, AspectTerm.end)
-            .join(SourceSentence, SourceSentence.id == AspectTerm.sentence_id)
-            .where(SourceSentence.project_id == project_id)
-            .order_by(AspectTerm.sentence_id, AspectTerm.position)
-        ).all():
-            aspects[row.sentence_id].append(EnglishAspect(row.term, row.start, row.end, None, row.position))
-    out = []
-    for s in sentences:
-        _text, _aspects, tokens, tags = english_side(s.text, aspects.get(s.id, []))
-        if tokens:
-            out.append(LabelledSequence(f"{s.domain}/{s.split}/{s.sentence_id}", s.domain, s.split,
-                                        tuple(t.text for t in tokens), tuple(tags)))
-    return out
+    """Every imported source sentence with BIO from its offsets, as ``export --source-only`` writes it
+    (``db.export_data.load_source_export``), keyed ``domain/split/sentence id``."""
+    from db.export_data import load_source_export
+
+    return [LabelledSequence(r.uid, r.domain, r.split, tuple(r.en_tokens), tuple(r.en_tags))
+            for r in load_source_export(engine, project_id).sentences if r.en_tokens]
 
 
 def hindi_sequences(engine: Engine, project_id: int | None = None) -> list[LabelledSequence]:
