@@ -320,6 +320,28 @@ def apply_automatic_rule(session: Session, project_id: int, items: set[int] | No
     return len(steps)
 
 
+def apply_automatic_rule_to_new_items(
+    session: Session, project_id: int, submitted: dict[int, list[tuple[int, list[str]]]],
+    assignees: dict[int, set[int]],
+) -> int:
+    """The automatic rule for items created in the caller's transaction (an import): they have no decision
+    yet and nobody else can see them, so the rule runs on what the caller just wrote instead of reading
+    the project back. ``submitted``: item -> (annotator id, tags) of its submitted annotations in the
+    order the rule reads them (submission time, then id); ``assignees``: item -> its active assignees.
+    Returns decisions written."""
+    k = _project_k(session, project_id)
+    steps = {}
+    for item_id, versions in submitted.items():
+        done = {annotator for annotator, _ in versions}
+        complete = bool(done) and assignees.get(item_id, set()) <= done
+        step = next_automatic_decision(None, None, [list(tags) for _, tags in versions], complete, k)
+        if step is not None:
+            steps[item_id] = step
+    if steps:
+        _write_automatic(session, steps)
+    return len(steps)
+
+
 def _write_automatic(session: Session, steps: dict[int, GoldStep]) -> None:
     """The rule's decisions and their revisions (as ``_record`` writes them), with driver executemany:
     an import or restore writes tens of thousands, which as ORM objects took seconds and ~150 MB.

@@ -15,7 +15,7 @@ from itertools import islice
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import bindparam, insert
+from sqlalchemy import JSON, bindparam, insert
 from sqlalchemy.orm import Session
 
 #: Rows per executemany: big enough to be fast, small enough that one chunk's rows stay a few MB.
@@ -58,7 +58,9 @@ def insert_rows(session: Session, model: Any, columns: Sequence[str], rows: Iter
     processors = []
     for name in columns:
         process = table.c[name].type.dialect_impl(dialect).bind_processor(dialect)
-        processors.append(_last_value_cached(process) if process is not None else None)
+        if process is not None and not isinstance(table.c[name].type, JSON):
+            process = _last_value_cached(process)  # datetimes, booleans: mostly one value per import
+        processors.append(process)
     processed = [(i, p) for i, p in enumerate(processors) if p is not None]
     if compiled.positional:  # the statement lists the table's columns in table order
         where = {name: i for i, name in enumerate(columns)}

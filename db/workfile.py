@@ -544,9 +544,9 @@ def _write_translations(session: Session, project_id: int, plan: _Plan, stored: 
 _REVISION_COLUMNS = ("entity", "entity_id", "version", "author_id", "action", "created_at", "payload")
 
 
-def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict, now: datetime) -> set[int]:
+def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict, now: datetime) -> tuple:
     """Tagging items (tokens frozen now, for translations nobody tagged yet), annotations, their
-    assignments and revisions. Returns the items that gained an annotation."""
+    assignments and revisions. Returns what the automatic rule needs (``_gold_inputs``)."""
     users = stored.users
     versions = {tid: version for tid, _, version in ids.values()}
     new_items: dict[int, tuple[str, ...]] = {}
@@ -587,7 +587,34 @@ def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict
          {"tags": list(a.record.tags), "status": a.record.status})
         for key, a in zip(keys, plan.annotations)
     ))
-    return {item_id for item_id, _ in keys}
+    return _gold_inputs(plan, stored, ids, keys, set(item_of[tid] for tid in new_items))
+
+
+_INACTIVE_TASKS = ("reassigned", "skipped")
+
+
+def _gold_inputs(plan: _Plan, stored: _Stored, ids: dict, keys: list[tuple[int, int]], new_items: set[int]) -> tuple:
+    """What the automatic rule needs: for items created now, their submitted versions in the order the
+    rule reads them (submission time, then id: the insertion order) and their active assignees; the
+    items that existed already and gained an annotation are left to the rule's own reading."""
+    active: dict[int, set[int]] = defaultdict(set)
+    for (user_id, translation_id), (_, status) in stored.annotation_tasks.items():
+        if status not in _INACTIVE_TASKS:
+            active[translation_id].add(user_id)
+    submitted: dict[int, list] = {item_id: [] for item_id in new_items}
+    assignees: dict[int, set[int]] = {item_id: set() for item_id in new_items}
+    existing: set[int] = set()
+    order = sorted(range(len(keys)), key=lambda i: (plan.annotations[i].submitted_at or datetime.max, i))
+    for i in order:
+        (item_id, annotator_id), a = keys[i], plan.annotations[i]
+        if item_id not in new_items:
+            existing.add(item_id)
+            continue
+        assignees[item_id].add(annotator_id)
+        assignees[item_id] |= active.get(ids[a.task][0], set())
+        if a.record.status == "submitted":
+            submitted[item_id].append((annotator_id, a.record.tags))
+    return submitted, assignees, existing
 
 
 def _write_work(session: Session, project_id: int, work: WorkFile, source: str,
@@ -614,11 +641,12 @@ def _write_work(session: Session, project_id: int, work: WorkFile, source: str,
     report("writing", 1, steps)
     ids = _write_translations(session, project_id, plan, stored, now)
     report("writing", 2, steps)
-    touched = _write_annotations(session, plan, stored, ids, now)
+    submitted, assignees, existing = _write_annotations(session, plan, stored, ids, now)
     report("writing", 3, steps)
     # Gold follows the annotators at once, in the same transaction, as it does after a save in the app.
-    from db.adjudication import apply_automatic_rule
+    from db.adjudication import apply_automatic_rule, apply_automatic_rule_to_new_items
 
-    apply_automatic_rule(session, project_id, touched)
+    apply_automatic_rule_to_new_items(session, project_id, submitted, assignees)
+    apply_automatic_rule(session, project_id, existing)
     report("writing", steps, steps)
     return WorkImportSummary(len(plan.sentences), len(plan.translations), len(plan.annotations), plan.unchanged)
