@@ -3,7 +3,8 @@ the frozen tokens of an item.
 
 Every selection step (click, drag, shift-click, arrow keys, tab to a suggestion) happens in the browser;
 the server hears about a change only when it is committed (mark, unmark, accept, reject, undo, redo,
-submit, next/previous item), as ONE trigger carrying the item it was made on and the whole new span list.
+submit, next/previous item), as ONE state value carrying the item it was made on, the whole new span list
+and the actions the page has not acknowledged yet.
 The page refuses a commit that names another item than the one the editor was mounted for, so a value
 can never land on the wrong item. Tokens reach the DOM only through ``textContent``.
 
@@ -46,25 +47,37 @@ def keys_markdown() -> str:
 
 @dataclass(frozen=True)
 class Commit:
+    """The editor's state after its latest committed change, with every change the page has not yet
+    acknowledged (``actions``: (seq, action) pairs, oldest first). Spans are the whole list, so saving the
+    latest state covers every edit; a submit or a move among the actions must still happen."""
+
     item: int
     seq: int
-    action: str
     spans: list[Span]
     rejected: list[Span]
+    actions: tuple[tuple[int, str], ...]
+
+    def since(self, ack: int) -> list[str]:
+        """The actions the page has not handled yet (it has handled everything up to ``ack``)."""
+        return [action for seq, action in self.actions if seq > ack]
 
 
 def read_commit(raw: Any, item: int, n_tokens: int) -> Commit | None:
-    """The editor's committed value if it was made on ``item``; None for a value about another item or
-    an unknown action. Malformed spans are a ValueError (the editor never sends them)."""
-    if not isinstance(raw, dict) or raw.get("item") != item or raw.get("action") not in ACTIONS:
+    """The editor's committed value if it was made on ``item``; None for a value about another item.
+    Malformed spans are a ValueError (the editor never sends them); unknown actions are dropped."""
+    if not isinstance(raw, dict) or raw.get("item") != item:
         return None
     seq = raw.get("seq")
+    actions = tuple(
+        (a["seq"], a["action"]) for a in raw.get("actions") or []
+        if isinstance(a, dict) and isinstance(a.get("seq"), int) and a.get("action") in ACTIONS
+    )
     return Commit(
         item=item,
-        seq=seq if isinstance(seq, int) else 0,
-        action=raw["action"],
+        seq=seq if isinstance(seq, int) else max((s for s, _ in actions), default=0),
         spans=parse_spans(raw.get("spans") or [], n_tokens),
         rejected=parse_spans(raw.get("rejected") or [], n_tokens, overlapping=True),
+        actions=actions,
     )
 
 
@@ -81,7 +94,7 @@ _CSS = """
 .se-status[data-kind="ok"] { color: #1b7f4b; }
 .se-tokens { position: relative; display: flex; flex-wrap: wrap; gap: 6px 4px; padding: 34px 0 4px;
   line-height: 1.5; font-size: 1.2rem; }
-.se-tok { display: inline-block; padding: 3px 7px; border-radius: 6px; border: 1px solid #ccc;
+.se-tok { display: inline-block; padding: 3px 7px; border-radius: 6px; border: 2px solid #d3d3d3;
   background: #fafafa; cursor: pointer; user-select: none; -webkit-user-select: none;
   touch-action: manipulation; }
 .se-tok[data-tag="B"], .se-tok[data-tag="I"] { border: 2px solid #1b7f4b; background: #d8f3dc; font-weight: 600; }
@@ -97,8 +110,7 @@ _CSS = """
 .se-float button { font: inherit; font-size: 0.8rem; padding: 2px 10px; border-radius: 6px;
   border: 1px solid #3b6fd8; background: #fff; color: #1d4fb5; cursor: pointer; }
 .se-float button[hidden] { display: none; }
-.se-hints { font-size: 0.75rem; color: #777; height: 1.2rem; overflow: hidden; white-space: nowrap;
-  text-overflow: ellipsis; }
+.se-hints { font-size: 0.75rem; color: #777; height: 2.2rem; line-height: 1.1rem; overflow: hidden; }
 @media (hover: none) { .se-hints { display: none; } .se-tok { padding: 6px 9px; } }
 """
 
@@ -122,6 +134,7 @@ class SpanEditor {
     this.host = host;
     this.item = data.item;
     this.seq = data.ack || 0;
+    this.unacked = [];
     this.undo = []; this.redo = [];
     this.anchor = null; this.cursor = null; this.activeSug = -1; this.dragFrom = null;
     this.root = el("div", "se-root");
@@ -155,6 +168,9 @@ class SpanEditor {
     this.root.append(head, this.tokensEl, this.hintsEl);
     host.append(this.root);
     this.tokens = data.tokens;
+    this.suggestions = data.suggestions || [];
+    this.disagree = new Set(data.disagree || []);
+    this.serverStatus = data.status || { kind: "", text: "" };
     this.tokEls = data.tokens.map((text, i) => {
       const t = el("span", "se-tok", text);
       t.dataset.tokenIndex = String(i);
@@ -178,8 +194,9 @@ class SpanEditor {
     this.render();
   }
 
-  update(data, setTriggerValue) {
-    this.send = setTriggerValue;
+  update(data, setStateValue) {
+    this.send = setStateValue;
+    this.unacked = this.unacked.filter((a) => a.seq > (data.ack || 0));
     this.suggestions = data.suggestions || [];
     this.disagree = new Set(data.disagree || []);
     this.keyEl.textContent = data.label || "";
@@ -311,10 +328,14 @@ class SpanEditor {
   }
 
   commit(action) {
+    // State, not a trigger: a value the server has not run yet is never dropped, and it lists every
+    // change not yet acknowledged, so a submit right after a mark is never lost.
     this.seq += 1;
+    this.unacked.push({ seq: this.seq, action });
     this.waiting = action !== "next" && action !== "prev";
     this.render();
-    this.send("commit", { item: this.item, seq: this.seq, action, spans: this.spans, rejected: this.rejected });
+    this.send("commit", { item: this.item, seq: this.seq, spans: this.spans, rejected: this.rejected,
+                          actions: this.unacked.slice() });
   }
 
   note(text) { this.statusEl.dataset.kind = "error"; this.statusEl.textContent = text; }
@@ -382,7 +403,7 @@ class SpanEditor {
   }
 }
 
-export default function ({ parentElement, data, setTriggerValue }) {
+export default function ({ parentElement, data, setStateValue }) {
   let editor = parentElement.__spanEditor;
   if (!editor || editor.item !== data.item || editor.tokens.length !== data.tokens.length) {
     if (editor) { editor.root.remove(); window.removeEventListener("pointerup", editor.upHandler); }
@@ -390,7 +411,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
     parentElement.__spanEditor = editor;
   }
   if ((data.ack || 0) >= editor.seq) editor.waiting = false;
-  editor.update(data, setTriggerValue);
+  editor.update(data, setStateValue);
   return () => window.removeEventListener("pointerup", editor.upHandler);
 }
 """

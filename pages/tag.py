@@ -27,7 +27,7 @@ from db.tagging import (
 )
 from pages._chips import marked_text, token_chips
 from pages._common import get_engine, require_role
-from pages._span_editor import Commit, keys_markdown, span_editor
+from pages._span_editor import EDITS, Commit, keys_markdown, span_editor
 
 ITEM_PARAM = "item"
 FILTERS = {"Unfinished": ("assigned", "draft"), "Submitted": ("submitted",), "All": ("assigned", "draft", "submitted")}
@@ -100,28 +100,42 @@ def _step(tid: int, step: int) -> None:
 
 
 def on_commit(tid: int, commit: Commit) -> None:
-    """One committed change from the editor, made on item ``tid`` (the editor names it; others are refused)."""
-    st.session_state[f"tag_ack_{tid}"] = commit.seq
-    if commit.action in ("next", "prev"):
-        _step(tid, 1 if commit.action == "next" else -1)
+    """The editor's committed state for item ``tid`` (the editor names it; a value for another item never
+    gets here): save the whole span list once, then submit and/or move as the annotator asked."""
+    ack = st.session_state.get(f"tag_ack_{tid}", 0)
+    actions = commit.since(ack)
+    st.session_state[f"tag_ack_{tid}"] = max(ack, commit.seq)
+    if not actions:
         return
     work = st.session_state[f"tag_work_{tid}"]
+    edited = any(a in EDITS for a in actions)
+    submit = "submit" in actions
     if work["status"] == "submitted":
-        if commit.action == "submit":
+        if edited:
+            _status(tid, "error", "Submitted: choose “Reopen for editing” to change it.")
+        elif submit:
             _open_next_unfinished(tid)
         else:
-            _status(tid, "error", "Submitted: choose “Reopen for editing” to change it.")
+            _move(tid, actions)
         return
-    work["spans"] = commit.spans
-    work["rejected"] = set(commit.rejected)
-    if commit.spans and work["no_aspects"]:
-        work["no_aspects"] = False
-        st.session_state[f"tag_none_{tid}"] = False
-    if commit.action == "submit":
-        if _persist(tid, "submit"):
+    if edited or submit:
+        work["spans"] = commit.spans
+        work["rejected"] = set(commit.rejected)
+        if commit.spans and work["no_aspects"]:
+            work["no_aspects"] = False
+            st.session_state[f"tag_none_{tid}"] = False
+        if not _persist(tid, "submit" if submit else "autosave"):
+            return
+        if submit:
             _open_next_unfinished(tid)
-    else:
-        _persist(tid)
+            return
+    _move(tid, actions)
+
+
+def _move(tid: int, actions: list[str]) -> None:
+    moves = [a for a in actions if a in ("next", "prev")]
+    if moves:
+        _step(tid, 1 if moves[-1] == "next" else -1)
 
 
 def _open_next_unfinished(tid: int) -> None:
@@ -252,7 +266,7 @@ with main:
     pending = [(s.span, s.term) for s in view.suggestions]
     default_status = ("info", "Submitted · read-only until you reopen it") if submitted else ("", "")
     span_editor(
-        f"tag_editor_{tid}", item=tid, label=f"{view.sentence_key} · {view.phase} · #{tid}",
+        "tag_editor", item=tid, label=f"{view.sentence_key} · {view.phase} · #{tid}",
         tokens=view.tokens, spans=work["spans"], suggestions=pending, rejected=sorted(work["rejected"]),
         readonly=submitted, ack=st.session_state.get(f"tag_ack_{tid}", 0),
         status=st.session_state.get(f"tag_status_{tid}", default_status),

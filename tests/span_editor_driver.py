@@ -1,12 +1,11 @@
 """Drive the span editor (a components-v2 widget) from AppTest: AppTest renders it but has no API to set
-its value, so a test sends the very trigger the browser would send (one commit naming its item)."""
+its value, so a test sends the very state the browser would send (one commit naming its item)."""
 
 from __future__ import annotations
 
 import json
 from itertools import count
 
-from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.proto.WidgetStates_pb2 import WidgetStates
 
 _seq = count(1)
@@ -27,12 +26,14 @@ def commit(at, key: str, action: str, spans=(), rejected=(), item: int | None = 
     """Send one committed change from the editor ``key``, as the browser does, and rerun."""
     element = editor(at, key)
     data = json.loads(element.proto.json)
-    value = {"item": data["item"] if item is None else item, "seq": next(_seq), "action": action,
+    seq = max(next(_seq), data["ack"] + 1)
+    value = {"item": data["item"] if item is None else item, "seq": seq,
+             "actions": [{"seq": seq, "action": action}],
              "spans": [list(s) for s in spans], "rejected": [list(s) for s in rejected]}
-    states = at._tree.get_widget_states()
-    trigger = states.widgets.add()
-    trigger.id = _make_trigger_id(element.proto.id, "events")
-    trigger.json_trigger_value = json.dumps([{"event": "commit", "value": value}])
-    at._run(WidgetStates(widgets=list(states.widgets)))
+    states = WidgetStates(widgets=[w for w in at._tree.get_widget_states().widgets if w.id != element.proto.id])
+    state = states.widgets.add()
+    state.id = element.proto.id
+    state.json_value = json.dumps({"commit": value})
+    at._run(states)
     assert not at.exception, at.exception
     return at

@@ -47,7 +47,7 @@ def world(tmp_path, monkeypatch):
 
 def tagging_page(engine, user_id) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=30)
-    at.query_params["session"] = start_session(engine, user_id)
+    at.session_state["session_token"] = start_session(engine, user_id)  # what the login leaves (no cookie in AppTest)
     at.run()
     at.switch_page("pages/tag.py")
     at.run()
@@ -65,7 +65,7 @@ def current(at) -> int:
 
 def shown(at) -> dict:
     """What the editor of the open item was given."""
-    return editor_data(at, f"tag_editor_{current(at)}")
+    return editor_data(at, "tag_editor")
 
 
 def saved_annotation(engine, user_id):
@@ -102,13 +102,13 @@ def test_one_commit_carries_the_whole_span_list_and_autosaves_a_revision(world):
     engine = world["engine"]
     at = tagging_page(engine, world["meera"])
     tid = current(at)
-    commit(at, f"tag_editor_{tid}", "mark", spans=[(1, 3)])
+    commit(at, "tag_editor", "mark", spans=[(1, 3)])
     annotation = saved_annotation(engine, world["meera"])
     assert (annotation.tags, annotation.status) == (["O", "B", "I", "O", "O", "O", "O"], "draft")
     assert actions(engine) == ["autosave"]
     assert shown(at)["spans"] == [[1, 3]] and shown(at)["ack"] > 0
     assert shown(at)["status"]["text"].startswith("Draft saved · version 1")
-    commit(at, f"tag_editor_{tid}", "unmark", spans=[])
+    commit(at, "tag_editor", "unmark", spans=[])
     assert saved_annotation(engine, world["meera"]).tags == ["O"] * 7
 
 
@@ -117,9 +117,9 @@ def test_the_editor_refuses_overlapping_spans_and_a_value_for_another_item(world
     at = tagging_page(engine, world["meera"])
     tid = current(at)
     other = world["t2"] if tid == world["t1"] else world["t1"]
-    commit(at, f"tag_editor_{tid}", "mark", spans=[(1, 3)], item=other)  # names another item: ignored
+    commit(at, "tag_editor", "mark", spans=[(1, 3)], item=other)  # names another item: ignored
     assert actions(engine) == [] and current(at) == tid
-    commit(at, f"tag_editor_{tid}", "mark", spans=[(1, 3), (2, 4)])  # overlapping: refused, said in the status
+    commit(at, "tag_editor", "mark", spans=[(1, 3), (2, 4)])  # overlapping: refused, said in the status
     assert "overlaps" in shown(at)["status"]["text"]
     with Session(engine) as session:
         assert session.scalars(select(Annotation)).all() == []
@@ -129,18 +129,18 @@ def test_the_item_lives_in_the_url_so_a_new_session_opens_the_same_item(world):
     engine = world["engine"]
     at = tagging_page(engine, world["meera"])
     first = current(at)
-    commit(at, f"tag_editor_{first}", "next")
+    commit(at, "tag_editor", "next")
     second = current(at)
     assert second != first and shown(at)["item"] == second
     again = AppTest.from_file(str(APP), default_timeout=30)
-    again.query_params["session"] = at.query_params["session"]
+    again.session_state["session_token"] = at.session_state["session_token"]
     again.query_params["item"] = str(second)
     again.run()
     again.switch_page("pages/tag.py")
     again.query_params["item"] = str(second)
     again.run()
     assert current(again) == second and shown(again)["item"] == second
-    commit(at, f"tag_editor_{second}", "prev")
+    commit(at, "tag_editor", "prev")
     assert current(at) == first
 
 
@@ -164,7 +164,7 @@ def test_submit_from_the_editor_opens_the_next_unfinished_item(world):
     engine = world["engine"]
     at = tagging_page(engine, world["meera"])
     first = current(at)
-    commit(at, f"tag_editor_{first}", "submit", spans=[(1, 3)])
+    commit(at, "tag_editor", "submit", spans=[(1, 3)])
     assert saved_annotation(engine, world["meera"]).status == "submitted"
     assert current(at) != first
     assert at.progress[0].proto.text == "1 of 2 submitted"
@@ -174,17 +174,17 @@ def test_a_submitted_annotation_is_read_only_until_reopened_and_reopening_is_in_
     engine = world["engine"]
     at = tagging_page(engine, world["meera"])
     tid = current(at)
-    commit(at, f"tag_editor_{tid}", "submit", spans=[(1, 3)])
+    commit(at, "tag_editor", "submit", spans=[(1, 3)])
     at.selectbox(key="tag_filter").set_value("All").run()
     at.selectbox(key="tag_item").set_value(tid).run()
     assert current(at) == tid and shown(at)["readonly"] is True
-    commit(at, f"tag_editor_{tid}", "unmark", spans=[])  # refused: nothing changes before a reopen
+    commit(at, "tag_editor", "unmark", spans=[])  # refused: nothing changes before a reopen
     assert saved_annotation(engine, world["meera"]).tags == ["O", "B", "I", "O", "O", "O", "O"]
     assert "Reopen" in shown(at)["status"]["text"]
     at.button(key=f"tag_reopen_{tid}").click().run()
     assert not at.exception, at.exception
     assert shown(at)["readonly"] is False and saved_annotation(engine, world["meera"]).status == "draft"
-    commit(at, f"tag_editor_{tid}", "unmark", spans=[])
+    commit(at, "tag_editor", "unmark", spans=[])
     annotation = saved_annotation(engine, world["meera"])
     assert (annotation.tags, annotation.status) == (["O"] * 7, "draft")
     assert actions(engine) == ["submit", "reopen", "autosave"]
@@ -196,7 +196,7 @@ def test_the_queue_names_sentences_by_a_snippet_and_filters_by_status(world):
     tid = current(at)
     assert [o.split(" — ")[0] for o in at.selectbox(key="tag_item").options] == ["लेकिन स्टाफ़ सर्विस बहुत बुरी थी।",
                                                                                   "खाना अच्छा था।"]
-    commit(at, f"tag_editor_{tid}", "submit", spans=[(1, 3)])
+    commit(at, "tag_editor", "submit", spans=[(1, 3)])
     assert len(at.selectbox(key="tag_item").options) == 1  # unfinished only (the default filter)
     at.selectbox(key="tag_filter").set_value("Submitted").run()
     options = at.selectbox(key="tag_item").options
@@ -214,11 +214,11 @@ def _conflicted_page(world):
     engine = world["engine"]
     at = tagging_page(engine, world["meera"])
     tid = current(at)
-    commit(at, f"tag_editor_{tid}", "mark", spans=[(1, 3)])
+    commit(at, "tag_editor", "mark", spans=[(1, 3)])
     item_id = open_item(engine, world["meera"], tid).item_id
     other_tab = ["O", "O", "O", "B", "O", "O", "O"]
     save_annotation(engine, world["meera"], item_id, other_tab, False, 1, "save")
-    commit(at, f"tag_editor_{tid}", "mark", spans=[(1, 3), (4, 5)])
+    commit(at, "tag_editor", "mark", spans=[(1, 3), (4, 5)])
     return at, tid, other_tab
 
 
@@ -251,7 +251,7 @@ def test_a_conflict_can_take_the_saved_version_and_go_on_from_it(world):
     assert not at.exception, at.exception
     assert _saved(engine, world["meera"]) == (2, other_tab)
     assert shown(at)["spans"] == [[3, 4]] and "Your version (not saved)" not in str(at.markdown)
-    commit(at, f"tag_editor_{tid}", "mark", spans=[(3, 4), (5, 6)])
+    commit(at, "tag_editor", "mark", spans=[(3, 4), (5, 6)])
     assert _saved(engine, world["meera"]) == (3, ["O", "O", "O", "B", "O", "B", "O"])
 
 
@@ -260,7 +260,7 @@ def test_a_rejected_suggestion_stays_rejected_after_a_reload(world):
     at = tagging_page(engine, world["meera"])
     tid = current(at)
     assert shown(at)["suggestions"] == [{"span": [1, 3], "term": "staff service"}]
-    commit(at, f"tag_editor_{tid}", "reject", spans=[], rejected=[(1, 3)])
+    commit(at, "tag_editor", "reject", spans=[], rejected=[(1, 3)])
     assert shown(at)["rejected"] == [[1, 3]]
     again = tagging_page(engine, world["meera"])  # a new browser session: nothing left in session state
     assert current(again) == tid
