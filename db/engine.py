@@ -13,10 +13,33 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SQLITE_PATH = ROOT / "data" / "corpus.db"
+
+
+#: How long a write waits for another writer (SQLite's write lock, this process's write turn) before it
+#: gives up with ``ProjectBusy``. A paper-scale import holds the lock for seconds, not minutes.
+BUSY_TIMEOUT_S = 30.0
+
+
+class ProjectBusy(ValueError):
+    """A save could not get the database's write lock in time (SQLite: an import or restore is being
+    written). Nothing was written; the page keeps the user's work and the next save tries again.
+    A ValueError, so pages that show a refused save's message show this one instead of a traceback."""
+
+    MESSAGE = "The project is busy importing; your work is kept. It is saved with your next change."
+
+    def __init__(self, message: str = MESSAGE) -> None:
+        super().__init__(message)
+
+
+def is_locked(exc: BaseException) -> bool:
+    """SQLite's "database is locked" (or "busy"): the busy timeout ran out waiting for another writer."""
+    return isinstance(exc, OperationalError) and any(
+        text in str(exc.orig) for text in ("database is locked", "database is busy"))
 
 
 def default_url() -> str:
@@ -52,7 +75,7 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
@@ -70,7 +93,7 @@ def make_engine(url: str | None = None) -> Engine:
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_S})
         _configure_sqlite(engine)
         return engine
     # Room for every save slot (db.write_gate) plus the reads of a dozen open pages.
@@ -84,7 +107,8 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 @contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
     """One all-or-nothing unit of work: commit on success, roll back on any exception. It holds one of
-    this process's write slots (``db.write_gate``), like every save."""
+    this process's write slots (``db.write_gate``), like every save. A write lock that stays taken
+    longer than ``BUSY_TIMEOUT_S`` (SQLite: a long import) is ``ProjectBusy``, not a database error."""
     from db.write_gate import write_turn
 
     with write_turn(engine):
@@ -92,6 +116,11 @@ def transaction(engine: Engine) -> Iterator[Session]:
         try:
             yield session
             session.commit()
+        except OperationalError as exc:
+            session.rollback()
+            if is_locked(exc):
+                raise ProjectBusy() from exc
+            raise
         except BaseException:
             session.rollback()
             raise

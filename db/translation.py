@@ -25,7 +25,7 @@ from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import normalize, tokenize_with_offsets
 from corpus.workfile import MAX_TEXT_CHARS, check_string
 from db.auth import SessionEnded, check_writer
-from db.engine import reader, transaction
+from db.engine import ProjectBusy, reader, transaction
 from db.models import (
     AspectAlignment,
     AuditEvent,
@@ -63,6 +63,14 @@ class SubmissionRefused(ValueError):
 
 class InputRefused(SubmissionRefused):
     """The form holds something no save may store (control characters, excess length): nothing is written."""
+
+
+class TranslationBusy(InputRefused, ProjectBusy):
+    """The project is busy (an import holds SQLite's write lock past the wait): nothing was written and
+    the editor keeps the text. An InputRefused, so the page shows the message and does not save again."""
+
+    def __init__(self) -> None:
+        super().__init__([ProjectBusy.MESSAGE])
 
 
 @dataclass(frozen=True)
@@ -402,15 +410,20 @@ def save_translation(
         if isinstance(exc, IntegrityError) and theirs.version == expected_version:
             raise
         raise StaleTranslation(draft, theirs) from None
+    except ProjectBusy:
+        raise TranslationBusy() from None
 
 
 def skip_task(engine: Engine, user_id: int, assignment_id: int) -> None:
     """Put a task back for later: it moves behind the fresh tasks in the queue."""
-    with transaction(engine) as session:
-        a = _owned_assignment(session, user_id, assignment_id)
-        if a.status == "submitted":
-            raise SubmissionRefused(["a submitted translation cannot be skipped"])
-        a.status = "skipped"
+    try:
+        with transaction(engine) as session:
+            a = _owned_assignment(session, user_id, assignment_id)
+            if a.status == "submitted":
+                raise SubmissionRefused(["a submitted translation cannot be skipped"])
+            a.status = "skipped"
+    except ProjectBusy:
+        raise TranslationBusy() from None
 
 
 # ----------------------------------------------------------------------------- glossary and settings

@@ -66,10 +66,19 @@ def _gate_for(engine: Engine) -> _Gate:
 
 
 @contextmanager
-def write_turn(engine: Engine, timeout_s: float = 30.0) -> Iterator[None]:
-    """Hold one of this process's write slots for ``engine`` while saving; re-entrant per thread."""
+def write_turn(engine: Engine, timeout_s: float | None = None) -> Iterator[None]:
+    """Hold one of this process's write slots for ``engine`` while saving; re-entrant per thread.
+
+    On SQLite a turn not had within ``timeout_s`` (default ``db.engine.BUSY_TIMEOUT_S``) means another
+    thread of this process holds the write lock that long (an import or restore): ``ProjectBusy`` at
+    once, rather than a second wait in SQLite's busy handler that would end the same way."""
+    from db.engine import BUSY_TIMEOUT_S, ProjectBusy
+
     gate = _gate_for(engine)
-    taken = gate.acquire(timeout_s)
+    held_already = getattr(gate._held, "depth", 0)
+    taken = gate.acquire(BUSY_TIMEOUT_S if timeout_s is None else timeout_s)
+    if not taken and not held_already and engine.dialect.name == "sqlite":
+        raise ProjectBusy()
     try:
         yield
     finally:
