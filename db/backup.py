@@ -24,6 +24,7 @@ import functools
 import hashlib
 import io
 import json
+import re
 import sqlite3
 import tempfile
 import zipfile
@@ -378,6 +379,9 @@ def _delete_everything(conn: Connection) -> None:
 
 def _insert_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: TableSpec,
                   entry: archive.TableEntry) -> None:
+    if conn.dialect.name == "postgresql":
+        _copy_table(conn, reader_, table, spec, entry)
+        return
     batch: list[dict[str, Any]] = []
     first = 1
 
@@ -385,9 +389,8 @@ def _insert_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: 
         try:
             conn.execute(table.insert(), batch)
         except SQLAlchemyError as exc:
-            reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
-            raise RestoreRefused(f"{reader_.where}/{entry.file}:{first}-{last}: cannot be stored ({reason}); "
-                                 "nothing was restored") from None
+            raise RestoreRefused(f"{reader_.where}/{entry.file}:{first}-{last}: cannot be stored "
+                                 f"({_reason(exc)}); nothing was restored") from None
         batch.clear()
 
     last = 0
@@ -399,6 +402,33 @@ def _insert_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: 
             flush(last)
     if batch:
         flush(last)
+
+
+def _reason(exc: Exception) -> str:
+    return str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+
+
+def _copy_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: TableSpec,
+                entry: archive.TableEntry) -> None:
+    """PostgreSQL: COPY the rows in, in the restore's transaction (several times faster than INSERTs)."""
+    import psycopg
+
+    names = [c.name for c in spec.columns]
+    as_json = {c.name for c in spec.columns if c.kind == "json"}
+    columns = ", ".join(f'"{n}"' for n in names)
+    driver = conn.connection.driver_connection
+    line = 0
+    try:
+        with driver.cursor() as cursor, cursor.copy(f'COPY "{table.name}" ({columns}) FROM STDIN') as copy:
+            for line, row in reader_.rows(spec, entry):
+                copy.write_row([json.dumps(row[n], ensure_ascii=False)
+                                if n in as_json and row[n] is not None else row[n] for n in names])
+    except psycopg.Error as exc:
+        # COPY counts lines as the archive does: its "line N" is the file's line
+        at = re.search(r"\bline (\d+)", getattr(exc.diag, "context", None) or "")
+        where = f"{reader_.where}/{entry.file}" + (f":{at.group(1)}" if at else "")
+        detail = f": {exc.diag.message_detail}" if exc.diag.message_detail else ""
+        raise RestoreRefused(f"{where}: cannot be stored ({_reason(exc)}{detail}); nothing was restored") from None
 
 
 def _reset_sequences(conn: Connection) -> None:

@@ -284,7 +284,8 @@ def test_a_replace_that_fails_half_way_changes_nothing(rich_sqlite, demo_sqlite,
     before = make_backup(any_engine)
     broken = _with_table(make_backup(rich_sqlite), "final_choices",
                          lambda rows: [dict(rows[0], translation_id=999_999)] + rows[1:])
-    with pytest.raises(RestoreRefused, match=r"broken.zip/final_choices.jsonl:1-\d+: cannot be stored"):
+    # (SQLite names the batch's lines; PostgreSQL checks foreign keys at the end of the table's COPY: the file)
+    with pytest.raises(RestoreRefused, match=r"broken.zip/final_choices.jsonl(:1-\d+)?: cannot be stored"):
         restore_archive(any_engine, broken, "broken.zip", replace=True)
     assert make_backup(any_engine) == before
 
