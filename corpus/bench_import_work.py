@@ -94,6 +94,19 @@ print(json.dumps({{"seconds": time.perf_counter() - t0, "cpu": time.process_time
 """
 
 
+def stamp_submissions(engine) -> None:
+    """Give every submitted translation and annotation a submission time, as the app does (the generator
+    leaves it empty, and an import stamps such records with its own time: the dump would then differ)."""
+    from sqlalchemy import update
+
+    from db.models import Annotation, Translation
+
+    with engine.begin() as conn:
+        for model in (Translation, Annotation):
+            conn.execute(update(model).where(model.status == "submitted", model.submitted_at.is_(None))
+                         .values(submitted_at=model.created_at))
+
+
 def make_work_file(path: Path, n_sentences: int) -> dict:
     """The export benchmark's synthetic project, dumped as a work file at ``path``."""
     from corpus.bench_export import build_corpus
@@ -106,6 +119,7 @@ def make_work_file(path: Path, n_sentences: int) -> dict:
         engine = make_engine(f"sqlite:///{Path(tmp) / 'source.db'}")
         upgrade(engine)
         built = build_corpus(engine, n_sentences)
+        stamp_submissions(engine)
         path.write_text(dump_work_file(load_work(engine)), encoding="utf-8")
         engine.dispose()
     return built

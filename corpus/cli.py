@@ -94,9 +94,11 @@ def cmd_import_semeval(args: argparse.Namespace, engine) -> int:
 
 
 def cmd_import_work(args: argparse.Namespace, engine) -> int:
+    from corpus.progress_bar import TerminalProgress
     from db.workfile import import_work_file
 
-    summary = import_work_file(engine, _read_bytes(args.file), args.file)
+    with TerminalProgress(enabled=False if args.no_progress else None) as progress:
+        summary = import_work_file(engine, _read_bytes(args.file), args.file, progress=progress)
     print(summary)
     return 0
 
@@ -378,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import-work", help="import a work file (all or nothing)")
     p.add_argument("file")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     p.set_defaults(func=cmd_import_work)
 
     p = sub.add_parser("dump-work", help="write everything as a work file")

@@ -134,7 +134,9 @@ def load_work(engine: Engine, project_id: int | None = None) -> WorkFile:
 
 
 ProgressCallback = Callable[[str, int, int], None]
-"""``progress(stage, done, total)``: what the import is doing and how far it is within that stage."""
+"""``progress(stage, done, total)``: what the import is doing and how far it is within that stage. The
+stages, in order: "reading" (parsing the file), "checking" (records against what is stored),
+"writing" (records written), "gold" (the automatic rule); the commit follows the last report."""
 
 _progress_hook: ContextVar[ProgressCallback | None] = ContextVar("import_progress", default=None)
 
@@ -634,19 +636,20 @@ def _write_work(session: Session, project_id: int, work: WorkFile, source: str,
     if plan.errors:
         raise InputRejected(plan.errors)
 
-    steps = 4
-    report("writing", 0, steps)
+    to_write = len(plan.sentences) + len(plan.translations) + len(plan.annotations)
+    report("writing", 0, to_write)
     stored.sentence_pks.update(insert_sentences(session, project_id, plan.sentences))
     _write_users(session, stored, plan.roles, now)
-    report("writing", 1, steps)
+    report("writing", len(plan.sentences), to_write)
     ids = _write_translations(session, project_id, plan, stored, now)
-    report("writing", 2, steps)
+    report("writing", len(plan.sentences) + len(plan.translations), to_write)
     submitted, assignees, existing = _write_annotations(session, plan, stored, ids, now)
-    report("writing", 3, steps)
+    report("writing", to_write, to_write)
     # Gold follows the annotators at once, in the same transaction, as it does after a save in the app.
     from db.adjudication import apply_automatic_rule, apply_automatic_rule_to_new_items
 
+    report("gold", 0, 1)
     apply_automatic_rule_to_new_items(session, project_id, submitted, assignees)
     apply_automatic_rule(session, project_id, existing)
-    report("writing", steps, steps)
+    report("gold", 1, 1)
     return WorkImportSummary(len(plan.sentences), len(plan.translations), len(plan.annotations), plan.unchanged)

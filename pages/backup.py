@@ -17,6 +17,7 @@ from db.backup import (
     make_backup,
     restore_upload,
 )
+from db.workfile import import_progress
 from pages._common import get_engine, require_role
 
 user = require_role("lead")
@@ -74,8 +75,14 @@ if upload is not None:
             st.warning("This project is not empty: tick the box to replace it with the backup.")
     if st.button(f"Restore {upload.name}", type="primary", key="restore_go",
                  disabled=archive_over_work and not replace):
+        bar = st.empty()
+
+        def _show_progress(stage: str, done: int, total: int) -> None:
+            """A work file's import reports reading, checking and writing; the bar follows it."""
+            bar.progress(min(done / total, 1.0) if total else 1.0, text=f"Work file: {stage}…")
+
         try:
-            with st.spinner("Checking and restoring…"):
+            with st.spinner("Checking and restoring…"), import_progress(_show_progress):
                 result = restore_upload(engine, payload, upload.name, actor_id=user.id, replace=replace)
         except InputRejected as exc:
             st.error(f"{len(exc.errors)} problem(s) found — nothing was restored.")
@@ -87,6 +94,7 @@ if upload is not None:
         except RestoreRefused as exc:
             st.error(f"Nothing was restored: {exc}")
         else:
+            bar.empty()
             st.success(result.summary)
             if result.kind in ("archive", "sqlite"):
                 st.info("The project was replaced by the backup's; log in again with the accounts it holds.")

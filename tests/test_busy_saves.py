@@ -54,7 +54,7 @@ class _HeldImport:
         self.thread = threading.Thread(target=self._run, args=(engine, data), daemon=True)
 
     def _progress(self, stage: str, done: int, total: int) -> None:
-        if stage == "writing" and done == 3:
+        if stage == "gold" and done == 0:
             self.held.set()
             self.release.wait(60)
 
