@@ -291,6 +291,30 @@ def _write_chunk(member: IO[bytes], digest: _Digest, lines: list[bytes]) -> None
 # ------------------------------------------------------------------ reading
 
 
+_END_OF_DIRECTORY = b"PK\x05\x06"
+
+
+def _check_directory(file: IO[bytes], where: str, limits: Limits) -> None:
+    """The zip's own count and size of its directory, read from its last bytes before ``zipfile`` loads the
+    directory (a zip declaring millions of entries would cost memory before any entry could be checked)."""
+    file.seek(0, io.SEEK_END)
+    size = file.tell()
+    tail_start = max(0, size - (1 << 16) - 22)
+    file.seek(tail_start)
+    tail = file.read()
+    at = tail.rfind(_END_OF_DIRECTORY)
+    if at < 0 or len(tail) - at < 22:
+        return  # not a zip: zipfile says so
+    entries = int.from_bytes(tail[at + 10:at + 12], "little")
+    directory_bytes = int.from_bytes(tail[at + 12:at + 16], "little")
+    if entries == 0xFFFF or directory_bytes == 0xFFFFFFFF:
+        return  # zip64 counts: zipfile reads them, the member checks follow
+    if entries > limits.members or directory_bytes > limits.members * 1024:
+        raise ArchiveRefused(where, f"declares {entries:,} entries in a {directory_bytes:,}-byte directory; an "
+                                    f"archive holds at most {limits.members}")
+    file.seek(0)
+
+
 def _check_members(zf: zipfile.ZipFile, where: str, limits: Limits) -> dict[str, zipfile.ZipInfo]:
     """Names, count and declared sizes, before a byte is unpacked."""
     infos = zf.infolist()
@@ -383,24 +407,36 @@ class ArchiveReader:
 
     def __init__(self, source: str | IO[bytes] | bytes, where: str, schemas: Sequence[str],
                  limits: Limits = Limits()):
-        if isinstance(source, (bytes, bytearray)):
-            source = io.BytesIO(source)
         self.where = where
         self.limits = limits
         self.schemas = tuple(schemas)
+        if isinstance(source, (bytes, bytearray)):
+            self._file: IO[bytes] = io.BytesIO(source)
+        elif isinstance(source, str):
+            try:
+                self._file = open(source, "rb")  # noqa: SIM115 (closed by close())
+            except OSError as exc:
+                raise ArchiveRefused(where, f"cannot read file: {exc.strerror or exc}") from None
+        else:
+            self._file = source
         try:
-            self._zip = zipfile.ZipFile(source)
+            _check_directory(self._file, where, limits)
+            self._zip = zipfile.ZipFile(self._file)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            self._file.close()
+            if isinstance(exc, ArchiveRefused):
+                raise
             raise ArchiveRefused(where, f"not a zip file ({exc})") from None
         try:
             self._infos = _check_members(self._zip, where, limits)
             self.manifest = _read_manifest(self._zip, self._infos, where, limits, self.schemas)
         except BaseException:
-            self._zip.close()
+            self.close()
             raise
 
     def close(self) -> None:
         self._zip.close()
+        self._file.close()
 
     def __enter__(self) -> ArchiveReader:
         return self

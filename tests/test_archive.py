@@ -223,7 +223,7 @@ def test_declared_sizes_over_the_limits_are_refused_before_unpacking():
         read_all(data, Limits(member_bytes=100))
     with pytest.raises(ArchiveRefused, match="in all, over the"):
         read_all(data, Limits(total_bytes=400))
-    with pytest.raises(ArchiveRefused, match="entries; an archive holds at most 1"):
+    with pytest.raises(ArchiveRefused, match="2 entries.*an archive holds at most 1"):
         read_all(data, Limits(members=1))
     with pytest.raises(ArchiveRefused, match="line longer than 50 bytes"):
         read_all(data, Limits(line_bytes=50))
@@ -260,4 +260,13 @@ def test_a_member_that_unpacks_beyond_its_declared_size_is_refused():
     at = raw.index(size, central)
     raw[at:at + 4] = (info.file_size - 10).to_bytes(4, "little")
     with pytest.raises(ArchiveRefused):
+        read_all(bytes(raw))
+
+
+def test_a_zip_declaring_a_huge_directory_is_refused_before_the_directory_is_read():
+    raw = bytearray(archive_of())
+    end = raw.rindex(b"PK\x05\x06")
+    raw[end + 8:end + 12] = (60_000).to_bytes(2, "little") * 2  # entries on this disk, entries in all
+    raw[end + 12:end + 16] = (50_000_000).to_bytes(4, "little")
+    with pytest.raises(ArchiveRefused, match="declares 60,000 entries in a 50,000,000-byte directory"):
         read_all(bytes(raw))
