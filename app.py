@@ -96,13 +96,13 @@ def show_error_without_details(exc: Exception) -> bool:
 if __name__ == "__main__":
     main()
 else:
-    # Uvicorn reads X-Forwarded-For / X-Forwarded-Proto only from these proxies (none by default).
-    os.environ["FORWARDED_ALLOW_IPS"] = os.environ.get("CORPUS_TRUSTED_PROXIES", "")
-
     from starlette.middleware import Middleware  # noqa: E402
 
     from pages._api import ROUTES  # noqa: E402
-    from pages._auth_routes import AUTH_ROUTES, SecurityHeaders  # noqa: E402
+    from pages._auth_routes import AUTH_ROUTES, SecurityHeaders, forwarded_allow_ips  # noqa: E402
+
+    # Uvicorn reads X-Forwarded-For / X-Forwarded-Proto only from these proxies (none by default).
+    os.environ["FORWARDED_ALLOW_IPS"] = forwarded_allow_ips(os.environ)
 
     app = st.App(__file__, routes=ROUTES + AUTH_ROUTES, middleware=[Middleware(SecurityHeaders)],
                  on_script_error=show_error_without_details)

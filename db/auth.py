@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -436,12 +437,25 @@ def redeem_login_code(engine: Engine, code: str | None, replaces: str | None = N
         return token
 
 
+# Where check_writer finds the browser's session token when a save is not handed one: the web app
+# registers a reader (pages/_common.py) that answers None outside a page run (CLI, tests calling the
+# service directly) and the run's token, or "" for none, inside one, widget callbacks included.
+_browser_token: Callable[[], str | None] | None = None
+
+
+def read_session_tokens_from(source: Callable[[], str | None] | None) -> None:
+    global _browser_token
+    _browser_token = source
+
+
 def check_writer(session: Session, user_id: int, token: str | None = None, *,
                  error: type[Exception] = SessionEnded, now: datetime | None = None) -> None:
-    """Inside a save's own transaction: refuse unless the writer is an active user and, when the
-    caller passes the browser's session token, that session is still live. The user's row is read
-    with a shared lock (PostgreSQL), so a deactivation or a password change committed at the same
-    moment either waits for this save or is seen by it."""
+    """Inside a save's own transaction: refuse unless the writer is an active user and, inside a page
+    run (or when the caller passes a token), the browser's session is still live and theirs. The
+    user's row is read with a shared lock (PostgreSQL), so a deactivation or a password change
+    committed at the same moment either waits for this save or is seen by it."""
+    if token is None and _browser_token is not None:
+        token = _browser_token()
     user = session.scalars(
         select(User).where(User.id == user_id).with_for_update(read=True).execution_options(populate_existing=True)
     ).first()

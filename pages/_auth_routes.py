@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
@@ -29,6 +30,14 @@ from db.engine import default_url, make_engine
 SESSION_COOKIE = "corpus_session"
 SESSION_PATH = "/auth/session"
 LOGOUT_PATH = "/auth/logout"
+TRUSTED_PROXIES = "CORPUS_TRUSTED_PROXIES"
+
+
+def forwarded_allow_ips(environ: Mapping[str, str]) -> str:
+    """What uvicorn may trust for X-Forwarded-For / X-Forwarded-Proto: the proxies named in
+    CORPUS_TRUSTED_PROXIES (addresses or networks, comma-separated), and nobody when it is unset.
+    (Uvicorn's own default trusts any local process, which could then pose as any client.)"""
+    return environ.get(TRUSTED_PROXIES, "").strip()
 
 
 @cache

@@ -4,8 +4,8 @@ Pages call ``require_role`` first: navigation hides pages a role may not use, an
 stops a direct URL or a stale session from reaching them anyway.
 
 The login session travels only in the HttpOnly cookie ``corpus_session`` (set by ``/auth/session``,
-see ``pages/_auth_routes.py``); a URL never logs anyone in. Saves pass ``session_token()`` to the
-service layer, which re-checks the session in the save's own transaction.
+see ``pages/_auth_routes.py``); a URL never logs anyone in. Every save re-checks this browser's
+session in its own transaction: the service layer reads the token through ``_token_of_this_run``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 from sqlalchemy import Engine
 
-from db.auth import CurrentUser, resume_session
+from db.auth import CurrentUser, read_session_tokens_from, resume_session
 from db.engine import default_url, make_engine, reader
 from db.schema import upgrade
 
@@ -64,6 +64,18 @@ def session_token() -> str | None:
         if isinstance(token, str) and token:  # (AppTest's stand-in client answers with a mock)
             return token
     return None
+
+
+def _token_of_this_run() -> str | None:
+    """For the service layer's save checks: None outside a page run, else this browser's token ("" if none)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return None
+    return session_token() or ""
+
+
+read_session_tokens_from(_token_of_this_run)
 
 
 def current_user() -> CurrentUser | None:

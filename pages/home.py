@@ -8,13 +8,14 @@ import streamlit as st
 
 from db.assignment import annotation_counts, coverage, my_queue, queue_counts
 from pages._common import get_engine, project_id, require_role
+from pages._text import md_escape
 
 HERE = Path(__file__).resolve().parent
 
 user = require_role("translator", "annotator", "lead")
 engine = get_engine()
 
-st.title(f"Hello, {user.display_name}")
+st.title(f"Hello, {md_escape(user.display_name)}")
 
 if user.has("translator"):
     st.subheader("Translation")
