@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.bio import (
-    put_span,
-    remove_span,
-    selection_to_span,
-    spans_to_tags,
-    tags_to_spans,
-)
+import threading
+
+from corpus.bio import disagreeing_tokens, spans_to_tags, tags_to_spans
 from db.adjudication import (
     StaleDecision,
     accept,
@@ -22,8 +18,10 @@ from db.adjudication import (
     sync_agreed,
     tagging_stamp,
 )
-from pages._chips import span_text, span_where, token_chips
-from pages._common import get_engine, project_id, require_role
+from db.tagging import item_source
+from pages._chips import marked_text, span_text, span_where, token_chips
+from pages._common import get_engine, project_id, require_role, session_token
+from pages._span_editor import EDITS, Commit, span_editor
 
 user = require_role("lead")
 engine = get_engine()
@@ -48,9 +46,11 @@ def _decide(mine: dict, expected: int | None) -> bool:
     item_id, note = mine["item_id"], mine["note"]
     try:
         if mine["how"] == "accepted":
-            accept(engine, item_id, mine["annotation_id"], user.id, expected=expected, note=note)
+            accept(engine, item_id, mine["annotation_id"], user.id, expected=expected, note=note,
+                   session_token=session_token())
         else:
-            edit(engine, item_id, mine["tags"], user.id, expected=expected, note=note)
+            edit(engine, item_id, mine["tags"], user.id, expected=expected, note=note,
+                 session_token=session_token())
     except StaleDecision as exc:
         st.session_state["adj_conflict"] = {"mine": mine, "theirs": exc.current, "message": str(exc)}
         return False
@@ -80,26 +80,31 @@ def on_open_item() -> None:
         del st.session_state[key]
 
 
-def on_edit_add(item_id: int) -> None:
-    key = f"adj_sel_{item_id}"
-    try:
-        span = selection_to_span(st.session_state.get(key) or [])
-    except ValueError as exc:
-        _flash("error", str(exc))
-        return
-    st.session_state[key] = []
-    st.session_state[f"adj_edit_{item_id}"] = put_span(st.session_state[f"adj_edit_{item_id}"], span)
+if "adj_lock" not in st.session_state:
+    st.session_state["adj_lock"] = threading.RLock()
 
 
-def on_edit_remove(item_id: int, span: tuple[int, int]) -> None:
-    st.session_state[f"adj_edit_{item_id}"] = remove_span(st.session_state[f"adj_edit_{item_id}"], span)
+def on_editor_commit(item_id: int, n_tokens: int, commit: Commit) -> None:
+    """The gold editor's state for ``item_id``: edits stay in the page until the lead saves them
+    (Ctrl+Enter in the editor, or the button). Callbacks of one session take turns (fast reruns)."""
+    with st.session_state["adj_lock"]:
+        ack = st.session_state.get(f"adj_ack_{item_id}", 0)
+        actions = commit.since(ack)
+        st.session_state[f"adj_ack_{item_id}"] = max(ack, commit.seq)
+        if any(a in EDITS for a in actions) or "submit" in actions:
+            st.session_state[f"adj_edit_{item_id}"] = list(commit.spans)
+        if "submit" in actions:
+            on_save_edit(item_id, n_tokens)
 
 
 def on_save_edit(item_id: int, n_tokens: int) -> None:
+    spans = st.session_state.get(f"adj_edit_{item_id}")
+    if spans is None:
+        return
     mine = {"item_id": item_id, "how": "edited", "annotation_id": None, "annotator": None,
-            "tags": spans_to_tags(n_tokens, st.session_state[f"adj_edit_{item_id}"]),
-            "note": st.session_state.get(f"adj_note_{item_id}")}
+            "tags": spans_to_tags(n_tokens, spans), "note": st.session_state.get(f"adj_note_{item_id}")}
     if _decide(mine, st.session_state.get(f"adj_base_{item_id}")):
+        st.session_state[f"adj_status_{item_id}"] = ("ok", "Edited gold saved.")
         _flash("success", "Edited gold saved.")
 
 
@@ -211,20 +216,26 @@ if entry.gold is not None:
     st.markdown(token_chips(tokens, entry.gold.spans), unsafe_allow_html=True)
 
 edit_key = f"adj_edit_{item_id}"
-if edit_key in st.session_state:
-    st.subheader("Edit gold")
-    spans = st.session_state[edit_key]
-    st.markdown(token_chips(tokens, spans), unsafe_allow_html=True)
-    st.pills("Select consecutive tokens", list(range(len(tokens))), selection_mode="multi",
-             key=f"adj_sel_{item_id}", format_func=lambda i: tokens[i], wrap=True)
-    st.button("Add span", key=f"adj_add_{item_id}", on_click=on_edit_add, args=(item_id,), shortcut="Alt+A")
-    for span in spans:
-        label, remove = st.columns([4, 1], vertical_alignment="center")
-        label.text(f"{span_text(tokens, span)}  ({span_where(span)})")
-        remove.button("Remove", key=f"adj_rm_{item_id}_{span[0]}_{span[1]}", on_click=on_edit_remove,
-                      args=(item_id, span))
-    st.button("Save edited gold", key=f"adj_save_{item_id}", type="primary", on_click=on_save_edit,
-              args=(item_id, len(tokens)))
+st.subheader("Edit gold")
+source_text, source_spans = item_source(engine, item_id)
+st.markdown("**English source** (aspect terms highlighted)")
+st.markdown(marked_text(source_text, source_spans), unsafe_allow_html=True)
+editing = st.session_state.get(edit_key)
+start_spans = editing if editing is not None else (entry.gold.spans if entry.gold is not None else [])
+st.caption("Tokens the annotators tag differently are underlined in red. Same keys as tagging; "
+           "Ctrl+Enter saves the edited gold.")
+span_editor(
+    "adj_editor", item=item_id,
+    label=f"gold · {entry.sentence_key} · {entry.phase} · item {item_id}"
+          + (" · edited, not saved" if editing is not None else ""),
+    tokens=tokens, spans=start_spans, ack=st.session_state.get(f"adj_ack_{item_id}", 0),
+    status=st.session_state.get(f"adj_status_{item_id}", ("", "")),
+    disagree=disagreeing_tokens([v.tags for v in entry.versions]),
+    on_commit=lambda commit, item_id=item_id, n=len(tokens): on_editor_commit(item_id, n, commit),
+    hints="Click/drag tokens · Enter or A mark · Backspace remove · Ctrl+Z undo · Ctrl+Enter save gold",
+)
+st.button("Save edited gold", key=f"adj_save_{item_id}", type="primary", on_click=on_save_edit,
+          args=(item_id, len(tokens)), disabled=editing is None)
 
 history = decisions(engine, item_id)
 if history:

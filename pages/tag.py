@@ -8,7 +8,9 @@ editor can never land on another item.
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from datetime import datetime
 
 import streamlit as st
@@ -26,7 +28,7 @@ from db.tagging import (
     save_annotation,
 )
 from pages._chips import marked_text, token_chips
-from pages._common import get_engine, require_role
+from pages._common import get_engine, require_role, session_token
 from pages._span_editor import EDITS, Commit, keys_markdown, span_editor
 
 ITEM_PARAM = "item"
@@ -34,6 +36,22 @@ FILTERS = {"Unfinished": ("assigned", "draft"), "Submitted": ("submitted",), "Al
 
 user = require_role("annotator")
 engine = get_engine()
+
+
+if "tag_lock" not in st.session_state:
+    st.session_state["tag_lock"] = threading.RLock()
+
+
+def _one_at_a_time(callback):
+    """With fast reruns a new run starts while the stopped one still finishes its callback (a save):
+    the callbacks of one browser session take turns, so the later one sees what the earlier saved."""
+
+    @functools.wraps(callback)
+    def serialized(*args, **kwargs):
+        with st.session_state["tag_lock"]:
+            return callback(*args, **kwargs)
+
+    return serialized
 
 
 def _status(tid: int, kind: str, text: str) -> None:
@@ -68,7 +86,7 @@ def _persist(tid: int, action: str = "autosave") -> bool:
     tags = spans_to_tags(len(view.tokens), work["spans"])
     try:
         state = save_annotation(engine, user.id, view.item_id, tags, work["no_aspects"], work["version"], action,
-                                rejected=sorted(work["rejected"]))
+                                rejected=sorted(work["rejected"]), session_token=session_token())
     except StaleAnnotation as exc:
         st.session_state[f"tag_conflict_{tid}"] = exc
         _status(tid, "error", "Not saved: changed in another tab or window (see below).")
@@ -99,6 +117,7 @@ def _step(tid: int, step: int) -> None:
         _goto(ids[(ids.index(tid) + step) % len(ids)])
 
 
+@_one_at_a_time
 def on_commit(tid: int, commit: Commit) -> None:
     """The editor's committed state for item ``tid`` (the editor names it; a value for another item never
     gets here): save the whole span list once, then submit and/or move as the annotator asked."""
@@ -146,11 +165,13 @@ def _open_next_unfinished(tid: int) -> None:
         _goto(nxt)
 
 
+@_one_at_a_time
 def on_submit(tid: int) -> None:
     if _persist(tid, "submit"):
         _open_next_unfinished(tid)
 
 
+@_one_at_a_time
 def on_reopen(tid: int) -> None:
     view = st.session_state[f"tag_view_{tid}"]
     work = st.session_state[f"tag_work_{tid}"]
@@ -168,6 +189,7 @@ def on_reopen(tid: int) -> None:
     _status(tid, "ok", f"Reopened · version {state.version}: your edits are drafts until you submit again.")
 
 
+@_one_at_a_time
 def on_keep_mine(tid: int) -> None:
     """Overwrite the saved version knowingly: save again, now expecting the version that is stored."""
     conflict: StaleAnnotation = st.session_state.pop(f"tag_conflict_{tid}")
@@ -175,6 +197,7 @@ def on_keep_mine(tid: int) -> None:
     _persist(tid, "save")
 
 
+@_one_at_a_time
 def on_take_theirs(tid: int) -> None:
     conflict: StaleAnnotation = st.session_state.pop(f"tag_conflict_{tid}")
     if conflict.theirs is None:
@@ -184,6 +207,7 @@ def on_take_theirs(tid: int) -> None:
     _status(tid, "info", "Now editing the saved version.")
 
 
+@_one_at_a_time
 def on_none(tid: int) -> None:
     work = st.session_state[f"tag_work_{tid}"]
     value = bool(st.session_state[f"tag_none_{tid}"])

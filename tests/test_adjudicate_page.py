@@ -14,6 +14,7 @@ from db.engine import make_engine
 from db.models import Adjudication, Annotation, Revision
 from db.schema import upgrade
 from db.tagging import assign_annotators, open_item, save_annotation
+from tests.span_editor_driver import commit, editor_data
 from tests.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
@@ -90,8 +91,10 @@ def test_lead_edits_gold_from_a_version(world):
         kiran = session.scalars(select(Annotation.id).where(Annotation.annotator_id == world["kiran"],
                                                             Annotation.item_id == item)).one()
     at.button(key=f"adj_from_{item}_{kiran}").click().run()
-    at.pills(key=f"adj_sel_{item}").set_value([3]).run()
-    at.button(key=f"adj_add_{item}").click().run()
+    assert editor_data(at, "adj_editor")["spans"] == [[1, 2]]  # the editor starts from kiran's version
+    commit(at, "adj_editor", "mark", spans=[(1, 2), (3, 4)])
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Adjudication).where(Adjudication.item_id == item)).all() == []  # not yet
     at.button(key=f"adj_save_{item}").click().run()
     assert not at.exception
     with Session(world["engine"]) as session:
@@ -99,6 +102,15 @@ def test_lead_edits_gold_from_a_version(world):
         revision = session.scalars(select(Revision).where(Revision.entity == "adjudication")).all()
     assert (gold.source, gold.tags, gold.decided_by) == ("edited", ["O", "B", "O", "B", "O", "O", "O"], world["lead"])
     assert [r.author_id for r in revision if r.payload["item_id"] == item] == [world["lead"]]
+
+
+def test_the_gold_editor_shows_the_source_and_the_tokens_the_annotators_disagree_on(world):
+    at = adjudication_page(world)
+    data = editor_data(at, "adj_editor")
+    assert data["item"] == world["item"] and data["disagree"] == [2]  # meera: B I, kiran: B O
+    assert any("source-text" in m.value and "<mark" in m.value and "staff service" in m.value for m in at.markdown)
+    commit(at, "adj_editor", "mark", spans=[(1, 3)], item=world["item"] + 1000)  # another item: ignored
+    assert "adj_edit_" + str(world["item"]) not in at.session_state
 
 
 def test_agreed_items_are_gold_without_a_lead(world):
@@ -170,9 +182,7 @@ def test_keeping_the_other_leads_decision_records_nothing_of_mine(world):
                                                             Annotation.item_id == item)).one()
     at.button(key=f"adj_from_{item}_{kiran}").click().run()  # lena starts editing with no gold in force
     edit(world["engine"], item, ["B", "B", "O", "O", "O", "O", "O"], omar, expected=None)
-    at.pills(key=f"adj_sel_{item}").set_value([3]).run()
-    at.button(key=f"adj_add_{item}").click().run()
-    at.button(key=f"adj_save_{item}").click().run()
+    commit(at, "adj_editor", "submit", spans=[(1, 2), (3, 4)])  # Ctrl+Enter in the gold editor saves
     assert any("omar set gold (edited)" in w.value for w in at.warning)
     at.button(key="adj_conflict_keep").click().run()
     assert not at.exception and not at.warning
