@@ -49,7 +49,8 @@ _FORBIDDEN_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff
 
 def check_string(value: str, field: str) -> str | None:
     """What is wrong with a text field's value, or None: control characters, surrogates, excess length."""
-    bad = _FORBIDDEN_CHARS.search(value)
+    # Every forbidden character is unprintable (Unicode category Cc or Cs): most values skip the search.
+    bad = None if value.isprintable() else _FORBIDDEN_CHARS.search(value)
     if bad:
         char = bad.group()
         kind = "an unpaired surrogate" if "\ud800" <= char <= "\udfff" else "a control character"

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 
 from sqlalchemy import Engine, Text, bindparam, cast, func, select, update
 from sqlalchemy.orm import Session
@@ -188,7 +189,7 @@ def import_work_file(
             work, errors = parse_work_file(data, filename, now_known)
             if errors:
                 raise InputRejected(errors)
-        summary = _write_work(session, project_id, work, filename, report)
+        summary = _write_work(session, project_id, work, filename, report, consume=True)
         session.add(AuditEvent(actor_id=actor_id, action="import-work", detail={"source": filename, **summary.__dict__}))
         return summary
 
@@ -464,18 +465,26 @@ def _write_users(session: Session, stored: _Stored, needed: dict[str, set[str]],
     ])
 
 
-def _ids_by_task(session: Session, project_id: int, users: dict[str, int]) -> dict[TaskKey, tuple[int, int, int]]:
-    """(sentence, phase, translator) -> (translation id, sentence pk, version), for the whole project."""
-    names = {v: k for k, v in users.items()}
+def _ids_by_task(session: Session, project_id: int, stored: _Stored, tasks: Iterable[TaskKey]
+                 ) -> dict[TaskKey, tuple[int, int, int]]:
+    """(sentence, phase, translator) -> (translation id, sentence row id, version) for ``tasks``, read by
+    row ids (a key per translation of the project as strings would take tens of MB at paper scale)."""
+    by_ids = {
+        (sentence_pk, phase, translator_id): (tid, version)
+        for tid, sentence_pk, phase, translator_id, version in session.execute(
+            select(Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
+                   Translation.version)
+            .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+            .where(SourceSentence.project_id == project_id)
+        )
+    }
     out = {}
-    for tid, sentence_pk, domain, split, sid, phase, translator_id, version in session.execute(
-        select(Translation.id, SourceSentence.id, SourceSentence.domain, SourceSentence.split,
-               SourceSentence.sentence_id, Translation.phase, Translation.translator_id, Translation.version)
-        .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
-        .where(SourceSentence.project_id == project_id)
-    ):
-        if translator_id in names:
-            out[(SentenceKey(domain, split, sid), phase, names[translator_id])] = (tid, sentence_pk, version)
+    for task in tasks:
+        key, phase, translator = task
+        sentence_pk, translator_id = stored.sentence_pks.get(key), stored.users.get(translator)
+        found = by_ids.get((sentence_pk, phase, translator_id))
+        if found is not None:
+            out[task] = (found[0], sentence_pk, found[1])
     return out
 
 
@@ -514,7 +523,9 @@ def _write_translations(session: Session, project_id: int, plan: _Plan, stored: 
          r.time_spent_s or 0.0, r.guidelines_version, 1, now, now, t.submitted_at)
         for t in plan.translations for r in (t.record,)
     ))
-    ids = _ids_by_task(session, project_id, users)
+    ids = _ids_by_task(session, project_id, stored, chain(
+        ((t.record.key, t.record.phase, t.record.translator) for t in plan.translations),
+        (a.task for a in plan.annotations)))
     new = [(ids[(t.record.key, t.record.phase, t.record.translator)], t.record) for t in plan.translations]
     terms = {
         (sentence_pk, position): term_id
@@ -620,9 +631,10 @@ def _gold_inputs(plan: _Plan, stored: _Stored, ids: dict, keys: list[tuple[int, 
 
 
 def _write_work(session: Session, project_id: int, work: WorkFile, source: str,
-                report: ProgressCallback = _no_progress) -> WorkImportSummary:
+                report: ProgressCallback = _no_progress, consume: bool = False) -> WorkImportSummary:
     """Check every record against what is stored (all errors, located), then write everything with
-    set-based inserts, and let automatic gold follow the new annotations, all in the caller's transaction."""
+    set-based inserts, and let automatic gold follow the new annotations, all in the caller's transaction.
+    ``consume``: ``work`` is the caller's own and may be emptied as it is written."""
     now = utcnow()
     total = len(work.sentences) + len(work.translations) + len(work.annotations)
     report("checking", 0, total)
@@ -642,7 +654,11 @@ def _write_work(session: Session, project_id: int, work: WorkFile, source: str,
     _write_users(session, stored, plan.roles, now)
     report("writing", len(plan.sentences), to_write)
     ids = _write_translations(session, project_id, plan, stored, now)
-    report("writing", len(plan.sentences) + len(plan.translations), to_write)
+    new_translations = len(plan.translations)
+    report("writing", len(plan.sentences) + new_translations, to_write)
+    if consume:  # the translation records are written: let them go before the annotations (~40 MB at paper scale)
+        plan.translations.clear()
+        work.translations.clear()
     submitted, assignees, existing = _write_annotations(session, plan, stored, ids, now)
     report("writing", to_write, to_write)
     # Gold follows the annotators at once, in the same transaction, as it does after a save in the app.
@@ -652,4 +668,4 @@ def _write_work(session: Session, project_id: int, work: WorkFile, source: str,
     apply_automatic_rule_to_new_items(session, project_id, submitted, assignees)
     apply_automatic_rule(session, project_id, existing)
     report("gold", 1, 1)
-    return WorkImportSummary(len(plan.sentences), len(plan.translations), len(plan.annotations), plan.unchanged)
+    return WorkImportSummary(len(plan.sentences), new_translations, len(plan.annotations), plan.unchanged)
