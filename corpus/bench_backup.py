@@ -5,7 +5,7 @@ translation and annotation (a save's snapshot, as the app writes them), then tim
 empty SQLite database → backup again (checking the bytes are identical), and the same through PostgreSQL when
 ``--pg URL`` names an empty, migrated database (or a server where it may create one with ``--pg-create``).
 
-    python -m corpus.bench_backup [--sentences 5989] [--pg postgresql://...]
+    python -m corpus.bench_backup [--sentences 5989] [--pg postgresql://...] [--keep FILE.zip]
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _timed(label: str, fn, results: dict):  # noqa: ANN001, ANN202
     return value
 
 
-def run(n_sentences: int, pg_url: str | None) -> dict:
+def run(n_sentences: int, pg_url: str | None, keep: str | None = None) -> dict:
     from corpus.bench_export import build_corpus
     from db.backup import make_backup, restore_archive
     from db.engine import make_engine
@@ -65,6 +65,8 @@ def run(n_sentences: int, pg_url: str | None) -> dict:
         r["rss_before_mb"] = _rss_mb()
         first = _timed("backup_s", lambda: make_backup(source), r)
         r["archive_bytes"] = len(first)
+        if keep:
+            Path(keep).write_bytes(first)
         r["rss_backup_mb"] = _rss_mb()
         target = make_engine(f"sqlite:///{Path(tmp) / 'target.db'}")
         upgrade(target)
@@ -87,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=5989)
     parser.add_argument("--pg", help="an empty PostgreSQL database to restore into as well (it is replaced)")
+    parser.add_argument("--keep", metavar="FILE.zip", help="also write the archive here (e.g. to time the CLI)")
     args = parser.parse_args(argv)
-    r = run(args.sentences, args.pg)
+    r = run(args.sentences, args.pg, args.keep)
     print(f"corpus: {r['sentences']} sentences, {r['translations']} translations, {r['annotations']} annotations, "
           f"{r['revisions']} revisions")
     print(f"archive {r['archive_bytes'] / 1e6:.1f} MB | backup {r['backup_s']:.1f} s ({r['backup_cpu_s']:.1f} s CPU) "
