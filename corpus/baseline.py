@@ -396,10 +396,11 @@ def span_scores(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]
 
 
 def scores_by_domain(gold: Sequence[LabelledSequence], predicted: dict[str, Sequence[str]],
-                     train_counts: dict[str, int]) -> dict[str, dict]:
-    """Per domain and ``all``: P/R/F1 and sentence counts (the ``baseline --json`` entry shape)."""
+                     train_counts: dict[str, int], also: Iterable[str] = ()) -> dict[str, dict]:
+    """Per domain (those of the data and ``also``) and ``all``: P/R/F1 and sentence counts (the
+    ``baseline --json`` entry shape; a domain without sentences has null figures and zero counts)."""
     out: dict[str, dict] = {}
-    domains = sorted({s.domain for s in gold} | set(train_counts))
+    domains = sorted({s.domain for s in gold} | set(train_counts) | set(also))
     for domain in [*domains, "all"]:
         chosen = [s for s in gold if domain in ("all", s.domain) and s.key in predicted]
         figures = span_scores([s.tags for s in chosen], [predicted[s.key] for s in chosen])
@@ -419,8 +420,8 @@ def protocol_for(sequences: Sequence[LabelledSequence]) -> str:
     return HELD_OUT if train_domains and train_domains <= test_domains else CROSS_VALIDATION
 
 
-def side_baseline(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None
-                  ) -> tuple[dict[str, dict], str]:
+def side_baseline(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None,
+                  domains: Iterable[str] = ()) -> tuple[dict[str, dict], str]:
     """Scores per domain and overall for one side, and the protocol used. One model per domain (the paper's
     per-domain rows); ``all`` pools every domain's predictions."""
     settings = settings or CrfSettings()
@@ -440,7 +441,7 @@ def side_baseline(sequences: Sequence[LabelledSequence], settings: CrfSettings |
             train_counts[domain] = len(train_set) if len(train_set) >= 2 else 0
         predicted.update((p.key, p.tags) for p in predictions)
         scored += [s for s in test_set if s.key in predicted]
-    return scores_by_domain(scored, predicted, train_counts), protocol
+    return scores_by_domain(scored, predicted, train_counts, domains), protocol
 
 
 def protocol_text(protocol: str, settings: CrfSettings) -> str:
@@ -457,8 +458,9 @@ def dataset_baseline(sides: dict[str, Sequence[LabelledSequence]], settings: Crf
     settings = settings or CrfSettings()
     report: dict[str, Any] = {}
     protocols: dict[str, str] = {}
+    domains = sorted({s.domain for sequences in sides.values() for s in sequences})  # every side lists every domain
     for side, sequences in sides.items():
-        report[side], protocol = side_baseline(sequences, settings)
+        report[side], protocol = side_baseline(sequences, settings, domains)
         protocols[side] = (f"{settings.folds}-fold CV over train" if protocol == CROSS_VALIDATION else "test split") \
             if sequences else "no data"
     report["signature"] = settings.signature(protocols)
