@@ -129,6 +129,10 @@ def test_html_in_a_translation_renders_as_text_in_tagging_and_adjudication(datab
     expect(page.get_by_text(XSS_ANNOTATOR, exact=True)).to_be_visible()  # the annotator's name, as text
     expect(page.get_by_role("button", name=f"Accept {XSS_ANNOTATOR}'s version")).to_be_visible()
     assert f"by {XSS_TRANSLATOR}" in page.get_by_role("combobox", name="Item").input_value()  # the translator
+    gold_editor = page.get_by_test_id("span-editor")  # the lead edits gold in the same editor
+    expect(gold_editor.locator(f'[data-token-index="{staff}"]')).to_have_attribute("data-disagree", "1")
+    expect(gold_editor.locator('[data-disagree="1"]')).to_have_count(1)  # only where the two differ
     assert_inert(page)
+    assert "script" in gold_editor.locator(".se-tokens").inner_text()
     screenshot(page, "xss-adjudication-view")
     assert dialogs == []
