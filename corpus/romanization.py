@@ -36,14 +36,21 @@ MAX_ROMAN = 4
 
 # Ranking weights, tuned on a held-out 10% of the Dakshina train words (never on dev or test).
 LEX_WEIGHT = 1.0
-LEX_BONUS = 6.0
+LEX_BONUS = 8.0
 BEAM_LEX = 24
-BEAM_FREE = 12
+BEAM_FREE = 8
 OPTIONS_PER_CHUNK = 24
 PRUNE_MARGIN = 18.0
-# Past this many letters the search is greedy (one hypothesis), so a pasted paragraph stays fast.
+# A chunk's spellings less likely than this (log) below its likeliest one are never tried.
+OPTION_MARGIN = 4.0
+LEXICON_OPTION_MARGIN = 5.0
+# Past this many letters (no Hindi word is that long) the rule-based converter answers, so pasted text stays fast.
 LONG_INPUT = 32
-MEMO_SIZE = 400_000
+MEMO_SIZE = 200_000
+SUM_PATHS = True
+# Weight of the lexicon's character n-gram (how Hindi-like a spelling is) on the best RERANK candidates.
+CHAR_WEIGHT = 0.3
+RERANK = 20
 
 _CONSONANT = set(chr(c) for c in range(0x0915, 0x093A)) | set(chr(c) for c in range(0x0958, 0x0960))
 _NUKTA, _VIRAMA = "\u093c", "\u094d"
@@ -56,6 +63,8 @@ def joins(left: str, chunk: str) -> bool:
     first = chunk[0]
     if first in _VOWEL_SIGNS or first == _NUKTA:
         return bool(left) and (left[-1] in _CONSONANT or left[-1] == _NUKTA)
+    if "\u0904" <= first <= "\u0914":
+        return not left.endswith(_VIRAMA)
     if first in _NASAL_SIGNS:
         return bool(left) and left[-1] != _VIRAMA and left[-1] not in _NASAL_SIGNS
     return True
@@ -90,76 +99,99 @@ class RomanizationModel:
     def __init__(self, model: dict, lexicon: dict[str, float]):
         self.order = model["order"]
         vocab = model["vocab"]
-        self.tables: list[dict[tuple[int, ...], tuple[float, dict[int, float]]]] = []
-        for table in model["tables"]:
-            conv = {}
-            for ctx, (bow, probs) in table.items():
-                key = tuple(int(t) for t in ctx.split()) if ctx else ()
-                conv[key] = (bow, {int(t): p for t, p in probs.items()})
-            self.tables.append(conv)
+        self.tables = _read_tables(model["tables"])
+        self.char_tables = _read_tables(model.get("char_tables", []))
+        self.char_index = {ch: i for i, ch in enumerate(model.get("char_vocab", []))}
         self.unigram = self.tables[0][()][1]
         by_roman: dict[str, list[tuple[float, int, str]]] = {}
         for tid, tok in enumerate(vocab[2:], start=2):
             deva, roman = tok.split("\t")
             by_roman.setdefault(roman, []).append((self.unigram.get(tid, -30.0), tid, deva))
-        self.options = {r: tuple((tid, d) for _, tid, d in sorted(opts, key=lambda o: (-o[0], o[1]))[:OPTIONS_PER_CHUNK])
-                        for r, opts in by_roman.items()}
-        self._memo: dict[tuple[tuple[int, ...], int], float] = {}  # a cache only: results never depend on it
+        self.options = {}
+        for r, opts in by_roman.items():
+            opts.sort(key=lambda o: (-o[0], o[1]))
+            best = opts[0][0]
+            self.options[r] = tuple((tid, d, lp >= best - OPTION_MARGIN)
+                                    for lp, tid, d in opts[:OPTIONS_PER_CHUNK] if lp >= best - LEXICON_OPTION_MARGIN)
+        self._chains: dict[tuple[int, ...], tuple] = {}  # a cache only: results never depend on it
         self.lexicon = lexicon
         self.log_floor = math.log(min(lexicon.values())) if lexicon else 0.0
         self.sorted_words = sorted(lexicon)
 
-    def logp(self, ctx: tuple[int, ...], token: int) -> float:
-        key = (ctx, token)
-        p = self._memo.get(key)
-        if p is None:
-            if len(self._memo) > MEMO_SIZE:
-                self._memo.clear()
-            p = self._memo[key] = self._logp(ctx, token)
-        return p
+    def char_logp(self, word: str) -> float:
+        """log P(word) under the character n-gram of the lexicon: how Hindi-like a spelling is."""
+        if not self.char_tables:
+            return 0.0
+        ids = [self.char_index.get(ch, -1) for ch in word] + [EOS]
+        ctx = (BOS,) * (len(self.char_tables) - 1)
+        total = 0.0
+        for t in ids:
+            total += _backoff_logp(self.char_tables, ctx, t)
+            ctx = ctx[1:] + (t,)
+        return total
 
-    def _logp(self, ctx: tuple[int, ...], token: int) -> float:
-        backoff = 0.0
-        for k in range(len(ctx), 0, -1):
-            entry = self.tables[k].get(ctx[-k:]) if k < len(self.tables) else None
-            if entry is not None:
-                p = entry[1].get(token)
-                if p is not None:
-                    return backoff + p
-                backoff += entry[0]
-        return backoff + self.unigram.get(token, -30.0)
+    def chain(self, ctx: tuple[int, ...]) -> tuple[tuple[float, dict[int, float]], ...]:
+        """The (back-off weight, probabilities) tables a token after ``ctx`` is looked up in, longest first."""
+        found = self._chains.get(ctx)
+        if found is None:
+            if len(self._chains) > MEMO_SIZE:
+                self._chains.clear()
+            found = tuple(entry for k in range(len(ctx), 0, -1)
+                          if (entry := self.tables[k].get(ctx[-k:])) is not None)
+            self._chains[ctx] = found
+        return found
+
+    def logp(self, ctx: tuple[int, ...], token: int) -> float:
+        return _backoff_logp(self.tables, ctx, token)
 
     def is_prefix(self, prefix: str) -> bool:
         i = bisect_left(self.sorted_words, prefix)
         return i < len(self.sorted_words) and self.sorted_words[i].startswith(prefix)
 
-    def search(self, roman: str, beam_lex: int, beam_free: int) -> dict[str, float]:
+    def search(self, roman: str, beam_lex: int, beam_free: int,
+               extra_prefixes: frozenset[str] = frozenset()) -> dict[str, float]:
         """Devanagari spellings of ``roman`` with log P(roman, devanagari), summed over their segmentations."""
         n = len(roman)
         history = self.order - 1
         agenda: list[dict[tuple[str, tuple[int, ...]], tuple[float, bool]]] = [dict() for _ in range(n + 1)]
         agenda[0][("", (BOS,) * history)] = (0.0, True)
         prefix_memo: dict[str, bool] = {}
+        unigram = self.unigram
         for i in range(n):
             for (deva, ctx), (score, in_lex) in self._prune(agenda[i], beam_lex, beam_free):
+                chain = self.chain(ctx)
                 for length in range(1, min(MAX_ROMAN, n - i) + 1):
                     opts = self.options.get(roman[i:i + length])
                     if not opts:
                         continue
                     nxt = agenda[i + length]
-                    for token, chunk in opts:
-                        if not joins(deva, chunk):
+                    for token, chunk, common in opts:
+                        if not (common or in_lex) or not joins(deva, chunk):
                             continue
-                        s = score + self.logp(ctx, token)
                         new = deva + chunk
                         lex = False
                         if in_lex and beam_lex:
                             lex = prefix_memo.get(new)
                             if lex is None:
-                                lex = prefix_memo[new] = self.is_prefix(new)
+                                lex = prefix_memo[new] = new in extra_prefixes or self.is_prefix(new)
+                        if not (common or lex):
+                            continue  # a rare spelling of this chunk is tried only inside a lexicon word
+                        s = score
+                        for bow, probs in chain:
+                            p = probs.get(token)
+                            if p is not None:
+                                s += p
+                                break
+                            s += bow
+                        else:
+                            s += unigram.get(token, -30.0)
                         key = (new, ctx[1:] + (token,))
                         old = nxt.get(key)
-                        if old is None or s > old[0]:
+                        if old is None:
+                            nxt[key] = (s, lex)
+                        elif SUM_PATHS:
+                            nxt[key] = (_logaddexp(old[0], s), lex)
+                        elif s > old[0]:
                             nxt[key] = (s, lex)
         finals: dict[str, float] = {}
         for (deva, ctx), (score, _) in agenda[n].items():
@@ -175,25 +207,31 @@ class RomanizationModel:
         if not hyps:
             return []
         ranked = sorted(hyps.items(), key=lambda kv: (-kv[1][0], kv[0][0], kv[0][1]))
-        best = ranked[0][1][0]
+        best_lex = best_free = None
         kept, n_lex, n_free = [], 0, 0
         for item in ranked:
             score, in_lex = item[1]
-            if score < best - PRUNE_MARGIN:
-                break
             if in_lex and n_lex < beam_lex:
-                n_lex += 1
-                kept.append(item)
-            elif n_free < beam_free:
-                n_free += 1
-                kept.append(item)
+                if best_lex is None:
+                    best_lex = score
+                if score >= best_lex - PRUNE_MARGIN:
+                    n_lex += 1
+                    kept.append(item)
+            elif not in_lex and n_free < beam_free:
+                if best_free is None:
+                    best_free = score
+                if score >= best_free - PRUNE_MARGIN:
+                    n_free += 1
+                    kept.append(item)
+            if n_lex >= beam_lex and n_free >= beam_free:
+                break
         return kept
 
     def rank(self, roman: str, k: int, lexicon_extra: Mapping[str, float] | None = None) -> list[str]:
-        if len(roman) > LONG_INPUT:
-            finals = self.search(roman, 0, 1)
-        else:
-            finals = self.search(roman, BEAM_LEX, BEAM_FREE)
+        extra = _prefixes(frozenset(lexicon_extra)) if lexicon_extra else frozenset()
+        finals = self.search(roman, BEAM_LEX, BEAM_FREE, extra) if len(roman) <= LONG_INPUT else {}
+        if not finals:
+            return [rule_based(roman)]
         scored = []
         for deva, s in finals.items():
             freq = self.lexicon.get(deva, 0.0)
@@ -203,7 +241,46 @@ class RomanizationModel:
                 s += LEX_WEIGHT * max(0.0, math.log(freq) - self.log_floor) + LEX_BONUS
             scored.append((-s, deva))
         scored.sort()
+        if CHAR_WEIGHT:
+            scored = sorted((s - CHAR_WEIGHT * self.char_logp(d), d) for s, d in scored[:RERANK])
         return [unicodedata.normalize("NFC", d) for _, d in scored[:k]]
+
+
+@lru_cache(maxsize=8)
+def _prefixes(words: frozenset[str]) -> frozenset[str]:
+    """Every prefix of the caller's extra words, so the lexicon beam follows them too (cached: the page passes
+    the same project words on every keystroke)."""
+    return frozenset(w[:i] for w in words if isinstance(w, str) for i in range(1, len(w) + 1))
+
+
+def rule_based(roman: str) -> str:
+    """The strict ITRANS converter's reading of lower-case letters: the answer when the model has none."""
+    from corpus.transliterate import to_devanagari  # that module re-exports suggest from here
+
+    return to_devanagari(roman, "itrans")
+
+
+def _read_tables(raw) -> list[dict[tuple[int, ...], tuple[float, dict[int, float]]]]:
+    tables = []
+    for table in raw:
+        conv = {}
+        for ctx, (bow, probs) in table.items():
+            key = tuple(int(t) for t in ctx.split()) if ctx else ()
+            conv[key] = (bow, {int(t): p for t, p in probs.items()})
+        tables.append(conv)
+    return tables
+
+
+def _backoff_logp(tables, ctx: tuple[int, ...], token: int) -> float:
+    backoff = 0.0
+    for k in range(len(ctx), 0, -1):
+        entry = tables[k].get(ctx[-k:])
+        if entry is not None:
+            p = entry[1].get(token)
+            if p is not None:
+                return backoff + p
+            backoff += entry[0]
+    return backoff + tables[0][()][1].get(token, -30.0)
 
 
 def _logaddexp(a: float, b: float) -> float:

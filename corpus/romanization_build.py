@@ -39,6 +39,9 @@ wifi वाईफ़ाई|internet इंटरनेट|online ऑनलाइ
 key की|board बोर्ड|road रोड|boat बोट|coat कोट|team टीम|seat सीट|meeting मीटिंग|feature फ़ीचर|people पीपल
 good गुड|nice नाइस|okay ओके|thanks थैंक्स|sorry सॉरी|please प्लीज़|office ऑफ़िस|doctor डॉक्टर|hospital हॉस्पिटल
 school स्कूल|college कॉलेज|bus बस|car कार|ticket टिकट|station स्टेशन|hotel होटल|room रूम|service सर्विस
+waqt वक़्त|qila क़िला|qeemat क़ीमत|keemat क़ीमत|zindagi ज़िंदगी|zyada ज़्यादा|fikr फ़िक्र|kharab ख़राब|khabar ख़बर
+garib ग़रीब|qalam क़लम|qanoon क़ानून|zaroor ज़रूर|safar सफ़र|tareef तारीफ़|mazaa मज़ा|kaafi काफ़ी|tez तेज़
+baaz बाज़|saaf साफ़|raaz राज़|roz रोज़|ghazal ग़ज़ल|aawaz आवाज़|awaaz आवाज़|fauj फ़ौज|sadak सड़क|padhna पढ़ना
 """.split("|")
 
 
@@ -168,7 +171,7 @@ def viterbi_align(units, roman, prob):
 
 # --- joint n-gram ----------------------------------------------------------------------------------------------
 
-def train_ngram(sequences, order: int):
+def train_ngram(sequences, order: int, min_top_count: float = 0):
     """Interpolated Witten-Bell n-gram over chunk-pair tokens, stored in back-off form.
 
     Returns ``(vocab, tables)``: ``tables[k]`` maps a context of k tokens (ids joined by spaces) to
@@ -202,6 +205,8 @@ def train_ngram(sequences, order: int):
     probs[0][()] = (0.0, p_uni)
     for k in range(1, order):
         for ctx, c in counts[k].items():
+            if k == order - 1 and min_top_count and sum(c.values()) < min_top_count * 3:
+                continue
             n, types = sum(c.values()), len(c)
             lam = types / (n + types)
             lower = ctx[1:]
@@ -262,6 +267,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", type=Path, default=DAKSHINA / "hi.translit.sampled.train.tsv")
     ap.add_argument("--order", type=int, default=4)
+    ap.add_argument("--char-order", type=int, default=4)
     ap.add_argument("--iterations", type=int, default=4)
     ap.add_argument("--holdout", type=float, default=0.0,
                     help="leave out this share of train words (for tuning); written to --holdout-out")
@@ -291,10 +297,13 @@ def main(argv=None) -> None:
     print(f"aligned {len(seqs)} of {len(pairs)} pairs")
     vocab, tables = train_ngram(seqs, args.order)
     args.model_out.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(args.model_out, "wt", encoding="utf-8", compresslevel=9) as fh:
-        json.dump({"order": args.order, "vocab": vocab, "tables": tables}, fh, ensure_ascii=False,
-                  separators=(",", ":"))
     lex = build_lexicon([w for w in words if w not in held])
+    char_vocab, char_tables = train_ngram([([(ch, "") for ch in w], 1) for w in sorted(lex)], args.char_order,
+                                          min_top_count=2)
+    with gzip.open(args.model_out, "wt", encoding="utf-8", compresslevel=9) as fh:
+        json.dump({"order": args.order, "vocab": vocab, "tables": tables,
+                   "char_order": args.char_order, "char_vocab": [v.split("\t")[0] for v in char_vocab],
+                   "char_tables": char_tables}, fh, ensure_ascii=False, separators=(",", ":"))
     with gzip.open(args.lexicon_out, "wt", encoding="utf-8", compresslevel=9) as fh:
         for w, f in sorted(lex.items(), key=lambda kv: (-kv[1], kv[0])):
             fh.write(f"{w}\t{f:.3g}\n")
