@@ -10,6 +10,7 @@ paper-scale file (~150,000 records) one ORM object at a time took minutes and he
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -412,7 +413,7 @@ def _plan_annotations(plan: _Plan, stored: _Stored, work: WorkFile, source: str,
                     f"annotation refers to a {record.phase} translation by {record.translator} that has no text")
             continue
         if task not in canonical:
-            canonical[task] = tuple(tokenize(text))
+            canonical[task] = tuple(map(sys.intern, tokenize(text)))  # shared words: ~40 MB less at paper scale
         tokens = canonical[task]
         if record.tokens is not None and record.tokens != tokens:
             _locate(plan, source, record, "tokens differ from the canonical tokens of the translation "
