@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from journey_steps import login, screenshot
+from websocket_hold import SendHold
 from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -135,10 +136,12 @@ def test_esc_keeps_a_name_in_roman_and_devanagari_passes_through(typing_db, star
 def test_text_typed_but_not_yet_saved_is_offered_back_after_a_refresh(typing_db, start_app, browser_page):
     url, engine = typing_db
     page = browser_page
+    sends = SendHold(page)
     editor = open_editor(page, start_app(url).url, engine)
+    sends.hold()  # the autosave of what follows never reaches the server
     page.keyboard.type("mera ")
     expect(editor).to_have_value("मेरा ")
-    page.reload()  # at once, before the pause that would save it
+    page.reload()
     page.get_by_role("heading", name="Blind translation").wait_for()
     assert stored_text(engine) == []  # the server never got it
     page.get_by_text("This browser kept 5 characters").wait_for()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from journey_steps import login, screenshot
+from websocket_hold import SendHold
 from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -102,11 +103,13 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     url, engine = translator_db
     server = start_app(url)
     page = browser_page
+    sends = SendHold(page)
     login(page, server.url, "asha", PASSWORD)
     page.get_by_role("link", name="Translate").click()
     page.get_by_role("heading", name="Blind translation").wait_for()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
-    editor.fill(BLIND)  # typed, and the page is reloaded before the pause that would save it
+    sends.hold()  # whatever the page sends from here on (its autosave) never reaches the server
+    editor.fill(BLIND)  # typed, and the page is reloaded before any save arrived
     kept_in_browser(page, BLIND)
     page.reload()
     page.get_by_role("heading", name="Blind translation").wait_for()
@@ -125,6 +128,7 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND)
     expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0)
     more = BLIND + " और"  # typing on top of the saved draft is kept again, against the new stored text
+    sends.hold()
     page.get_by_role("textbox", name="Your Hindi translation").fill(more)
     kept_in_browser(page, more)
     page.reload()
