@@ -141,3 +141,24 @@ def test_an_annotation_save_refused_while_busy_is_a_value_error_the_tag_page_sho
     with _HeldImport(engine, _work_file()):
         with pytest.raises(ValueError, match="The project is busy importing; your work is kept"):
             save_annotation(engine, 1, 1, ["O"], True, None, "save")
+
+
+def test_a_save_waiting_on_another_process_s_write_lock_is_refused_with_the_message_then_succeeds(
+    engine, sqlite_url, monkeypatch,
+):
+    """Another process (``python -m corpus import-work``) holding SQLite's write lock past the busy timeout."""
+    import sqlite3
+
+    user, task = _translator_task(engine)
+    monkeypatch.setattr(db.engine, "BUSY_TIMEOUT_S", 0.3)
+    engine.dispose()
+    other = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(TranslationBusy, match="The project is busy importing; your work is kept"):
+            save_translation(engine, user, task, Draft("खाना बढ़िया था।"), expected_version=0, action="save")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    view = save_translation(engine, user, task, Draft("खाना बढ़िया था।"), expected_version=0, action="save")
+    assert view.version == 1
