@@ -44,8 +44,8 @@ def test_the_browser_sentence_needs_no_pick():
         ("fon", {"फ़ोन", "फोन"}),  # f / ph
         ("pani", {"पानी"}),  # dropped long vowel marks: a for aa, i for ii
         ("paani", {"पानी"}),
-        ("vaqt", {"वक़्त", "वक्त"}),
-        ("waqt", {"वक़्त", "वक्त"}),  # w / v
+        ("vakt", {"वक़्त", "वक्त"}),
+        ("waqt", {"वक़्त", "वक्त"}),  # w / v, q for क़
         ("sadak", {"सड़क"}),  # ड़ typed as d
         ("accha", {"अच्छा"}),  # doubled consonant
     ],
