@@ -99,10 +99,10 @@ else:
     from starlette.middleware import Middleware  # noqa: E402
 
     from pages._api import ROUTES  # noqa: E402
-    from pages._auth_routes import AUTH_ROUTES, SecurityHeaders, forwarded_allow_ips  # noqa: E402
+    from pages._auth_routes import AUTH_ROUTES, SecurityHeaders, trust_only_configured_proxies  # noqa: E402
 
-    # Uvicorn reads X-Forwarded-For / X-Forwarded-Proto only from these proxies (none by default).
-    os.environ["FORWARDED_ALLOW_IPS"] = forwarded_allow_ips(os.environ)
+    # X-Forwarded-For / X-Forwarded-Proto count only from CORPUS_TRUSTED_PROXIES (none by default).
+    trust_only_configured_proxies(os.environ)
 
     app = st.App(__file__, routes=ROUTES + AUTH_ROUTES, middleware=[Middleware(SecurityHeaders)],
                  on_script_error=show_error_without_details)

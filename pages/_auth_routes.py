@@ -40,6 +40,29 @@ def forwarded_allow_ips(environ: Mapping[str, str]) -> str:
     return environ.get(TRUSTED_PROXIES, "").strip()
 
 
+def trust_only_configured_proxies(environ: Mapping[str, str]) -> None:
+    """Make the server read X-Forwarded-For / X-Forwarded-Proto only from CORPUS_TRUSTED_PROXIES.
+
+    Uvicorn wraps the app in its ProxyHeadersMiddleware right after importing it, with the
+    FORWARDED_ALLOW_IPS it read before (default: loopback, so any local process or a proxy on this
+    host could pose as any client). Streamlit offers no setting for it, so the module that builds the
+    app, imported in between, swaps in a subclass that trusts exactly the configured proxies.
+    (tests/browser/test_login_journey.py checks this end to end, should uvicorn change.)"""
+    import os
+
+    import uvicorn.config
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    trusted = forwarded_allow_ips(environ)
+
+    class ConfiguredProxyHeaders(ProxyHeadersMiddleware):
+        def __init__(self, app, trusted_hosts=None):
+            super().__init__(app, trusted_hosts=trusted)
+
+    uvicorn.config.ProxyHeadersMiddleware = ConfiguredProxyHeaders
+    os.environ["FORWARDED_ALLOW_IPS"] = trusted
+
+
 @cache
 def _engine():
     return make_engine(default_url())
