@@ -57,6 +57,7 @@ def test_annotator_tags_two_spans_in_a_hindi_sentence_and_submits(database, star
     server = start_app(url)
     page = browser_page
     open_tagging(page, server.url, "meera")
+    token(page, 0).wait_for()  # the editor mounts after the page's first run
     expect(page.locator('[data-testid="span-editor"] [data-token-index]')).to_have_text([
         "लेकिन", "स्टाफ़", "सर्विस", "और", "खाना", "बहुत", "बुरा", "था", "।"])  # exactly the frozen tokens
     token(page, 1).click()
