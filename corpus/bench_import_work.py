@@ -40,13 +40,11 @@ from db.workfile import import_work_file, load_work
 from corpus.workfile import dump_work_file
 engine = make_engine({url!r})
 upgrade(engine)
-data = open({work!r}, "rb").read()
 t0 = time.perf_counter()
 c0 = time.process_time()
-summary = import_work_file(engine, data, {work!r})
+summary = import_work_file(engine, open({work!r}, "rb").read(), {work!r})  # as the command line passes it
 seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 peak_mb = {peak}
-del data
 identical = None
 if {check}:
     identical = dump_work_file(load_work(engine)).encode("utf-8") == open({work!r}, "rb").read()

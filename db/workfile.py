@@ -181,18 +181,30 @@ def import_work_file(
         project_id = default_project_id(session)
         known = _known_keys(session, project_id)
     work, errors = parse_work_file(data, filename, known)
+    del data  # the records hold everything now; a caller that passed the file's bytes along lets them go
     if errors:
         raise InputRejected(errors)
     report("reading", 1, 1)
     with transaction(engine) as session:
-        now_known = _known_keys(session, project_id)
-        if set(now_known) != set(known):  # another import added sentences meanwhile: resolve ids again
-            work, errors = parse_work_file(data, filename, now_known)
-            if errors:
-                raise InputRejected(errors)
+        if errors := _resolved_differently(work, filename, set(_known_keys(session, project_id)) - set(known)):
+            raise InputRejected(errors)
         summary = _write_work(session, project_id, work, filename, report, consume=True)
         session.add(AuditEvent(actor_id=actor_id, action="import-work", detail={"source": filename, **summary.__dict__}))
         return summary
+
+
+def _resolved_differently(work: WorkFile, filename: str, added: set[SentenceKey]) -> list[LocatedError]:
+    """Records whose sentence id another import added to the project between parsing and writing: the
+    id may now name two sentences, so the file is refused (import it again) rather than guessed."""
+    added_ids = {key.id for key in added}
+    if not added_ids:
+        return []
+    return [
+        LocatedError(filename, f"sentence id {record.key.id!r} was added to the project by another import while "
+                               "this file was being checked; import the file again", line=record.line,
+                     sentence_id=record.key.id)
+        for record in (*work.translations, *work.annotations) if record.key.id in added_ids
+    ]
 
 
 def import_work(engine: Engine, work: WorkFile, source: str = "<work file>",

@@ -198,3 +198,19 @@ def test_the_command_line_import_prints_its_summary_and_no_bar_into_a_pipe(engin
     out, err = capsys.readouterr()
     assert "imported 1 sentences, 1 translations, 1 annotations" in out
     assert "\r" not in err
+
+
+def test_a_file_whose_sentence_ids_another_import_added_meanwhile_is_refused_not_guessed():
+    """Between parsing (no lock) and writing, another import may add a sentence with an id the file
+    refers to without domain and split; that id may now name two sentences."""
+    from corpus.records import SentenceKey
+    from corpus.workfile import parse_work_file
+    from db.workfile import _resolved_differently
+
+    known = [SentenceKey("restaurant", "train", "1")]
+    work, errors = parse_work_file(jsonl({**AWARE, "sentence_id": "1"}), "w.jsonl", known)
+    assert errors == []
+    assert _resolved_differently(work, "w.jsonl", {SentenceKey("laptop", "train", "2")}) == []
+    refused = _resolved_differently(work, "w.jsonl", {SentenceKey("laptop", "train", "1")})
+    assert [(e.line, e.sentence_id) for e in refused] == [(1, "1")]
+    assert "import the file again" in refused[0].message
