@@ -23,6 +23,7 @@ from db.typing import learned_forms, suggest_for  # noqa: E402
 from tests.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id  # noqa: E402
 
 pytestmark = pytest.mark.browser
+WAIT = 30000  # ms an expectation waits: the page reruns slowly on a loaded machine
 
 PHRASE = "mera keyboard bahut achha hai"
 HINDI = "मेरा कीबोर्ड बहुत अच्छा है"
@@ -71,14 +72,14 @@ def test_roman_words_become_hindi_as_typed_and_ctrl_enter_submits(typing_db, sta
     url, engine = typing_db
     page = browser_page
     editor = open_editor(page, start_app(url).url, engine)
-    expect(editor).to_be_focused()  # the task opens ready to type
+    expect(editor).to_be_focused(timeout=WAIT)  # the task opens ready to type
     keys = 0
     for ch in PHRASE:  # one keystroke per character, spaces included
         page.keyboard.press(ch if ch != " " else "Space")
         keys += 1
     # Each space converted its word (the first ones once the model has loaded, a few seconds after start).
     expect(editor).to_have_value(HINDI[: HINDI.rindex(" ") + 1] + "hai", timeout=30000)
-    expect(page.get_by_role("option").first).to_contain_text("है")  # the last word's candidates, under the caret
+    expect(page.get_by_role("option").first).to_contain_text("है", timeout=WAIT)  # the last word's candidates, under the caret
     screenshot(page, "phonetic-1-typed")
     page.keyboard.press("Control+Enter")
     keys += 1
@@ -89,7 +90,7 @@ def test_roman_words_become_hindi_as_typed_and_ctrl_enter_submits(typing_db, sta
         assert session.scalars(select(Translation.status)).one() == "submitted"
     learned = {(f.roman, f.devanagari) for f in learned_forms(engine, project_id(engine))}
     assert learned == set(zip(PHRASE.split(), HINDI.split()))
-    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_be_focused()  # the next task, ready
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_be_focused(timeout=WAIT)  # the next task, ready
 
 
 def test_a_number_key_picks_another_spelling_which_is_learned_for_the_project(typing_db, start_app, browser_page):
@@ -98,10 +99,10 @@ def test_a_number_key_picks_another_spelling_which_is_learned_for_the_project(ty
     editor = open_editor(page, start_app(url).url, engine)
     page.keyboard.type("mera")
     second = page.get_by_role("option").nth(1)
-    expect(second).to_be_visible()
+    expect(second).to_be_visible(timeout=WAIT)
     form = second.inner_text().split("\n")[-1].strip().lstrip("2").strip()
     page.keyboard.press("2")
-    expect(editor).to_have_value(form)
+    expect(editor).to_have_value(form, timeout=WAIT)
     editor.blur()  # leaving the editor saves (with what was picked)
     page.get_by_text("Draft saved at").wait_for()
     assert stored_text(engine) == [form]
@@ -113,20 +114,20 @@ def test_esc_keeps_a_name_in_roman_and_devanagari_passes_through(typing_db, star
     page = browser_page
     editor = open_editor(page, start_app(url).url, engine)
     page.keyboard.type("Sony")
-    expect(page.get_by_role("listbox", name="Suggestions")).to_be_visible()
+    expect(page.get_by_role("listbox", name="Suggestions")).to_be_visible(timeout=WAIT)
     page.keyboard.press("Escape")
-    expect(page.get_by_role("listbox", name="Suggestions")).to_be_hidden()
+    expect(page.get_by_role("listbox", name="Suggestions")).to_be_hidden(timeout=WAIT)
     page.keyboard.type(" ki ")
-    expect(editor).to_have_value("Sony की ")
+    expect(editor).to_have_value("Sony की ", timeout=WAIT)
     page.keyboard.insert_text("स्क्रीन तेज़")  # pasted or typed with a Hindi keyboard: not a Roman word
     page.keyboard.press("Space")
-    expect(editor).to_have_value("Sony की स्क्रीन तेज़ ")
+    expect(editor).to_have_value("Sony की स्क्रीन तेज़ ", timeout=WAIT)
     page.keyboard.press("Control+.")  # plain Roman from here
     page.keyboard.type("sharp ")
-    expect(editor).to_have_value("Sony की स्क्रीन तेज़ sharp ")
+    expect(editor).to_have_value("Sony की स्क्रीन तेज़ sharp ", timeout=WAIT)
     page.keyboard.press("Control+.")  # and phonetic Hindi again
     page.keyboard.type("hai.")
-    expect(editor).to_have_value("Sony की स्क्रीन तेज़ sharp है.")
+    expect(editor).to_have_value("Sony की स्क्रीन तेज़ sharp है.", timeout=WAIT)
     screenshot(page, "phonetic-2-names-and-paste")
     editor.blur()
     page.get_by_text("Draft saved at").wait_for()
@@ -140,16 +141,16 @@ def test_text_typed_but_not_yet_saved_is_offered_back_after_a_refresh(typing_db,
     editor = open_editor(page, start_app(url).url, engine)
     sends.hold()  # the autosave of what follows never reaches the server
     page.keyboard.type("mera ")
-    expect(editor).to_have_value("मेरा ")
+    expect(editor).to_have_value("मेरा ", timeout=WAIT)
     page.reload()
     page.get_by_role("heading", name="Blind translation").wait_for()
     assert stored_text(engine) == []  # the server never got it
     page.get_by_text("This browser kept 5 characters").wait_for()
     page.get_by_role("button", name="Restore unsaved text").click()
-    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा ")
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा ", timeout=WAIT)
     page.get_by_text("Draft saved at").wait_for()
     assert stored_text(engine) == ["मेरा"]
     page.reload()  # once saved, nothing is offered again
     page.get_by_role("heading", name="Blind translation").wait_for()
-    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा")
-    expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0)
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा", timeout=WAIT)
+    expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0, timeout=WAIT)

@@ -23,6 +23,7 @@ from db.schema import upgrade  # noqa: E402
 from tests.translation_fixtures import PASSWORD, add_sentence, add_user, assign  # noqa: E402
 
 pytestmark = pytest.mark.browser
+WAIT = 30000  # ms an expectation waits: the page reruns slowly on a loaded machine
 
 SOURCE = "The battery life of this Lenovo is great."
 ROMAN = "is {Lenovo} kI baiTarI lAif bahuta achChI hai."
@@ -50,7 +51,7 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
     login(page, server.url, "asha", PASSWORD)
     page.get_by_role("link", name="Translate").click()
     page.get_by_role("heading", name="Blind translation").wait_for()
-    expect(page.get_by_text("battery life", exact=False)).to_have_count(1)  # only inside the sentence
+    expect(page.get_by_text("battery life", exact=False)).to_have_count(1, timeout=WAIT)  # only inside the sentence
     assert page.locator("mark").count() == 0
 
     page.get_by_role("combobox", name="Scheme").click()  # the old converter, one scheme among others
@@ -62,14 +63,14 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
     screenshot(page, "translator-1-blind-preview")
     page.get_by_role("button", name="Insert into translation").click()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
-    expect(editor).to_have_value(BLIND)
+    expect(editor).to_have_value(BLIND, timeout=WAIT)
     screenshot(page, "translator-2-blind-inserted")
     page.get_by_role("button", name="Submit & next").click()
 
     page.get_by_role("heading", name="Aspect-aware translation").wait_for()
     page.get_by_text("Submitted. Here is your next task.").wait_for()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
-    expect(editor).to_be_focused()  # the next task opens ready to type
+    expect(editor).to_be_focused(timeout=WAIT)  # the next task opens ready to type
     editor.fill(AWARE)  # pasted Devanagari: autosaved on the pause, and the words become selectable
     page.get_by_role("button", name="बैटरी", exact=True).click()
     page.wait_for_timeout(500)
@@ -119,14 +120,14 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     screenshot(page, "translator-unsaved-offer")
     page.get_by_role("button", name="Restore unsaved text").click()
     page.get_by_text(re.compile(r"^Draft saved at ")).wait_for()
-    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND)
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND, timeout=WAIT)
     with Session(engine) as session:
         (row,) = session.scalars(select(Translation)).all()
         assert (row.text, row.status) == (BLIND, "draft")
     page.reload()  # once saved, nothing is offered again
     page.get_by_role("heading", name="Blind translation").wait_for()
-    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND)
-    expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0)
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND, timeout=WAIT)
+    expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0, timeout=WAIT)
     more = BLIND + " और"  # typing on top of the saved draft is kept again, against the new stored text
     sends.hold()
     page.get_by_role("textbox", name="Your Hindi translation").fill(more)
