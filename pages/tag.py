@@ -160,7 +160,9 @@ def _move(tid: int, actions: list[str]) -> None:
 def _open_next_unfinished(tid: int) -> None:
     nxt = _next_unfinished(tid)
     if nxt is None:
-        _status(tid, "ok", "Submitted. Every item in your queue is submitted.")
+        done = st.session_state[f"tag_work_{tid}"]["status"] == "submitted"
+        _status(tid, "ok" if done else "info",
+                "Submitted. Every item in your queue is submitted." if done else "No other item is unfinished.")
     else:
         _goto(nxt)
 
