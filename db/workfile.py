@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain
 
@@ -35,7 +35,7 @@ from corpus.records import (
     WorkFile,
 )
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize
-from corpus.workfile import parse_work_file
+from corpus.workfile import free_reason_notes, parse_work_file
 from db.bulk import insert_rows
 from db.engine import reader, transaction
 from db.importing import insert_sentences, plan_sentence_import
@@ -63,12 +63,14 @@ class WorkImportSummary:
     translations: int
     annotations: int
     unchanged: int
+    notes: tuple[str, ...] = ()  # located remarks on what was kept as given (free-text reasons)
 
     def __str__(self) -> str:
-        return (
+        head = (
             f"imported {self.sentences} sentences, {self.translations} translations, "
             f"{self.annotations} annotations ({self.unchanged} records already present)"
         )
+        return "\n".join((head, *self.notes))
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -181,6 +183,7 @@ def import_work_file(
         project_id = default_project_id(session)
         known = _known_keys(session, project_id)
     work, errors = parse_work_file(data, filename, known)
+    notes = tuple(str(note) for note in free_reason_notes(data, filename)) if not errors else ()
     del data  # the records hold everything now; a caller that passed the file's bytes along lets them go
     if errors:
         raise InputRejected(errors)
@@ -188,8 +191,9 @@ def import_work_file(
     with transaction(engine) as session:
         if errors := _resolved_differently(work, filename, set(_known_keys(session, project_id)) - set(known)):
             raise InputRejected(errors)
-        summary = _write_work(session, project_id, work, filename, report, consume=True)
-        session.add(AuditEvent(actor_id=actor_id, action="import-work", detail={"source": filename, **summary.__dict__}))
+        summary = replace(_write_work(session, project_id, work, filename, report, consume=True), notes=notes)
+        detail = {"source": filename, **{k: v for k, v in summary.__dict__.items() if k != "notes"}}
+        session.add(AuditEvent(actor_id=actor_id, action="import-work", detail=detail))
         return summary
 
 

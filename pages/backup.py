@@ -17,6 +17,7 @@ from db.backup import (
     make_backup,
     restore_upload,
 )
+from db.engine import ProjectBusy
 from db.workfile import import_progress
 from pages._common import get_engine, require_role
 
@@ -93,6 +94,8 @@ if upload is not None:
             )
         except RestoreRefused as exc:
             st.error(f"Nothing was restored: {exc}")
+        except ProjectBusy:
+            st.error("Nothing was restored: another import or restore holds the project. Try again when it ends.")
         else:
             bar.empty()
             st.success(result.summary)

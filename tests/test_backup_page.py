@@ -192,3 +192,20 @@ def test_a_damaged_archive_is_refused_with_where_and_changes_nothing(team, tmp_p
     click_restore(at)
     assert any("Nothing was restored: tampered.zip/translations.jsonl" in e.value for e in at.error)
     assert make_backup(team["engine"]) == before
+
+
+def test_a_restore_that_meets_another_import_says_so_and_restores_nothing(team, monkeypatch):
+    import db.backup
+    from db.engine import ProjectBusy
+
+    def busy(*args, **kwargs):
+        raise ProjectBusy("The project is busy importing; your work is kept.")
+
+    monkeypatch.setattr(db.backup, "restore_upload", busy)
+    at = open_page(team["engine"], team["lead"])
+    at.file_uploader(key="restore_file").upload("work.jsonl", jsonl(SENTENCE, AWARE))
+    at.run()
+    click_restore(at)
+    assert any("another import or restore holds the project" in e.value for e in at.error)
+    with Session(team["engine"]) as session:
+        assert session.scalar(select(func.count()).select_from(SourceSentence)) == 0

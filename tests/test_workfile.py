@@ -186,6 +186,8 @@ def test_a_reason_outside_the_projects_list_is_kept_as_other_with_its_text_and_n
     assert str(notes[0]) == ("w.jsonl:3 sentence 3121: untranslatable reason 'idiom or pun' is not one of idiom, pun, "
                              "missing context, other: kept as 'other' with its text verbatim")
     assert free_reason_notes(jsonl(SENTENCE, AWARE, BLIND), "w.jsonl") == []
+    assert summary.notes == (str(notes[0]), str(notes[1]))
+    assert str(notes[0]) in str(summary).splitlines()  # what import-work and the restore page print
     dumped = dump_work_file(load_work(engine))
     assert '"reason": "other", "reason_text": "idiom or pun"' in dumped
     from db.engine import make_engine
