@@ -42,16 +42,11 @@ from db.typing import accepted_pairs, record_accepted
 from pages._api import SESSION_COOKIE, SUGGEST_PATH, warm_model
 from pages._common import get_engine, project_id, require_role
 from pages._hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
+from pages._text import md_escape
 
 TASK_PARAM = "task"
 TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)
 EDITOR_LABEL = "Your Hindi translation"
-_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:")
-
-
-def md_escape(text: str) -> str:
-    """Plain text for st.markdown: every Markdown, directive and LaTeX character escaped."""
-    return "".join("\\" + c if c in _MD_SPECIAL else c for c in text)
 
 
 def source_markdown(text: str, spans: list[tuple[int, int]]) -> str:
@@ -192,7 +187,7 @@ def _collect() -> tuple[Draft, list[str]]:
             try:
                 span = selection_to_span(new, chosen)
             except (NotContiguous, IndexError):
-                problems.append(f"the words for “{a.term}” must be next to each other; "
+                problems.append(f"the words for “{md_escape(a.term)}” must be next to each other; "
                                 "select the part that names it")
                 continue
             if span:
@@ -290,7 +285,7 @@ def _editor_submit() -> None:
 
 def _task_name(assignment_id: int | None) -> str | None:
     item = by_id.get(assignment_id) if assignment_id is not None else None
-    return f"{item.domain}/{item.split}/{item.sentence_id} ({item.phase})" if item else None
+    return md_escape(f"{item.domain}/{item.split}/{item.sentence_id} ({item.phase})") if item else None
 
 
 def _submit() -> None:
@@ -355,13 +350,13 @@ left, right = st.columns([3, 2], gap="large")
 
 with left:
     st.subheader("Aspect-aware translation" if aware else "Blind translation")
-    st.caption(f"{task.domain} · {task.split} · sentence {task.sentence_id}")
+    st.caption(md_escape(f"{task.domain} · {task.split} · sentence {task.sentence_id}"))
     st.markdown(source_markdown(task.source_text, [(a.start, a.end) for a in task.aspects]))
 
     if not editable:
         st.info("Submitted. Ask your lead if it needs to be reopened.")
         if task.untranslatable:
-            st.write(f"Marked untranslatable ({task.reason}). {task.note or ''}")
+            st.write(md_escape(f"Marked untranslatable ({task.reason}). {task.note or ''}"))
         else:
             st.text(task.text)
         st.stop()
@@ -420,7 +415,7 @@ with left:
         stored = {x.aspect_term_id: x for x in st.session_state.get(K + "links", ())}
         for n, a in enumerate(task.aspects, start=1):
             with st.container(border=True):
-                dropped = st.checkbox(f"{n}. “{a.term}” is dropped in my translation", key=K + f"drop{a.id}",
+                dropped = st.checkbox(f"{n}. “{md_escape(a.term)}” is dropped in my translation", key=K + f"drop{a.id}",
                                       on_change=_autosave)
                 if dropped:
                     st.text_input("Why was it dropped?", key=K + f"why{a.id}", on_change=_autosave)
@@ -428,12 +423,12 @@ with left:
                     link = stored.get(a.id)
                     default = span_to_selection(tokens, link.start, link.end) if link and not link.dropped else []
                     st.pills(
-                        f"{n}. “{a.term}” is rendered by", list(range(len(tokens))),
+                        f"{n}. “{md_escape(a.term)}” is rendered by", list(range(len(tokens))),
                         format_func=lambda i, tokens=tokens: tokens[i].text, selection_mode="multi",
                         default=default, key=_pill_key(a.id, text_now), on_change=_autosave,
                     )
                 else:
-                    st.caption(f"{n}. “{a.term}”: write your translation first, then mark its words here.")
+                    st.caption(f"{n}. “{md_escape(a.term)}”: write your translation first, then mark its words here.")
 
     untr = st.checkbox("This sentence is untranslatable", key=K + "untr", on_change=_autosave)
     if untr:
@@ -449,7 +444,7 @@ with left:
     # Blind: no source text, so no warning can come from what the sentence mentions (its aspects).
     warnings = check_translation(st.session_state.get(K + "text"), entries, task.source_text if aware else None)
     for w in warnings:
-        st.warning(w.message, icon=":material/spellcheck:")
+        st.warning(md_escape(w.message), icon=":material/spellcheck:")
 
     b1, b2, b3 = st.columns(3)
     b1.button("Submit & next", key=K + "submit", type="primary", on_click=_submit, width="stretch")

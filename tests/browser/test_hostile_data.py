@@ -125,14 +125,7 @@ def test_the_other_lead_pages_with_hostile_data_load_nothing_from_outside(hostil
     assert _walk(page, watch, [title], "lead") == []
 
 
-TRANSLATE_UNESCAPED = pytest.mark.xfail(
-    reason="pages/translate.py shows the sentence id, the note and aspect terms through Markdown unescaped "
-           "(st.caption/st.write at 'sentence {task.sentence_id}', '{task.note}', '“{a.term}”'): wrap them in "
-           "pages._text.md_escape, then drop this marker. The CSP keeps the browser from loading them meanwhile.",
-    strict=False)
-
-
-@pytest.mark.parametrize("title", [pytest.param("Translate", marks=TRANSLATE_UNESCAPED), "Tag aspects"])
+@pytest.mark.parametrize("title", ["Translate", "Tag aspects"])
 def test_the_work_pages_with_hostile_data_load_nothing_from_outside(hostile_db, start_app, browser_page, title):
     """The hostile user's own blind task is on the hostile sentence."""
     server = start_app(str(hostile_db.url.render_as_string(hide_password=False)))
