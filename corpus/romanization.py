@@ -6,8 +6,9 @@ Two parts, both shipped in ``corpus/data/`` and built by ``corpus.romanization_b
   aligned chunks (1–2 Devanagari letters ↔ 1–4 Roman letters) and a 4-gram over those chunk pairs scores the
   pair. Loose spellings (``aa``/``a``, ``ee``/``i``, ``w``/``v``, ``z``/``j``, a dropped schwa, ``n`` for anusvara)
   are learned from how people actually romanized, not written down as rules;
-* a **lexicon** of Hindi words with frequencies (wordfreq, aspell-hi, the Dakshina train words): the prior that
-  picks a real word among the spellings the channel allows.
+* a **lexicon** of Hindi words with frequencies (wordfreq, aspell-hi, hunspell-hi, apertium-hin's inflected forms,
+  FreeDict eng-hin, the Dakshina train words): the prior that picks a real word among the spellings the channel
+  allows.
 
 Search is one left-to-right beam over the Roman letters with two budgets: hypotheses that are still a prefix of
 some lexicon word (so a known word is never pruned away by a likelier non-word) and free ones (so a word outside
