@@ -213,6 +213,19 @@ class RougeResult:
             "f": self.pair_f.tolist(),
         }
 
+    def translation_mean_f(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each translation's mean ROUGE-L F against the others of its unit (what a unit's best is ranked
+        by): ``(indices into translations, their unit, their mean F)``; translations alone in their unit
+        have none and are left out."""
+        n = len(self.translations)
+        totals = (np.bincount(self.pair_a, weights=self.pair_f, minlength=n)
+                  + np.bincount(self.pair_b, weights=self.pair_f, minlength=n))
+        unit = np.full(n, -1, dtype=np.int64)
+        unit[self.pair_a] = self.pair_unit
+        unit[self.pair_b] = self.pair_unit
+        in_unit = np.flatnonzero(unit >= 0)
+        return in_unit, unit[in_unit], totals[in_unit] / (self.unit_size[unit[in_unit]] - 1)
+
     def unit_columns(self) -> dict[str, list]:
         sent = [self.sentences[i] for i in self.unit_sentence.tolist()]
         return {

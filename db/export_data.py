@@ -380,20 +380,14 @@ def _translation_figures(rouge: RougeResult) -> dict[int, tuple[float, float, in
     """Per translation in a unit of ``corpus.agreement.rouge_agreement``: its mean ROUGE-L F against the
     others of the unit (what the unit's best is ranked by), the unit's mean F and size, and whether it
     is the unit's best."""
-    n = len(rouge.translations)
-    f = rouge.pair_f
-    totals = np.bincount(rouge.pair_a, weights=f, minlength=n) + np.bincount(rouge.pair_b, weights=f, minlength=n)
-    unit = np.full(n, -1, dtype=np.int64)
-    unit[rouge.pair_a] = rouge.pair_unit
-    unit[rouge.pair_b] = rouge.pair_unit
-    in_unit = np.flatnonzero(unit >= 0)
-    size = rouge.unit_size[unit[in_unit]]
-    best = np.zeros(n, dtype=bool)
+    in_unit, unit, means = rouge.translation_mean_f()
+    size = rouge.unit_size[unit]
+    best = np.zeros(len(rouge.translations), dtype=bool)
     best[rouge.unit_best] = True
     return {
         rouge.translations[i].pk: (vs_others, phase_mean, k, is_best)
         for i, vs_others, phase_mean, k, is_best in zip(
-            in_unit.tolist(), (totals[in_unit] / (size - 1)).tolist(), rouge.unit_mean[unit[in_unit]].tolist(),
+            in_unit.tolist(), means.tolist(), rouge.unit_mean[unit].tolist(),
             size.tolist(), best[in_unit].tolist(),
         )
     }

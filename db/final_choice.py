@@ -11,7 +11,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-import numpy as np
 from sqlalchemy import Engine, case, func, select
 from sqlalchemy.orm import Session
 
@@ -271,16 +270,8 @@ def compare(engine: Engine, sentence_id: int) -> Comparison:
 
 
 def translation_means(rouge: RougeResult) -> dict[int, float]:
-    """Each translation's mean ROUGE-L F against the others of its (sentence, phase), from the agreement
-    figures' pairs (``corpus.agreement.rouge_agreement``); translations alone in their unit have none."""
-    n = len(rouge.translations)
-    f = rouge.pair_f
-    totals = np.bincount(rouge.pair_a, weights=f, minlength=n) + np.bincount(rouge.pair_b, weights=f, minlength=n)
-    unit = np.full(n, -1, dtype=np.int64)
-    unit[rouge.pair_a] = rouge.pair_unit
-    unit[rouge.pair_b] = rouge.pair_unit
-    in_unit = np.flatnonzero(unit >= 0)
-    means = totals[in_unit] / (rouge.unit_size[unit[in_unit]] - 1)
+    """Each translation's mean ROUGE-L F against the others of its (sentence, phase), by translation pk."""
+    in_unit, _, means = rouge.translation_mean_f()
     return {rouge.translations[i].pk: m for i, m in zip(in_unit.tolist(), means.tolist())}
 
 

@@ -184,6 +184,16 @@ def test_pairs_units_and_best_translation_have_hand_checked_values():
     assert units["blind"]["mean_f"] == 1.0
 
 
+def test_each_translation_mean_against_the_others_of_its_unit_has_hand_checked_values():
+    result = rouge_agreement(_input())
+    in_unit, _, means = result.translation_mean_f()
+    by_pk = {result.translations[i].pk: m for i, m in zip(in_unit.tolist(), means.tolist())}
+    # aware unit: asha (6/7 + 1/3) / 2, bilal (6/7 + 2/7) / 2, chitra (1/3 + 2/7) / 2; blind pair identical;
+    # sentence 2 has one translated text, so none of its translations has a mean
+    assert by_pk == {10: pytest.approx(25 / 42), 11: pytest.approx(4 / 7), 12: pytest.approx(13 / 42),
+                     20: 1.0, 21: 1.0}
+
+
 def test_corpus_averages_are_weighted_by_sentence_length_and_count_excluded_units():
     summary = rouge_summary(rouge_agreement(_input()))
     w_aware, w_blind = 6 + 10 / 3, 6 + 3
