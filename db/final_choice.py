@@ -29,6 +29,7 @@ from corpus.final_choice import (
 from corpus.kappa import tag_string
 from corpus.records import PHASES
 from corpus.rouge import rouge_l_f_text
+from db.auth import check_writer
 from db.engine import reader, transaction
 from db.metrics_data import load_metrics_input
 from db.models import (
@@ -293,12 +294,15 @@ def project_candidates(session: Session, project_id: int) -> dict[int, list[Cand
     return dict(out)
 
 
-def record_auto_choices(engine: Engine, project_id: int) -> int:
+def record_auto_choices(engine: Engine, project_id: int, by: int | None = None) -> int:
     """Write the automatic pick where no choice is in force or the automatic one is out of date.
     A lead's decision is never replaced by the rule. Returns the number of rows written.
     The whole project is read and written in bulk (one transaction), so ``python -m corpus export``
-    can run it on a paper-scale project."""
+    can run it on a paper-scale project. ``by``: the user a page records them for, re-checked
+    (active, session live) in the same transaction; None for the command line, which has no session."""
     with transaction(engine) as session:
+        if by is not None:
+            check_writer(session, by)
         policy = project_policy(session, project_id)
         sentences = _sentences(session, project_id, lock=True)
         ids = [s.id for s in sentences]
@@ -332,6 +336,7 @@ def choose(
     """A lead's final choice (confirming the automatic pick or overriding it), kept with who and when.
     ``expected``: the id of the choice in force the lead saw (None: none); a StaleChoice if it has changed."""
     with transaction(engine) as session:
+        check_writer(session, lead_id)  # active, and inside a page run its session still live
         lead = session.get(User, lead_id)
         if lead is None or not lead.active or not set(lead.role_names) & set(LEAD_ROLES):
             raise PermissionError("only an active lead can choose the final translation")

@@ -29,7 +29,11 @@ def _flash(kind: str, message: str) -> None:
 
 
 def on_record_auto() -> None:
-    written = record_auto_choices(engine, pid)
+    try:
+        written = record_auto_choices(engine, pid, by=user.id)
+    except PermissionError as exc:  # SessionEnded: the lead was shut out meanwhile
+        _flash("error", str(exc))
+        return
     _flash("success", f"Recorded {written} automatic pick(s).")
 
 

@@ -19,6 +19,7 @@ from corpus.final_choice import (
     phase_winner,
 )
 from corpus.rouge import rouge_l_f_text
+from db.auth import SessionEnded
 from db.engine import transaction
 from db.final_choice import (
     StaleChoice,
@@ -217,12 +218,25 @@ def test_an_automatic_pick_recorded_meanwhile_also_refuses_a_stale_choice(any_wo
         choose(engine, world["sentence"], world["a1"], world["lead"], expected=None)
 
 
-def test_an_inactive_lead_cannot_choose(any_world):
+def test_a_deactivated_lead_choosing_writes_nothing(any_world):
     engine, world = any_world["engine"], any_world
     with transaction(engine) as session:
         session.get(User, world["lead"]).active = False
-    with pytest.raises(PermissionError, match="active lead"):
+    with pytest.raises(SessionEnded):
         choose(engine, world["sentence"], world["a1"], world["lead"], expected=None)
+    with pytest.raises(SessionEnded):
+        record_auto_choices(engine, project_id(engine), by=world["lead"])
+    assert compare(engine, world["sentence"]).in_force is None
+    with Session(engine) as session:
+        assert session.scalars(select(FinalChoice)).all() == []
+        assert session.scalars(select(Revision).where(Revision.entity == "final_choice")).all() == []
+    assert record_auto_choices(engine, project_id(engine)) == 1  # the command line has no session to check
+
+
+def test_an_active_user_without_the_lead_role_cannot_choose(any_world):
+    engine, world = any_world["engine"], any_world
+    with pytest.raises(PermissionError, match="active lead"):
+        choose(engine, world["sentence"], world["a1"], world["asha"], expected=None)
     assert compare(engine, world["sentence"]).in_force is None
 
 
