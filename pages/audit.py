@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from corpus.audit import DEFECT_KINDS, AuditInputError, AuditReport, audit_bytes, table1_columns
+from corpus.spreadsheet import frame_csv
 from corpus.stats import corpus_statistics, table1_rows
 from db.queries import load_stat_inputs
 from pages._common import get_engine, require_role
@@ -62,7 +63,7 @@ present = [k for k in DEFECT_KINDS if counts[k]]
 kind = st.selectbox("Show defects of kind", ["all", *present], key="audit_kind")
 shown = defects if kind == "all" else defects[defects["kind"] == kind]
 st.dataframe(shown, hide_index=True, width="stretch", key="audit_defects")
-st.download_button("Download defects (CSV)", defects.to_csv(index=False).encode("utf-8"),
+st.download_button("Download defects (CSV)", frame_csv(defects),
                    "audit_defects.csv", "text/csv", key="audit_defects_csv")
 
 st.subheader(f"Script inconsistencies: {len(report.script_inconsistencies)}")
@@ -79,7 +80,7 @@ def _group_rows(groups: list[dict]) -> pd.DataFrame:
 
 inconsistencies = _group_rows(report.script_inconsistencies)
 st.dataframe(inconsistencies, hide_index=True, width="stretch", key="audit_scripts")
-st.download_button("Download script inconsistencies (CSV)", inconsistencies.to_csv(index=False).encode("utf-8"),
+st.download_button("Download script inconsistencies (CSV)", frame_csv(inconsistencies),
                    "audit_script_inconsistencies.csv", "text/csv", key="audit_scripts_csv")
 if report.spelling_variants:
     with st.expander(f"Same-script spelling variants: {len(report.spelling_variants)}"):
@@ -91,7 +92,7 @@ st.subheader(f"Sparsity: {len(report.sparse_domains)} of {len(report.domains)} d
 sparsity = pd.DataFrame(report.domains, columns=["domain", "sentences", "aspect_terms",
                                                  "sentences_with_aspects", "sparse"])
 st.dataframe(sparsity, hide_index=True, width="stretch", key="audit_sparsity")
-st.download_button("Download sparsity (CSV)", sparsity.to_csv(index=False).encode("utf-8"),
+st.download_button("Download sparsity (CSV)", frame_csv(sparsity),
                    "audit_sparsity.csv", "text/csv", key="audit_sparsity_csv")
 if report.polarities:
     st.dataframe(pd.DataFrame({"polarity": list(report.polarities), "aspect_terms": list(report.polarities.values())}),

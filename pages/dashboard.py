@@ -20,6 +20,7 @@ from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, corpus_cmi, keep_roman
 from corpus.metrics import EXPLANATIONS, compute_agreement, dashboard_tables, sentence_agreement
 from corpus.phonetic import spelling_tolerant_report
 from corpus.progress import filter_counts, person_progress, phase_progress, submitted_counts
+from corpus.spreadsheet import frame_csv
 from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, project_settings
 from db.queries import final_translations, keep_roman_glossary
 from pages._common import get_engine, project_id, require_role
@@ -107,7 +108,7 @@ def csv_button(label: str, rows, name: str) -> None:
 
     def build() -> bytes:
         frame = rows() if callable(rows) else rows
-        return pd.DataFrame(frame).to_csv(index=False).encode("utf-8")
+        return frame_csv(pd.DataFrame(frame))
 
     st.download_button(f"CSV: {label}", build, file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}", on_click="ignore")
 

@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from corpus.spreadsheet import frame_csv
 from db.browse import domains_and_splits, list_sentences
 from pages._common import get_engine, require_role
 from pages._render import highlight_spans_html
@@ -29,7 +30,7 @@ table = pd.DataFrame([{
 } for v in views])
 st.caption(f"{len(views):,} sentences shown")
 st.dataframe(table, hide_index=True, width="stretch")
-st.download_button("Download CSV", table.to_csv(index=False).encode("utf-8"), "sentences.csv", "text/csv",
+st.download_button("Download CSV", frame_csv(table), "sentences.csv", "text/csv",
                    key="browse_csv")
 
 labels = {f"{v.domain}/{v.split}/{v.sentence_id}": v for v in views}

@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from corpus.spreadsheet import frame_csv
 from corpus.stats import corpus_statistics, table1_rows
 from db.browse import domains_and_splits
 from db.queries import load_stat_inputs
@@ -22,6 +23,6 @@ stats = corpus_statistics(load_stat_inputs(get_engine(), domain=None if domain =
                                            split=None if split == "all" else split))
 table = pd.DataFrame(table1_rows({"English (source)": stats["english"], "Hindi (final, gold)": stats["hindi"]}))
 st.dataframe(table, hide_index=True, width="stretch")
-st.download_button("Download CSV", table.to_csv(index=False).encode("utf-8"), "table1.csv", "text/csv",
+st.download_button("Download CSV", frame_csv(table), "table1.csv", "text/csv",
                    key="stats_csv")
 st.caption(f"Tokenizer: {stats['english']['tokenizer']}")

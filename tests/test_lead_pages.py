@@ -97,6 +97,28 @@ def test_sentences_page_escapes_html_in_source_text(demo_db, tmp_path):
     assert "<script>" not in html
 
 
+def test_sentences_csv_download_neutralises_a_formula_in_an_imported_id_and_text(demo_db, monkeypatch):
+    import corpus.spreadsheet
+    from corpus.semeval import parse_semeval
+    from db.importing import import_sentences
+
+    xml = ('<sentences><sentence id="=HYPERLINK(&quot;http://x&quot;)"><text>=1+1 great food</text>'
+           '<aspectTerms><aspectTerm term="food" polarity="positive" from="11" to="15"/></aspectTerms>'
+           '</sentence></sentences>')
+    records, errors = parse_semeval(xml, "x.xml", "restaurant", "test")
+    assert not errors
+    import_sentences(demo_db, records)
+    downloads = []
+    real = corpus.spreadsheet.frame_csv
+    monkeypatch.setattr(corpus.spreadsheet, "frame_csv", lambda frame: downloads.append(real(frame)) or downloads[-1])
+    at = page("pages/sentences.py", demo_db, "lead")
+    assert not at.exception, at.exception
+    assert [b.label for b in at.get("download_button")] == ["Download CSV"] and len(downloads) == 1
+    text = downloads[0].decode("utf-8")
+    assert "\"'=HYPERLINK(\"\"http://x\"\")\"" in text and ",'=1+1 great food," in text
+    assert ",=" not in text and "\n=" not in text
+
+
 def test_statistics_page_shows_table_one(demo_db):
     at = page("pages/statistics.py", demo_db, "lead")
     assert not at.exception
