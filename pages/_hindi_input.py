@@ -12,7 +12,7 @@ Roman word simply stays.
 The text reaches the server once per pause or when the editor loses focus (a ``draft`` state with a
 sequence number, plus the Roman→Devanagari pairs accepted since the last send, for the project's
 learned forms); ``Ctrl+Enter`` sends a ``submit`` trigger. Text typed since the last save is kept in
-localStorage per task and offered back after a refresh only when it was typed on top of what is
+localStorage per task and tab (two tabs never overwrite each other's copy) and offered back after a refresh only when it was typed on top of what is
 stored now. The page changes the text only by raising ``rev`` (a conflict resolved, an insert from
 the ITRANS box). User text reaches the DOM only through ``value`` and ``textContent``.
 """
@@ -63,6 +63,8 @@ const CACHE = new Map();      // roman (lower case) -> candidates, shared by eve
 const INFLIGHT = new Map();   // roman -> Promise of candidates (or null)
 const SEPARATORS = " .,;:!?)]}\"'\u0964\u0965/-";
 const MODE_KEY = "corpus-tool:typing-mode";
+const TAB_KEY = "corpus-tool:tab";
+const KEPT_PREFIX = "corpus-tool:unsaved-text:";
 const LOOKUP_TIMEOUT_MS = 20000;  // a busy server's first look-up loads the model
 const PREFETCH_PAUSE_MS = 120;  // a look-up once typing pauses this long, not one per keystroke
 
@@ -169,7 +171,13 @@ function build(parentElement, data) {
     hindi: localStorage.getItem(MODE_KEY) !== "roman", setStateValue: null, setTriggerValue: null,
   };
   root.__hi = st;
-  const storeKey = "corpus-tool:unsaved-text:" + data.task;
+  // One kept copy per tab (the tab's id lives in sessionStorage, which a reload keeps), so two tabs of one
+  // task never overwrite each other's unsaved text.
+  let tab = sessionStorage.getItem(TAB_KEY);
+  if (!tab) { tab = Date.now().toString(36) + Math.random().toString(36).slice(2); sessionStorage.setItem(TAB_KEY, tab); }
+  const keptPrefix = KEPT_PREFIX + data.task + ":";
+  const storeKey = keptPrefix + tab;
+  st.storeKey = storeKey;
 
   const nextSeq = () => { st.seq = Math.max(st.seq + 1, Date.now()); return st.seq; };
   const phonetic = () => st.data.scheme === "phonetic" && st.hindi;
@@ -184,7 +192,7 @@ function build(parentElement, data) {
   showMode();
 
   const remember = () => {
-    localStorage.setItem(storeKey, JSON.stringify({ text: area.value, saved: st.data.saved, sent: st.lastSent }));
+    localStorage.setItem(storeKey, JSON.stringify({ text: area.value, saved: st.data.saved, sent: st.lastSent, at: Date.now() }));
   };
 
   const send = () => {
@@ -387,14 +395,26 @@ function build(parentElement, data) {
   area.addEventListener("blur", () => { hideList(); send(); });
 
   // Text this browser kept from before a refresh, typed on top of what is stored now: offer it back.
-  let kept = null;
-  try { kept = JSON.parse(localStorage.getItem(storeKey) || "null"); } catch (e) { kept = null; }
+  // This tab's own copy first; else the newest copy another tab (since closed) typed on top of it.
+  const same = (a, b) => typeof a === "string" && a.trim() === (b || "").trim();  // stored text is trimmed
+  const read = (key) => { try { return JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { return null; } };
+  const onTop = (copy) => copy && typeof copy.text === "string" && (same(copy.saved, data.saved) || same(copy.sent, data.saved));
+  let kept = read(storeKey);
+  let keptKey = storeKey;
+  if (!onTop(kept)) {
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      const copy = key && key.startsWith(keptPrefix) ? read(key) : null;
+      if (onTop(copy) && !same(copy.text, data.saved) && (!kept || !onTop(kept) || (copy.at || 0) > (kept.at || 0))) {
+        kept = copy;
+        keptKey = key;
+      }
+    }
+  }
   if (kept && typeof kept.text === "string") {
-    const same = (a, b) => typeof a === "string" && a.trim() === (b || "").trim();  // stored text is trimmed
-    const onTop = same(kept.saved, data.saved) || same(kept.sent, data.saved);
     if (same(kept.text, data.saved)) {
-      localStorage.removeItem(storeKey);
-    } else if (onTop && kept.text !== area.value) {
+      localStorage.removeItem(keptKey);
+    } else if (onTop(kept) && kept.text !== area.value) {
       const box = document.createElement("div");
       box.className = "hi-offer";
       const note = document.createElement("span");
@@ -406,6 +426,7 @@ function build(parentElement, data) {
         area.value = kept.text;
         st.lastSent = kept.text;
         box.remove();
+        if (keptKey !== storeKey) localStorage.removeItem(keptKey);  // now this tab's copy
         remember();
         st.setTriggerValue("restore", { text: kept.text, seq: nextSeq() });
       };
@@ -428,7 +449,7 @@ export default function ({ parentElement, data, setStateValue, setTriggerValue }
     st.area.value = data.text || "";
     st.lastSent = st.area.value;
   }
-  if (st.area.value.trim() === (data.saved || "").trim()) localStorage.removeItem("corpus-tool:unsaved-text:" + data.task);
+  if (st.area.value.trim() === (data.saved || "").trim()) localStorage.removeItem(st.storeKey);
 }
 """
 

@@ -154,3 +154,38 @@ def test_text_typed_but_not_yet_saved_is_offered_back_after_a_refresh(typing_db,
     page.get_by_role("heading", name="Blind translation").wait_for()
     expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा", timeout=WAIT)
     expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0, timeout=WAIT)
+
+
+def test_two_tabs_of_one_task_keep_their_own_unsaved_text(typing_db, start_app, browser_page):
+    """Each tab's kept copy is its own: what a second tab types never replaces the first tab's."""
+    url, engine = typing_db
+    first = browser_page
+    first_sends = SendHold(first)
+    server = start_app(url)
+    open_editor(first, server.url, engine)
+    second = first.context.new_page()
+    second_sends = SendHold(second)
+    second.goto(first.url)
+    second.get_by_role("heading", name="Blind translation").wait_for()
+    second_editor = second.get_by_role("textbox", name="Your Hindi translation")
+    second_editor.wait_for()
+
+    first_sends.hold()
+    first.get_by_role("textbox", name="Your Hindi translation").focus()
+    first.keyboard.type("mera ")
+    expect(first.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा ", timeout=WAIT)
+    second_sends.hold()
+    second_editor.focus()
+    second.keyboard.type("achha ")
+    expect(second_editor).to_have_value("अच्छा ", timeout=WAIT)
+
+    first.reload()
+    first.get_by_role("heading", name="Blind translation").wait_for()
+    first.get_by_text("This browser kept 5 characters").wait_for()
+    first.get_by_role("button", name="Restore unsaved text").click()
+    expect(first.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा ", timeout=WAIT)
+    first.get_by_text("Draft saved at").wait_for()
+    second.reload()
+    second.get_by_role("heading", name="Blind translation").wait_for()
+    expect(second.get_by_role("textbox", name="Your Hindi translation")).to_have_value("मेरा", timeout=WAIT)
+    assert stored_text(engine) == ["मेरा"]
