@@ -22,6 +22,7 @@ from db.tagging import item_source
 from pages._chips import marked_text, span_text, span_where, token_chips
 from pages._common import get_engine, project_id, require_role, session_token
 from pages._span_editor import EDITS, Commit, span_editor
+from pages._text import md_escape
 
 user = require_role("lead")
 engine = get_engine()
@@ -55,7 +56,7 @@ def _decide(mine: dict, expected: int | None) -> bool:
         st.session_state["adj_conflict"] = {"mine": mine, "theirs": exc.current, "message": str(exc)}
         return False
     except (ValueError, PermissionError) as exc:
-        _flash("error", str(exc))
+        _flash("error", md_escape(str(exc)))
         return False
     st.session_state.pop("adj_conflict", None)
     st.session_state.pop(f"adj_edit_{item_id}", None)
@@ -67,7 +68,7 @@ def on_accept(item_id: int, annotation_id: int, annotator: str, tags: list[str],
     mine = {"item_id": item_id, "how": "accepted", "annotation_id": annotation_id, "annotator": annotator,
             "tags": list(tags), "note": st.session_state.get(f"adj_note_{item_id}")}
     if _decide(mine, expected):
-        _flash("success", f"Gold set to {annotator}'s version.")
+        _flash("success", f"Gold set to {md_escape(annotator)}'s version.")
 
 
 def on_start_edit(item_id: int, spans: list[tuple[int, int]]) -> None:
@@ -126,17 +127,17 @@ def show_conflict(conflict: dict) -> None:
     """The lead's refused decision beside the one that came into force meanwhile, to decide again."""
     mine, theirs = conflict["mine"], conflict["theirs"]
     conflict_entry = item_entry(engine, mine["item_id"])
-    st.warning(f"{conflict_entry.sentence_key} · {conflict_entry.phase}: {conflict['message']}.")
+    st.warning(f"{md_escape(conflict_entry.sentence_key)} · {conflict_entry.phase}: {md_escape(conflict['message'])}.")
     ours, others = st.columns(2)
     with ours:
-        how = f"accept {mine['annotator']}'s version" if mine["how"] == "accepted" else "edited tags"
+        how = f"accept {md_escape(mine['annotator'])}'s version" if mine["how"] == "accepted" else "edited tags"
         st.markdown(f"**Your decision** ({how}, not recorded)")
         st.markdown(token_chips(conflict_entry.tokens, tags_to_spans(mine["tags"])), unsafe_allow_html=True)
     with others:
         if theirs is None:
             st.markdown("**In force now:** no gold (the automatic gold was withdrawn)")
         else:
-            st.markdown(f"**In force now:** {theirs.source} by {theirs.decided_by or 'the automatic rule'}, "
+            st.markdown(f"**In force now:** {md_escape(theirs.source)} by {md_escape(theirs.decided_by or 'the automatic rule')}, "
                         f"{theirs.created_at:%Y-%m-%d %H:%M:%S} UTC")
             st.markdown(token_chips(conflict_entry.tokens, theirs.spans), unsafe_allow_html=True)
             for span in theirs.spans:
@@ -197,11 +198,11 @@ st.subheader("Annotators side by side")
 columns = st.columns(len(entry.versions))
 for column, version in zip(columns, entry.versions):
     with column:
-        st.markdown(f"**{version.annotator}**" + (" — *no aspects*" if version.no_aspects else ""))
+        st.markdown(f"**{md_escape(version.annotator)}**" + (" — *no aspects*" if version.no_aspects else ""))
         st.markdown(token_chips(tokens, version.spans), unsafe_allow_html=True)
         for span in version.spans:
             st.text(f"• {span_text(tokens, span)}  ({span_where(span)})")
-        st.button(f"Accept {version.annotator}'s version", key=f"adj_accept_{item_id}_{version.annotation_id}",
+        st.button(f"Accept {md_escape(version.annotator)}'s version", key=f"adj_accept_{item_id}_{version.annotation_id}",
                   on_click=on_accept, args=(item_id, version.annotation_id, version.annotator, version.tags,
                                             in_force_id))
         st.button("Edit from this version", key=f"adj_from_{item_id}_{version.annotation_id}",
@@ -212,7 +213,7 @@ st.text_input("Note for the decision (optional)", key=f"adj_note_{item_id}")
 if entry.gold is not None:
     st.subheader("Gold in force")
     who = entry.gold.decided_by or "automatic"
-    st.caption(f"{entry.gold.source} · {who} · {entry.gold.created_at:%Y-%m-%d %H:%M} UTC")
+    st.caption(f"{md_escape(entry.gold.source)} · {md_escape(who)} · {entry.gold.created_at:%Y-%m-%d %H:%M} UTC")
     st.markdown(token_chips(tokens, entry.gold.spans), unsafe_allow_html=True)
 
 edit_key = f"adj_edit_{item_id}"

@@ -17,6 +17,7 @@ from db.assignment import (
 )
 from db.engine import reader
 from pages._common import get_engine, project_id, require_role
+from pages._text import md_escape
 
 user = require_role("lead")
 engine = get_engine()
@@ -78,7 +79,7 @@ if go:
             raise ValueError("no sentences in that selection")
         summary = assign_translations(engine, pid, chosen, user.id, int(per_phase), mode, groups)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
     else:
         (st.warning if summary.shortfalls else st.success)(str(summary).capitalize() + ".")
 

@@ -12,6 +12,7 @@ from corpus.spreadsheet import frame_csv
 from corpus.stats import corpus_statistics, table1_rows
 from db.queries import load_stat_inputs
 from pages._common import get_engine, require_role
+from pages._text import md_escape
 
 SOURCE_KEY = "audit_source"  # (file name, bytes) of the file being audited
 
@@ -51,7 +52,7 @@ except Exception as exc:  # noqa: BLE001 - the audit stands on its own if our co
     st.caption(f"Our corpus' statistics are unavailable ({type(exc).__name__}).")
 table1 = pd.DataFrame(table1_rows(table1_columns(report, ours)))
 st.dataframe(table1, hide_index=True, width="stretch", key="audit_table1")
-st.caption(f"{report.format}; {report.signature}")
+st.caption(f"{md_escape(report.format)}; {md_escape(report.signature)}")
 
 counts = report.defect_counts
 st.subheader(f"Defects: {sum(counts.values())}")

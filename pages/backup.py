@@ -20,6 +20,7 @@ from db.backup import (
 from db.engine import ProjectBusy
 from db.workfile import import_progress
 from pages._common import get_engine, require_role
+from pages._text import md_escape
 
 user = require_role("lead")
 engine = get_engine()
@@ -58,10 +59,10 @@ upload = st.file_uploader("Backup or work file", type=["zip", "jsonl", "json", "
 if upload is not None:
     payload = upload.getvalue()
     if len(payload) > MAX_RESTORE_BYTES:
-        st.error(f"{upload.name}: the file is larger than {MAX_RESTORE_BYTES // (1024 * 1024)} MB")
+        st.error(f"{md_escape(upload.name)}: the file is larger than {MAX_RESTORE_BYTES // (1024 * 1024)} MB")
         st.stop()
     if payload.startswith(SQLITE_HEADER) and not is_empty(engine):
-        st.error(f"{upload.name} is a database file; it can only be restored into an empty project, and this one "
+        st.error(f"{md_escape(upload.name)} is a database file; it can only be restored into an empty project, and this one "
                  "already holds work. Restore it into a new, empty database, or upload the work file instead.")
         st.stop()
     replace = False
@@ -74,7 +75,7 @@ if upload is not None:
         )
         if not replace:
             st.warning("This project is not empty: tick the box to replace it with the backup.")
-    if st.button(f"Restore {upload.name}", type="primary", key="restore_go",
+    if st.button(f"Restore {md_escape(upload.name)}", type="primary", key="restore_go",
                  disabled=archive_over_work and not replace):
         bar = st.empty()
 
@@ -93,11 +94,11 @@ if upload is not None:
                 hide_index=True, width="stretch",
             )
         except RestoreRefused as exc:
-            st.error(f"Nothing was restored: {exc}")
+            st.error(f"Nothing was restored: {md_escape(exc)}")
         except ProjectBusy:
             st.error("Nothing was restored: another import or restore holds the project. Try again when it ends.")
         else:
             bar.empty()
-            st.success(result.summary)
+            st.success(md_escape(result.summary))
             if result.kind in ("archive", "sqlite"):
                 st.info("The project was replaced by the backup's; log in again with the accounts it holds.")

@@ -24,6 +24,7 @@ from corpus.spreadsheet import frame_csv
 from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, project_settings
 from db.queries import final_translations, keep_roman_glossary
 from pages._common import get_engine, project_id, require_role
+from pages._text import md_escape
 
 require_role("lead")
 engine = get_engine()
@@ -266,7 +267,7 @@ if sentences:
             st.warning("That sentence is no longer in the project.")
         else:
             st.text(detail.text)
-            st.caption("Source aspects: " + (", ".join(detail.aspects) or "none"))
+            st.caption("Source aspects: " + (", ".join(md_escape(a) for a in detail.aspects) or "none"))
             for phase in ("aware", "blind"):
                 versions = [t for t in detail.translations if t.phase == phase]
                 if not versions:
@@ -274,7 +275,7 @@ if sentences:
                 st.markdown(f"**Aspect-{phase} translations**")
                 columns = st.columns(len(versions))
                 for column, t in zip(columns, versions):
-                    column.caption(f"{t.translator} · {t.status}")
+                    column.caption(f"{md_escape(t.translator)} · {t.status}")
                     column.text("(untranslatable: " + (t.reason or "no reason") + ")" if t.untranslatable else (t.text or ""))
                 for t in versions:
                     if t.tokens and (t.tag_sets or t.adjudicated):
@@ -283,9 +284,9 @@ if sentences:
                             frame[name] = list(tags) + [""] * (len(t.tokens) - len(tags))
                         if t.adjudicated:
                             frame["gold"] = list(t.adjudicated) + [""] * (len(t.tokens) - len(t.adjudicated))
-                        st.caption(f"Tags on {t.translator}'s {phase} translation")
+                        st.caption(f"Tags on {md_escape(t.translator)}'s {phase} translation")
                         st.dataframe(frame.T, key=f"dash_tags_{phase}_{t.translator}")
-                        csv_button(f"tags on {t.translator}'s {phase} translation", frame,
+                        csv_button(f"tags on {md_escape(t.translator)}'s {phase} translation", frame,
                                    file_name("tags", detail.domain, detail.split, detail.sentence_id, phase, t.translator))
 
 # --- Coverage ---------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from corpus.baseline import SIDE_NAMES, CrfSettings, report_protocols
 from corpus.evaluation import PredictionsRejected, evaluate_predictions, signature
 from db.baseline_data import add_entry, ensure_baseline_entry, hindi_sequences, leaderboard, run_baseline
 from pages._common import get_engine, require_role
+from pages._text import md_escape
 
 REPORT_KEY = "check_report"          # the last baseline report of this session
 PREDICTIONS_KEY = "check_predictions"  # (file name, bytes) of the predictions to score
@@ -89,13 +90,13 @@ if st.button("Score and add to the leaderboard", key="check_score"):
 result = st.session_state.get(RESULT_KEY)
 if result is not None and result[0] == "refused":
     _, who, errors = result
-    st.error(f"{who}: the file was refused ({len(errors)} error(s)); nothing was added to the leaderboard.")
+    st.error(f"{md_escape(who)}: the file was refused ({len(errors)} error(s)); nothing was added to the leaderboard.")
     st.dataframe(pd.DataFrame([{"file": e.file, "line": e.line, "sentence": e.sentence_id, "message": e.message}
                                for e in errors], columns=["file", "line", "sentence", "message"]),
                  hide_index=True, width="stretch", key="check_errors")
 elif result is not None:
     _, who, evaluation = result
-    st.success(f"{who}: overall F1 {evaluation.f1:.3f} on {evaluation.sentences} test sentences "
+    st.success(f"{md_escape(who)}: overall F1 {evaluation.f1:.3f} on {evaluation.sentences} test sentences "
                f"(export version {evaluation.export_version}).")
     st.dataframe(pd.DataFrame([{"domain": d, "P": f["precision"], "R": f["recall"], "F1": f["f1"],
                                 "sentences": f["test_sentences"]} for d, f in evaluation.scores.items()]),

@@ -87,4 +87,4 @@ st.download_button("Dataset card (README.md)", files["README.md"].encode("utf-8"
                    key="export_card")
 
 with st.expander("Dataset card preview"):
-    st.markdown(files["README.md"])
+    st.code(files["README.md"], language="markdown", wrap_lines=True)  # imported data inside: shown as text

@@ -18,6 +18,7 @@ from db.final_choice import (
     record_auto_choices,
 )
 from pages._common import get_engine, project_id, require_role
+from pages._text import md_escape
 
 user = require_role("lead")
 engine = get_engine()
@@ -32,7 +33,7 @@ def on_record_auto() -> None:
     try:
         written = record_auto_choices(engine, pid, by=user.id)
     except PermissionError as exc:  # SessionEnded: the lead was shut out meanwhile
-        _flash("error", str(exc))
+        _flash("error", md_escape(str(exc)))
         return
     _flash("success", f"Recorded {written} automatic pick(s).")
 
@@ -46,7 +47,7 @@ def _choose(sentence_id: int, translation_id: int, note: str | None, expected: i
                                               "note": note, "theirs": exc.current, "message": str(exc)}
         return
     except (ValueError, PermissionError) as exc:
-        _flash("error", str(exc))
+        _flash("error", md_escape(str(exc)))
         return
     st.session_state.pop("final_conflict", None)
     st.session_state.pop(f"final_base_{sentence_id}", None)
@@ -88,14 +89,14 @@ def show_conflict(conflict: dict) -> None:
     """The lead's refused choice beside the one that came into force meanwhile, to choose again."""
     theirs = conflict["theirs"]
     shown = compare(engine, conflict["sentence_id"])
-    st.warning(f"{shown.sentence_key}: {conflict['message']}.")
+    st.warning(f"{md_escape(shown.sentence_key)}: {md_escape(conflict['message'])}.")
     ours, others = st.columns(2)
     ours.markdown("**Your choice** (not recorded)")
     ours.text(_described(shown, conflict["translation_id"]))
     if theirs is None:
         others.markdown("**In force now:** no choice")
     else:
-        others.markdown(f"**In force now:** chosen by {theirs.chosen_by or 'the automatic rule'}, "
+        others.markdown(f"**In force now:** chosen by {md_escape(theirs.chosen_by or 'the automatic rule')}, "
                         f"{theirs.created_at:%Y-%m-%d %H:%M:%S} UTC"
                         + (" — overrides the automatic pick" if theirs.overridden else ""))
         others.text(_described(shown, theirs.translation_id))
@@ -110,9 +111,9 @@ try:
     with Session(reader(engine)) as session:
         policy = project_policy(session, pid)
 except ValueError as exc:
-    st.error(str(exc))
+    st.error(md_escape(str(exc)))
     st.stop()
-st.info(f"**Policy: {policy}** — {POLICIES[policy]} Within each phase the automatic pick is the translation "
+st.info(f"**Policy: {md_escape(policy)}** — {POLICIES[policy]} Within each phase the automatic pick is the translation "
         "with the highest mean ROUGE-L against the others (ties: more aspects kept, then earlier submission). "
         "The policy is a project setting.")
 
@@ -179,12 +180,12 @@ st.dataframe(
     ],
     hide_index=True,
 )
-st.caption(f"Automatic pick: {pick.reason}.")
+st.caption(f"Automatic pick: {md_escape(pick.reason)}.")
 if comparison.in_force is not None:
     f = comparison.in_force
     who = f.chosen_by or "the automatic rule"
-    st.caption(f"In force: chosen by {who} on {f.created_at:%Y-%m-%d %H:%M} UTC"
-               + (" — overrides the automatic pick" if f.overridden else "") + (f"; note: {f.note}" if f.note else ""))
+    st.caption(f"In force: chosen by {md_escape(who)} on {f.created_at:%Y-%m-%d %H:%M} UTC"
+               + (" — overrides the automatic pick" if f.overridden else "") + (f"; note: {md_escape(f.note)}" if f.note else ""))
 
 choices = {c.translation_id: c for c in comparison.candidates if c.translated}
 if choices:
@@ -192,7 +193,7 @@ if choices:
     default = in_force_id if in_force_id in choices else (auto_id if auto_id in choices else options[0])
     st.radio(
         "Final translation", options, index=options.index(default), key=f"final_pick_{sentence_id}",
-        format_func=lambda t: f"{choices[t].phase} · {choices[t].translator}" + (" (automatic pick)" if t == auto_id else ""),
+        format_func=lambda t: f"{choices[t].phase} · {md_escape(choices[t].translator)}" + (" (automatic pick)" if t == auto_id else ""),
     )
     st.text_input("Note (why you override, optional)", key=f"final_note_{sentence_id}")
     st.button("Record choice", key=f"final_choose_{sentence_id}", type="primary", on_click=on_choose,

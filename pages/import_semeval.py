@@ -8,6 +8,7 @@ from corpus.semeval import parse_semeval
 from db.importing import import_sentences
 from db.workfile import import_work_file
 from pages._common import get_engine, require_role
+from pages._text import md_escape
 
 MAX_UPLOAD_MB = 60
 
@@ -35,7 +36,7 @@ with semeval_tab:
     if upload is not None:
         data = upload.getvalue()
         if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
-            st.error(f"{upload.name}: the file is larger than {MAX_UPLOAD_MB} MB")
+            st.error(f"{md_escape(upload.name)}: the file is larger than {MAX_UPLOAD_MB} MB")
             st.stop()
         records, errors = parse_semeval(data, upload.name, domain, split)
         if errors:
@@ -56,7 +57,7 @@ with semeval_tab:
                 except InputRejected as exc:
                     error_table(exc.errors)
                 else:
-                    st.success(f"{summary}; {summary.unchanged} already present and unchanged.")
+                    st.success(f"{md_escape(summary)}; {summary.unchanged} already present and unchanged.")
 
 with work_tab:
     work_upload = st.file_uploader("Work file (JSONL)", type=["jsonl", "json", "txt"], key="work_file")
@@ -66,4 +67,4 @@ with work_tab:
         except InputRejected as exc:
             error_table(exc.errors)
         else:
-            st.success(str(summary))
+            st.success(md_escape(summary))

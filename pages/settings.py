@@ -11,6 +11,7 @@ from db.project_settings import TAGGING_SCOPES, ProjectSettings, load_settings, 
 from db.translation import delete_glossary_term, glossary, set_glossary_term
 from db.typing import learned_forms
 from pages._common import get_engine, project_id, require_role
+from pages._text import md_escape
 
 user = require_role("lead")
 engine = get_engine()
@@ -49,7 +50,7 @@ if saved:
     try:
         changed = save_settings(engine, pid, new, user.id)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
     else:
         st.success(f"Saved ({len(changed)} changed)." if changed else "Nothing changed.")
 
@@ -70,9 +71,9 @@ if add:
     try:
         entry = set_glossary_term(engine, pid, english, hindi, rule, user.id)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
     else:
-        st.success(f"Saved: {entry.english} → {entry.hindi}")
+        st.success(f"Saved: {md_escape(entry.english)} → {md_escape(entry.hindi)}")
         st.rerun()
 if entries:
     with st.form("glossary_delete"):

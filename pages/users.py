@@ -39,7 +39,7 @@ if created:
     try:
         create_user(engine, username, set(roles), password or None, display or None, actor_id=user.id)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
     else:
         st.success(f"Created {md_escape(username.strip())}.")
         st.rerun()
@@ -54,7 +54,7 @@ with st.expander("Login sessions"):
             try:
                 set_session_idle_hours(engine, idle, user.id)
             except ValueError as exc:
-                st.error(str(exc))
+                st.error(md_escape(str(exc)))
             else:
                 st.success("Saved.")
 
@@ -72,7 +72,7 @@ with st.form("roles"):
         try:
             set_roles(engine, target.id, new_roles, user.id)
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(md_escape(str(exc)))
         else:
             st.success("Roles saved; the user's open sessions are logged out.")
             st.rerun()
@@ -83,7 +83,7 @@ with st.form("password", clear_on_submit=True):
         try:
             reset_password(engine, target.id, new_password, user.id)
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(md_escape(str(exc)))
         else:
             st.success(f"Password reset; {md_escape(target.username)}'s open sessions are logged out.")
 
@@ -94,7 +94,7 @@ if target.active:
         try:
             summary = deactivate_user(engine, target.id, user.id)
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(md_escape(str(exc)))
         else:
             st.success(f"Deactivated {md_escape(target.username)}. Reassigned work: {md_escape(summary)}.")
 else:
