@@ -15,6 +15,7 @@ from xml.sax.saxutils import quoteattr
 
 import pytest
 from journey_steps import login, screenshot
+from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -220,9 +221,10 @@ def translate_queue(page, j: Journey, who: str) -> list[tuple[str, str]]:
         if phase == "blind":  # the blind view carries no aspect data at all
             assert page.get_by_text("Where did each highlighted term go?").count() == 0
         editor = page.get_by_role("textbox", name="Your Hindi translation")
-        editor.fill(text)
-        editor.press("Control+Enter")  # commits the text: autosave, and the words become selectable
-        page.get_by_text(re.compile(r"^Draft saved at ")).wait_for()
+        editor.fill(text)  # sets the value as is: no phonetic conversion (that only runs on a typed space)
+        expect(editor).to_have_value(text, timeout=WAIT_MS)
+        editor.blur()  # leaving the editor saves a draft, and the words become selectable
+        expect(page.get_by_text(re.compile(r"^Draft saved at "))).to_be_visible(timeout=WAIT_MS)
         settle(page)
         terms = {t: i for i, t in enumerate(next(s[2] for s in SENTENCES if s[0] == sid), start=1)}
         for term, hindi in aspect_map.items():
@@ -249,35 +251,57 @@ def translate_queue(page, j: Journey, who: str) -> list[tuple[str, str]]:
 # ------------------------------------------------------------------------------------- annotators
 
 
+def editor(page):
+    return page.get_by_test_id("span-editor")
+
+
+def token(page, i: int):
+    return page.locator(f'[data-testid="span-editor"] [data-token-index="{i}"]')
+
+
 def tag_queue(page, j: Journey, who: str) -> None:
+    """Each item in the span editor: click an aspect word and press Enter to mark it, or tick "No aspects",
+    then Ctrl+Enter submits and opens the next unfinished item."""
     go(page, "Tag aspects", "Tag aspects")
+    item_key = page.get_by_test_id("item-key")
+    save_state = page.get_by_test_id("save-state")
+    previous = None
     for n in range(1, 7):
-        pills = page.get_by_test_id("stButtonGroup")
-        pills.get_by_role("button").first.wait_for()
+        key_pattern = re.compile(r"^restaurant/train/r\d · (aware|blind) · #\d+$")
+        expect(item_key).to_have_text(key_pattern, timeout=WAIT_MS)
+        if previous is not None:
+            expect(item_key).not_to_have_text(previous, timeout=WAIT_MS)
+        token(page, 0).wait_for()
         settle(page)
-        caption = page.get_by_text(re.compile(r"^restaurant/train/r\d · (aware|blind) translation · status: "))
-        key, phase = re.match(r"restaurant/train/(r\d) · (\w+)", caption.inner_text()).groups()
-        tokens = [b.inner_text().strip() for b in pills.get_by_role("button").all()]
-        wanted = [t for t in tokens if t in ASPECT_WORDS and t not in SKIPPED_BY.get((who, key, phase), set())]
-        for token in wanted:
-            pills.get_by_role("button", name=token, exact=True).click()
-            settle(page)
-            page.get_by_role("button", name="Add span").click()
-            page.get_by_text("Saved automatically.").wait_for()
-            settle(page)
+        previous = item_key.inner_text()
+        key, phase = re.match(r"restaurant/train/(r\d) · (\w+)", previous).groups()
+        tokens = page.locator('[data-testid="span-editor"] [data-token-index]').evaluate_all(
+            "els => els.map(e => e.textContent.trim())")
+        skipped = SKIPPED_BY.get((who, key, phase), set())
+        wanted = [i for i, t in enumerate(tokens) if t in ASPECT_WORDS and t not in skipped]
+        for version, i in enumerate(wanted, start=1):
+            token(page, i).click()
+            expect(token(page, i)).to_have_attribute("data-selected", "1", timeout=WAIT_MS)
+            page.keyboard.press("Enter")
+            expect(save_state).to_contain_text(f"Draft saved · version {version}", timeout=WAIT_MS)
+            expect(token(page, i)).to_have_attribute("data-tag", "B", timeout=WAIT_MS)
         if not wanted:
             page.get_by_test_id("stCheckbox").filter(has_text="No aspects in this sentence").click()
-            page.get_by_text("Saved automatically.").wait_for()
-            settle(page)
-        j.shot(page, f"{who}-{key}-{phase}")
-        page.get_by_role("button", name=re.compile(r"^Submit\b")).click()
-        page.get_by_text(f"{n} of 6 submitted").wait_for()
+            expect(save_state).to_contain_text("Draft saved · version 1", timeout=WAIT_MS)
         settle(page)
-        if n < 6:
-            page.get_by_role("button", name="Next unfinished").click()
-            page.get_by_text(re.compile(r" translation · status: (draft|assigned|new|open)")).wait_for()
-            settle(page)
+        assert [i for i, t in enumerate(tags(page)) if t != "O"] == wanted  # only what was marked
+        j.shot(page, f"{who}-{key}-{phase}")
+        editor(page).focus()
+        page.keyboard.press("Control+Enter")  # submits and opens the next unfinished item
+        expect(page.get_by_text(f"{n} of 6 submitted")).to_be_visible(timeout=WAIT_MS)
+        settle(page)
+    expect(save_state).to_contain_text("Every item in your queue is submitted", timeout=WAIT_MS)
     j.shot(page, f"{who}-done")
+
+
+def tags(page) -> list[str]:
+    return page.locator('[data-testid="span-editor"] [data-token-index]').evaluate_all(
+        "els => els.map(e => e.dataset.tag)")
 
 
 # ------------------------------------------------------------------------------------ the lead again
