@@ -7,6 +7,7 @@ from corpus.spreadsheet import frame_csv
 from db.browse import domains_and_splits, list_sentences
 from pages._common import get_engine, require_role
 from pages._render import highlight_spans_html
+from pages._text import md_escape
 
 require_role("lead")
 st.title("Sentences")
@@ -43,4 +44,4 @@ if view.aspects:
 else:
     st.caption("No aspect terms.")
 if view.categories:
-    st.caption("Categories: " + ", ".join(f"{c} ({p or '—'})" for c, p in view.categories))
+    st.caption("Categories: " + ", ".join(f"{md_escape(c)} ({md_escape(p or '—')})" for c, p in view.categories))

@@ -119,6 +119,22 @@ def test_sentences_csv_download_neutralises_a_formula_in_an_imported_id_and_text
     assert ",=" not in text and "\n=" not in text
 
 
+def test_sentences_page_shows_an_imported_category_as_inert_text(demo_db):
+    from corpus.semeval import parse_semeval
+    from db.importing import import_sentences
+
+    xml = ('<sentences><sentence id="c1"><text>great food</text>'
+           '<aspectCategories><aspectCategory category="![x](http://127.0.0.1:9/p)" polarity="positive"/>'
+           '</aspectCategories></sentence></sentences>')
+    records, errors = parse_semeval(xml, "x.xml", "restaurant", "test")
+    assert not errors
+    import_sentences(demo_db, records)
+    at = page("pages/sentences.py", demo_db, "lead")
+    at.selectbox(key="browse_open").select("restaurant/test/c1").run()
+    caption = next(c.value for c in at.caption if c.value.startswith("Categories: "))
+    assert "![x](" not in caption and "\\!\\[x\\]\\(http" in caption
+
+
 def test_statistics_page_shows_table_one(demo_db):
     at = page("pages/statistics.py", demo_db, "lead")
     assert not at.exception
