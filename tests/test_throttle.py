@@ -182,6 +182,7 @@ def test_failed_login_rows_older_than_a_day_are_folded_into_a_daily_summary(asha
 def _client_seen(trusted: str, peer: str, forwarded: str | None) -> str:
     """The client address the app sees behind uvicorn's proxy-header handling, configured as app.py does."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -195,7 +196,9 @@ def _client_seen(trusted: str, peer: str, forwarded: str | None) -> str:
     headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded else []
     scope = {"type": "http", "client": (peer, 5000), "headers": headers, "scheme": "http"}
     middleware = ProxyHeadersMiddleware(app, trusted_hosts=forwarded_allow_ips({"CORPUS_TRUSTED_PROXIES": trusted}))
-    asyncio.run(middleware(scope, None, None))
+    # A thread of its own: an event loop may already run in this one (Playwright's, when the browser tests ran first).
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, middleware(scope, None, None)).result()
     return seen["client"]
 
 
