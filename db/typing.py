@@ -25,6 +25,7 @@ from corpus import transliterate
 from corpus.tokens import normalize, words
 from db.engine import reader, transaction
 from db.models import GlossaryTerm, SourceSentence, Translation, TypedForm, User, utcnow
+from db.schema import default_project_id
 
 MAX_ROMAN = 60
 MAX_DEVANAGARI = 120
@@ -148,12 +149,16 @@ def project_lexicon(engine: Engine, project_id: int, *, max_age_s: float = LEXIC
     return lexicon
 
 
-def suggest_for(engine: Engine, project_id: int, roman: str, k: int = 5) -> list[str]:
-    """Ranked Devanagari candidates for one Roman word in this project: learned forms first, then the
-    model's (over its lexicon plus the project's words); no duplicates, at most ``k``."""
+def suggest_for(engine: Engine, project_id: int | None, roman: str, k: int = 5) -> list[str]:
+    """Ranked Devanagari candidates for one Roman word in this project (``None``: the default one):
+    learned forms first, then the model's (over its lexicon plus the project's words); no duplicates,
+    at most ``k``."""
     key = roman_key(roman)
     if not is_roman_word(key):
         return []
+    if project_id is None:
+        with Session(reader(engine)) as session:
+            project_id = default_project_id(session)
     prefer = preferred(engine, project_id, key)
     lexicon = project_lexicon(engine, project_id)
     with _model_lock:

@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from db.auth import CurrentUser, resume_session
-from db.engine import default_url, make_engine, reader
+from db.engine import default_url, make_engine
 
 SESSION_HEADER = "X-Corpus-Session"
 SESSION_COOKIE = "corpus_session"
@@ -78,9 +78,6 @@ async def health(request: Request) -> JSONResponse:
 
 
 def _suggest(token: str | None, q: str, k: int) -> tuple[int, dict]:
-    from sqlalchemy.orm import Session
-
-    from db.schema import default_project_id
     from db.typing import suggest_for
 
     engine = route_engine()
@@ -89,9 +86,7 @@ def _suggest(token: str | None, q: str, k: int) -> tuple[int, dict]:
         return 401, {"error": "not logged in"}
     if not user.has(*TYPING_ROLES):
         return 403, {"error": "typing help is for translators"}
-    with Session(reader(engine)) as session:
-        project = default_project_id(session)
-    return 200, {"q": q, "candidates": suggest_for(engine, project, q, k)}
+    return 200, {"q": q, "candidates": suggest_for(engine, None, q, k)}
 
 
 async def suggest(request: Request) -> JSONResponse:
