@@ -119,31 +119,7 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         project_name = project.name
         conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
 
-        sentences = conn.execute(
-            select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
-                   SourceSentence.text)
-            .where(SourceSentence.project_id == project_id)
-            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
-        ).all()
-        in_project = select(SourceSentence.id).where(SourceSentence.project_id == project_id)
-
-        aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
-        aspect_position: dict[int, int] = {}
-        for row in conn.execute(
-            select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term, AspectTerm.start,
-                   AspectTerm.end, AspectTerm.polarity)
-            .where(AspectTerm.sentence_id.in_(in_project)).order_by(AspectTerm.sentence_id, AspectTerm.position)
-        ).all():
-            aspects[row.sentence_id].append(EnglishAspect(row.term, row.start, row.end, row.polarity, row.position))
-            aspect_position[row.id] = row.position
-
-        categories: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
-        for row in conn.execute(
-            select(AspectCategory.sentence_id, AspectCategory.category, AspectCategory.polarity)
-            .where(AspectCategory.sentence_id.in_(in_project))
-            .order_by(AspectCategory.sentence_id, AspectCategory.position)
-        ).all():
-            categories[row.sentence_id].append((row.category, row.polarity))
+        sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id)
 
         translations: dict[int, list[_Translation]] = defaultdict(list)
         by_id: dict[int, _Translation] = {}
@@ -433,6 +409,37 @@ def _selection_text(options: ExportOptions, final_policy: str, per_item: int) ->
             f"not exported and are counted below. " + gold)
 
 
+
+def _source_rows(conn, project_id: int):
+    """The project's source sentences (export order), the sub-query of their ids, their aspect terms and
+    categories in position order, and each aspect term's position by id: one reader for both exports."""
+    sentences = conn.execute(
+        select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
+               SourceSentence.text)
+        .where(SourceSentence.project_id == project_id)
+        .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
+    ).all()
+    in_project = select(SourceSentence.id).where(SourceSentence.project_id == project_id)
+
+    aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
+    aspect_position: dict[int, int] = {}
+    for row in conn.execute(
+        select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term, AspectTerm.start,
+               AspectTerm.end, AspectTerm.polarity)
+        .where(AspectTerm.sentence_id.in_(in_project)).order_by(AspectTerm.sentence_id, AspectTerm.position)
+    ).all():
+        aspects[row.sentence_id].append(EnglishAspect(row.term, row.start, row.end, row.polarity, row.position))
+        aspect_position[row.id] = row.position
+
+    categories: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
+    for row in conn.execute(
+        select(AspectCategory.sentence_id, AspectCategory.category, AspectCategory.polarity)
+        .where(AspectCategory.sentence_id.in_(in_project))
+        .order_by(AspectCategory.sentence_id, AspectCategory.position)
+    ).all():
+        categories[row.sentence_id].append((row.category, row.polarity))
+    return sentences, in_project, aspects, aspect_position, categories
+
 def load_source_export(engine: Engine, project_id: int | None = None) -> ExportDataset:
     """Every imported source sentence, translated or not, as English-only records (``export --source-only``):
     tokens by the canonical tokenizer and BIO from the SemEval offsets (``corpus.export.records.english_side``)."""
@@ -441,27 +448,7 @@ def load_source_export(engine: Engine, project_id: int | None = None) -> ExportD
         project = session.get(Project, project_id)
         settings = dict(project.settings or {})
         conn = session.connection()
-        sentences = conn.execute(
-            select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
-                   SourceSentence.text)
-            .where(SourceSentence.project_id == project_id)
-            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
-        ).all()
-        in_project = select(SourceSentence.id).where(SourceSentence.project_id == project_id)
-        aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
-        for row in conn.execute(
-            select(AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term, AspectTerm.start, AspectTerm.end,
-                   AspectTerm.polarity)
-            .where(AspectTerm.sentence_id.in_(in_project)).order_by(AspectTerm.sentence_id, AspectTerm.position)
-        ).all():
-            aspects[row.sentence_id].append(EnglishAspect(row.term, row.start, row.end, row.polarity, row.position))
-        categories: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
-        for row in conn.execute(
-            select(AspectCategory.sentence_id, AspectCategory.category, AspectCategory.polarity)
-            .where(AspectCategory.sentence_id.in_(in_project))
-            .order_by(AspectCategory.sentence_id, AspectCategory.position)
-        ).all():
-            categories[row.sentence_id].append((row.category, row.polarity))
+        sentences, _, aspects, _, categories = _source_rows(conn, project_id)
     records = [
         build_source_sentence(
             uid=f"{s.domain}/{s.split}/{s.sentence_id}", sentence_id=s.sentence_id, domain=s.domain, split=s.split,
