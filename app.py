@@ -1,8 +1,8 @@
 """Router: login, then the pages the user's roles allow (st.navigation).
 
 ``streamlit run app.py`` finds the ``st.App`` below and serves this same file as the script, next to
-the small routes of ``pages/_api.py`` (typing suggestions that must not rerun the script) and of
-``pages/_auth_routes.py`` (the session cookie), behind the security-headers middleware.
+the small routes of ``ui/api_routes.py`` (typing suggestions that must not rerun the script) and of
+``ui/auth_routes.py`` (the session cookie), behind the security-headers middleware.
 Streamlit runs the script as ``__main__``; the server imports this module under its own name.
 """
 
@@ -18,7 +18,7 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from db.auth import LoginFailed, authenticate, end_session, issue_login_code  # noqa: E402
-from pages._common import (  # noqa: E402
+from ui.common import (  # noqa: E402
     PAGES,
     TEST_TOKEN_STATE,
     client_address,
@@ -35,7 +35,7 @@ def login_page() -> None:
     st.title("Hindi aspect corpus")
     st.caption("Translate SemEval-2014 reviews into Hindi, tag aspect terms, and measure agreement.")
     if st.session_state.pop("logging_out", False):
-        from pages._session_nav import close_session
+        from ui.session_nav import close_session
 
         close_session()
         st.caption("Logging out…")
@@ -52,7 +52,7 @@ def login_page() -> None:
         except LoginFailed as exc:
             st.error(str(exc))
             return
-        from pages._session_nav import open_session
+        from ui.session_nav import open_session
 
         # The browser trades this one-use code for the HttpOnly session cookie and reloads at /.
         open_session(issue_login_code(get_engine(), user.id))
@@ -98,8 +98,8 @@ if __name__ == "__main__":
 else:
     from starlette.middleware import Middleware  # noqa: E402
 
-    from pages._api import ROUTES  # noqa: E402
-    from pages._auth_routes import AUTH_ROUTES, SecurityHeaders, trust_only_configured_proxies  # noqa: E402
+    from ui.api_routes import ROUTES  # noqa: E402
+    from ui.auth_routes import AUTH_ROUTES, SecurityHeaders, trust_only_configured_proxies  # noqa: E402
 
     # X-Forwarded-For / X-Forwarded-Proto count only from CORPUS_TRUSTED_PROXIES (none by default).
     trust_only_configured_proxies(os.environ)

@@ -1,5 +1,3 @@
-import sys
+from cli import main  # the command line lives in cli/; this keeps `python -m corpus` working
 
-from corpus.cli import main
-
-sys.exit(main())
+raise SystemExit(main())

@@ -438,7 +438,7 @@ def redeem_login_code(engine: Engine, code: str | None, replaces: str | None = N
 
 
 # Where check_writer finds the browser's session token when a save is not handed one: the web app
-# registers a reader (pages/_common.py) that answers None outside a page run (CLI, tests calling the
+# registers a reader (ui/common.py) that answers None outside a page run (CLI, tests calling the
 # service directly) and the run's token, or "" for none, inside one, widget callbacks included.
 _browser_token: Callable[[], str | None] | None = None
 

@@ -8,15 +8,17 @@ then one of them loses its update.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 DEFAULT_SQLITE_PATH = ROOT / "data" / "corpus.db"
 
 
@@ -126,3 +128,10 @@ def transaction(engine: Engine) -> Iterator[Session]:
             raise
         finally:
             session.close()
+
+
+def read(engine: Engine, query: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """Run ``query(session, ...)`` in one read-only transaction: the pages' way to read, so none of
+    them opens a session or holds SQLite's write lock while it reads."""
+    with Session(reader(engine), expire_on_commit=False) as session:
+        return query(session, *args, **kwargs)

@@ -1,7 +1,7 @@
 """Phonetic typing for one project: the model's candidates, with what the team accepted before first.
 
 ``suggest_for`` is what the translate editor asks on every word (through the JSON route in
-``pages/_api.py``, never a page rerun): the shipped model (``corpus.transliterate.suggest``) ranks
+``ui/api_routes.py``, never a page rerun): the shipped model (``corpus.transliterate.suggest``) ranks
 Devanagari spellings of a Roman word; the project's own words (its glossary and the Hindi of its
 translations) join the model's lexicon; and a form translators accepted for that Roman word in this
 project comes first (``prefer``), most used first. ``record_accepted`` stores what they accept, in

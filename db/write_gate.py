@@ -9,7 +9,7 @@ next without either. On PostgreSQL the same convoy appears with 20 threads on 2 
 concurrent saves than pooled connections make SQLAlchemy open and close overflow connections (a
 server process each); a few slots keep both in check.
 
-Measured with ``python -m corpus.load`` (20 users, 50 ms think time, 2 shared cores): SQLite p95 87 ms
+Measured with ``python -m bench.load`` (20 users, 50 ms think time, 2 shared cores): SQLite p95 87 ms
 / max 1 s without the turn, 22 ms / 56 ms with it; PostgreSQL p95 55-195 ms without slots, 34-47 ms
 with 4.
 

@@ -7,8 +7,8 @@ import streamlit as st
 
 from corpus.passwords import MIN_PASSWORD_LENGTH
 from db.auth import SessionEnded, change_password, issue_login_code
-from pages._common import get_engine, require_role
-from pages._text import md_escape
+from ui.common import get_engine, require_role
+from ui.text import md_escape
 
 user = require_role("translator", "annotator", "lead")
 engine = get_engine()
@@ -33,7 +33,7 @@ if changed:
         st.error(md_escape(exc))
         st.stop()
     # Every session ended, this one too: a fresh one for this browser, as at a login.
-    from pages._session_nav import open_session
+    from ui.session_nav import open_session
 
     open_session(issue_login_code(engine, user.id))
     st.success("Password changed. Your other sessions are logged out.")

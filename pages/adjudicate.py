@@ -19,10 +19,10 @@ from db.adjudication import (
     tagging_stamp,
 )
 from db.tagging import item_source
-from pages._chips import marked_text, span_text, span_where, token_chips
-from pages._common import get_engine, project_id, require_role, session_token
-from pages._span_editor import EDITS, Commit, span_editor
-from pages._text import md_escape
+from ui.chips import marked_text, span_text, span_where, token_chips
+from ui.common import get_engine, project_id, require_role, session_token
+from ui.span_editor import EDITS, Commit, span_editor
+from ui.text import md_escape
 
 user = require_role("lead")
 engine = get_engine()

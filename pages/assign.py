@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import streamlit as st
-from sqlalchemy.orm import Session
 
 from db.assignment import (
     active_translators,
@@ -15,9 +14,9 @@ from db.assignment import (
     save_translator_groups,
     select_sentences,
 )
-from db.engine import reader
-from pages._common import get_engine, project_id, require_role
-from pages._text import md_escape
+from db.engine import read
+from ui.common import get_engine, project_id, require_role
+from ui.text import md_escape
 
 user = require_role("lead")
 engine = get_engine()
@@ -25,10 +24,9 @@ pid = project_id()
 
 st.title("Translation assignments")
 
-with Session(reader(engine)) as session:
-    settings = assignment_settings(session, pid)
-    translators = {u.id: u.username for u in active_translators(session)}
-    available = domains_and_splits(session, pid)
+settings = read(engine, assignment_settings, pid)
+translators = {u.id: u.username for u in read(engine, active_translators)}
+available = read(engine, domains_and_splits, pid)
 
 if not available:
     st.info("No sentences yet: import a SemEval file first.")
@@ -72,9 +70,8 @@ if go:
                 raise ValueError("choose a group for each phase")
             groups = {"blind": blind_group, "aware": aware_group}
             save_translator_groups(engine, pid, groups, user.id)
-        with Session(reader(engine)) as session:
-            chosen = select_sentences(session, pid, None if domain == "all" else domain,
-                                      None if split == "all" else split, int(first), int(last) or None)
+        chosen = read(engine, select_sentences, pid, None if domain == "all" else domain,
+                      None if split == "all" else split, int(first), int(last) or None)
         if not chosen:
             raise ValueError("no sentences in that selection")
         summary = assign_translations(engine, pid, chosen, user.id, int(per_phase), mode, groups)

@@ -11,8 +11,8 @@ from corpus.audit import DEFECT_KINDS, AuditInputError, AuditReport, audit_bytes
 from corpus.spreadsheet import frame_csv
 from corpus.stats import corpus_statistics, table1_rows
 from db.queries import load_stat_inputs
-from pages._common import get_engine, require_role
-from pages._text import md_escape
+from ui.common import get_engine, require_role
+from ui.text import md_escape
 
 SOURCE_KEY = "audit_source"  # (file name, bytes) of the file being audited
 

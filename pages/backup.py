@@ -19,8 +19,8 @@ from db.backup import (
 )
 from db.engine import ProjectBusy
 from db.workfile import import_progress
-from pages._common import get_engine, require_role
-from pages._text import md_escape
+from ui.common import get_engine, require_role
+from ui.text import md_escape
 
 user = require_role("lead")
 engine = get_engine()

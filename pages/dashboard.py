@@ -13,7 +13,6 @@ import re
 import altair as alt
 import pandas as pd
 import streamlit as st
-from sqlalchemy.orm import Session
 
 from corpus.agreement import filter_input
 from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, corpus_cmi, keep_roman_entities, sentence_tags
@@ -21,10 +20,11 @@ from corpus.metrics import EXPLANATIONS, compute_agreement, dashboard_tables, se
 from corpus.phonetic import spelling_tolerant_report
 from corpus.progress import filter_counts, person_progress, phase_progress, submitted_counts
 from corpus.spreadsheet import frame_csv
+from db.engine import read
 from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, project_settings
 from db.queries import final_translations, keep_roman_glossary
-from pages._common import get_engine, project_id, require_role
-from pages._text import md_escape
+from ui.common import get_engine, project_id, require_role
+from ui.text import md_escape
 
 require_role("lead")
 engine = get_engine()
@@ -35,8 +35,7 @@ DB_KEY = engine.url.render_as_string(hide_password=True)
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _input(db: str, project: int, stamp: tuple):
     """The raw records (about 150,000 at paper scale) are kept as they are, not pickled on every hit."""
-    with Session(engine) as session:
-        return load_metrics_input(session, project)
+    return read(engine, load_metrics_input, project)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -58,9 +57,8 @@ def _all_sentences(db: str, project: int, stamp: tuple, domains: tuple[str, ...]
 @st.cache_data(show_spinner=False, max_entries=4)
 def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
     data = filter_input(_input(db, project, stamp), domains, splits)
-    with Session(engine) as session:
-        open_work = load_progress(session, project, submitted=False)
-        settings = project_settings(session, project)
+    open_work = read(engine, load_progress, project, submitted=False)
+    settings = read(engine, project_settings, project)
     counts = filter_counts(open_work, domains, splits) + submitted_counts(data)
     return {
         "phases": phase_progress(counts, len(data.sentences), settings["translators_per_phase"], settings["annotators_per_item"]),
@@ -122,8 +120,7 @@ def file_name(*parts: str) -> str:
 NOT_DEFINED = "—"
 
 
-with Session(engine) as session:
-    stamp = latest_save(session, pid)
+stamp = read(engine, latest_save, pid)
 everything = _input(DB_KEY, pid, stamp)
 all_domains = sorted({s.domain for s in everything.sentences})
 all_splits = sorted({s.split for s in everything.sentences})
@@ -261,8 +258,7 @@ if sentences:
     pick = st.selectbox("Open a sentence", ["-"] + labels, key="dash_open")
     if pick != "-":
         row = sentences[labels.index(pick)]
-        with Session(engine) as session:
-            detail = load_sentence_detail(session, pid, row["domain"], row["split"], row["sentence_id"])
+        detail = read(engine, load_sentence_detail, pid, row["domain"], row["split"], row["sentence_id"])
         if detail is None:
             st.warning("That sentence is no longer in the project.")
         else:

@@ -12,8 +12,8 @@ import streamlit as st
 from corpus.baseline import SIDE_NAMES, CrfSettings, report_protocols
 from corpus.evaluation import PredictionsRejected, evaluate_predictions, signature
 from db.baseline_data import add_entry, ensure_baseline_entry, hindi_sequences, leaderboard, run_baseline
-from pages._common import get_engine, require_role
-from pages._text import md_escape
+from ui.common import get_engine, require_role
+from ui.text import md_escape
 
 REPORT_KEY = "check_report"          # the last baseline report of this session
 PREDICTIONS_KEY = "check_predictions"  # (file name, bytes) of the predictions to score

@@ -7,7 +7,7 @@ from corpus.export import FORMATS, files_by_format
 from corpus.export.options import LAYOUTS, FormatOptions
 from corpus.export.writer import zip_bytes
 from db.export_data import ExportOptions, export_files
-from pages._common import get_engine, require_role
+from ui.common import get_engine, require_role
 
 require_role("lead")
 st.title("Export dataset")

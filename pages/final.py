@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import streamlit as st
-from sqlalchemy.orm import Session
 
 from corpus.final_choice import POLICIES
-from db.engine import reader
+from db.engine import read
 from db.final_choice import (
     Comparison,
     StaleChoice,
@@ -17,8 +16,8 @@ from db.final_choice import (
     project_policy,
     record_auto_choices,
 )
-from pages._common import get_engine, project_id, require_role
-from pages._text import md_escape
+from ui.common import get_engine, project_id, require_role
+from ui.text import md_escape
 
 user = require_role("lead")
 engine = get_engine()
@@ -108,8 +107,7 @@ def show_conflict(conflict: dict) -> None:
 
 st.title("Final translations")
 try:
-    with Session(reader(engine)) as session:
-        policy = project_policy(session, pid)
+    policy = read(engine, project_policy, pid)
 except ValueError as exc:
     st.error(md_escape(str(exc)))
     st.stop()

@@ -7,8 +7,8 @@ from pathlib import Path
 import streamlit as st
 
 from db.assignment import annotation_counts, coverage, my_queue, queue_counts
-from pages._common import get_engine, project_id, require_role
-from pages._text import md_escape
+from ui.common import get_engine, project_id, require_role
+from ui.text import md_escape
 
 HERE = Path(__file__).resolve().parent
 

@@ -7,8 +7,8 @@ from corpus.errors import InputRejected
 from corpus.semeval import parse_semeval
 from db.importing import import_sentences
 from db.workfile import import_work_file
-from pages._common import get_engine, require_role
-from pages._text import md_escape
+from ui.common import get_engine, require_role
+from ui.text import md_escape
 
 MAX_UPLOAD_MB = 60
 

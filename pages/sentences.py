@@ -5,9 +5,9 @@ import streamlit as st
 
 from corpus.spreadsheet import frame_csv
 from db.browse import domains_and_splits, list_sentences
-from pages._common import get_engine, require_role
-from pages._render import highlight_spans_html
-from pages._text import md_escape
+from ui.common import get_engine, require_role
+from ui.render import highlight_spans_html
+from ui.text import md_escape
 
 require_role("lead")
 st.title("Sentences")

@@ -10,8 +10,8 @@ from corpus.transliterate import SCHEME_KEYS, scheme_label
 from db.project_settings import TAGGING_SCOPES, ProjectSettings, load_settings, save_settings
 from db.translation import delete_glossary_term, glossary, set_glossary_term
 from db.typing import learned_forms
-from pages._common import get_engine, project_id, require_role
-from pages._text import md_escape
+from ui.common import get_engine, project_id, require_role
+from ui.text import md_escape
 
 user = require_role("lead")
 engine = get_engine()

@@ -7,7 +7,7 @@ from corpus.spreadsheet import frame_csv
 from corpus.stats import corpus_statistics, table1_rows
 from db.browse import domains_and_splits
 from db.queries import load_stat_inputs
-from pages._common import get_engine, require_role
+from ui.common import get_engine, require_role
 
 require_role("lead")
 st.title("Corpus statistics")

@@ -1,6 +1,6 @@
 """Tag aspects: mark aspect spans over the frozen tokens of an assigned translation; B/I/O is derived.
 
-One span editor (``pages/_span_editor.py``) does all selecting in the browser and sends one value per
+One span editor (``ui/span_editor.py``) does all selecting in the browser and sends one value per
 committed change, naming the item it was made on. Items are identified by translation id, in session
 state and in the URL (``?item=``), so a reload or a new tab opens the same item and a value from the
 editor can never land on another item.
@@ -27,9 +27,9 @@ from db.tagging import (
     reopen_annotation,
     save_annotation,
 )
-from pages._chips import marked_text, token_chips
-from pages._common import get_engine, require_role, session_token
-from pages._span_editor import EDITS, Commit, keys_markdown, span_editor
+from ui.chips import marked_text, token_chips
+from ui.common import get_engine, require_role, session_token
+from ui.span_editor import EDITS, Commit, keys_markdown, span_editor
 
 ITEM_PARAM = "item"
 FILTERS = {"Unfinished": ("assigned", "draft"), "Submitted": ("submitted",), "All": ("assigned", "draft", "submitted")}

@@ -2,8 +2,8 @@
 
 Everything here is rendered from db.translation / db.assignment, which only ever return the
 logged-in translator's own tasks; a blind task arrives without any aspect data at all. The editor
-(pages._hindi_input) turns phonetic Roman into Devanagari as you type, with candidates from the JSON
-route in pages/_api.py; it autosaves on each pause (a draft plus a revision), keeps text still being
+(ui.hindi_input) turns phonetic Roman into Devanagari as you type, with candidates from the JSON
+route in ui/api_routes.py; it autosaves on each pause (a draft plus a revision), keeps text still being
 typed in the browser and offers it back after a refresh, so nothing typed is lost. The old ITRANS-style
 converter stays as a choice of scheme. Ctrl+Enter submits and opens the next task.
 """
@@ -39,10 +39,10 @@ from db.translation import (
     skip_task,
 )
 from db.typing import accepted_pairs, record_accepted
-from pages._api import SESSION_COOKIE, SUGGEST_PATH, warm_model
-from pages._common import get_engine, project_id, require_role
-from pages._hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
-from pages._text import md_escape
+from ui.api_routes import SESSION_COOKIE, SUGGEST_PATH, warm_model
+from ui.common import get_engine, project_id, require_role
+from ui.hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
+from ui.text import md_escape
 
 TASK_PARAM = "task"
 TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)

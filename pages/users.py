@@ -12,8 +12,8 @@ from corpus.passwords import MIN_PASSWORD_LENGTH
 from corpus.records import ROLES
 from db.auth import create_user, session_idle_hours, set_session_idle_hours
 from db.users import deactivate_user, list_users, reactivate_user, reset_password, set_roles
-from pages._common import get_engine, require_role
-from pages._text import md_escape
+from ui.common import get_engine, require_role
+from ui.text import md_escape
 
 user = require_role("lead")
 engine = get_engine()

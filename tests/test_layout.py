@@ -1,4 +1,9 @@
-"""The product's layout rules that code review alone would let slip."""
+"""The product's layers, checked on every run: the import rules of ARCHITECTURE.md as an AST scan.
+
+Layers, innermost first: ``corpus`` (domain rules over plain data) ← ``db`` (storage, transactions)
+← ``ui`` (Streamlit helpers the pages share) ← ``pages``; ``cli`` and ``bench`` sit beside ``ui``.
+Function-local imports count like top-level ones.
+"""
 
 from __future__ import annotations
 
@@ -9,28 +14,83 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# folder -> packages (or dotted subpackages) its modules must never import
+FORBIDDEN = {
+    "corpus": {"db", "sqlalchemy", "alembic", "streamlit", "ui", "pages", "cli", "bench", "tests"},
+    "db": {"streamlit", "ui", "pages", "cli", "bench", "tests"},
+    "ui": {"pages", "cli", "bench", "tests", "sqlalchemy.orm"},  # an Engine type, never a session
+    "pages": {"sqlalchemy", "cli", "bench", "tests"},
+    "cli": {"streamlit", "ui", "pages", "bench", "tests"},
+    "bench": {"tests", "pages"},
+}
+# The two-line shim that keeps `python -m corpus` working calls the command line's home.
+ALLOWED = {("corpus/__main__.py", "cli")}
 
-def _imported_modules(path: Path) -> set[str]:
+
+def imported_modules(path: Path) -> set[str]:
+    """Dotted names of every module a file imports, anywhere in it (relative ones resolved)."""
+    package = path.parent.name
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                module = f"{package}.{module}" if module else package
+            names.add(module)
     return names
 
 
-@pytest.mark.parametrize("folder", ["corpus", "db"])
-def test_domain_and_database_code_never_import_streamlit(folder):
-    offenders = [str(p.relative_to(ROOT)) for p in sorted((ROOT / folder).rglob("*.py"))
-                 if "streamlit" in _imported_modules(p)]
-    assert offenders == []
+def layout_violations(root: Path) -> list[str]:
+    found = []
+    for folder, forbidden in FORBIDDEN.items():
+        for path in sorted((root / folder).rglob("*.py")):
+            relative = path.relative_to(root).as_posix()
+            for module in sorted(imported_modules(path)):
+                banned = [f for f in forbidden if module == f or module.startswith(f + ".")]
+                if banned and (relative, module.split(".")[0]) not in ALLOWED:
+                    found.append(f"{relative} imports {module}")
+    found += [f"{p.relative_to(root).as_posix()}: pages/ holds pages only; shared helpers go in ui/"
+              for p in sorted((root / "pages").glob("_*.py"))]
+    found += [f"{p.relative_to(root).as_posix()}: benchmarks and the load generator live in bench/"
+              for p in sorted((root / "corpus").glob("*.py")) if p.name.startswith("bench") or p.name == "load.py"]
+    if (root / "corpus" / "cli.py").exists():
+        found.append("corpus/cli.py: the command line lives in cli/")
+    return found
 
 
-def test_the_import_scan_sees_a_lazy_streamlit_import(tmp_path):
-    module = tmp_path / "m.py"
-    module.write_text("def f():\n    from streamlit.testing.v1 import AppTest\n", encoding="utf-8")
-    assert "streamlit" in _imported_modules(module)
+def test_the_code_follows_the_layer_rules():
+    assert layout_violations(ROOT) == []
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name in ("corpus", "db", "ui", "pages", "cli", "bench"):
+        (tmp_path / name).mkdir()
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("corpus/rules.py", "def f():\n    from db.engine import make_engine\n", "corpus/rules.py imports db.engine"),
+    ("corpus/rules.py", "import sqlalchemy.orm\n", "corpus/rules.py imports sqlalchemy.orm"),
+    ("db/store.py", "def f():\n    import streamlit as st\n", "db/store.py imports streamlit"),
+    ("pages/home.py", "from sqlalchemy.orm import Session\n", "pages/home.py imports sqlalchemy.orm"),
+    ("bench/b.py", "from tests.support import x\n", "bench/b.py imports tests.support"),
+    ("ui/common.py", "def f():\n    from sqlalchemy.orm import Session\n", "ui/common.py imports sqlalchemy.orm"),
+    ("pages/_helpers.py", "", "pages/_helpers.py: pages/ holds pages only; shared helpers go in ui/"),
+    ("corpus/bench_x.py", "", "corpus/bench_x.py: benchmarks and the load generator live in bench/"),
+])
+def test_a_misplaced_import_or_module_is_reported(tmp_path, name, text, expected):
+    assert layout_violations(_tree(tmp_path, {name: text})) == [expected]
+
+
+def test_a_relative_import_counts_as_its_package(tmp_path):
+    (tmp_path / "db").mkdir()
+    module = tmp_path / "db" / "m.py"
+    module.write_text("from .engine import make_engine\nfrom . import models\n", encoding="utf-8")
+    assert imported_modules(module) == {"db.engine", "db"}
 
 
 def test_app_serves_json_routes_beside_the_script():

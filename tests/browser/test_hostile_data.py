@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from db.auth import create_user  # noqa: E402
 from db.engine import transaction  # noqa: E402
 from db.models import GlossaryTerm  # noqa: E402
-from tests.translation_fixtures import add_sentence, assign, project_id  # noqa: E402
+from tests.support.translation_fixtures import add_sentence, assign, project_id  # noqa: E402
 
 OUTSIDE = "127.0.0.1:9"
 HOSTILE = (f"![x](http://{OUTSIDE}/md.png) <img src=http://{OUTSIDE}/img.png onerror=window.__pwned=1> "

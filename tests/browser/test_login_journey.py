@@ -83,7 +83,7 @@ def test_the_address_bar_holds_no_credential_a_reload_stays_and_another_browser_
 
 def test_an_old_session_link_logs_nobody_in(demo_db, start_app, browser_page):
     """Earlier versions put the token in ?session=; such a link (from a history or a log) is ignored."""
-    from login_tokens import session_token
+    from tests.support.login_tokens import session_token
 
     server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
     page = browser_page
@@ -112,7 +112,7 @@ def test_a_translator_typing_lead_urls_sees_no_lead_content(demo_db, start_app, 
 def test_a_lead_url_as_a_fresh_servers_first_request_shows_a_translator_nothing(demo_db, start_app, browser_page):
     """A server's very first run can take Streamlit's old pages/ folder route and run the page file
     itself, before app.py: the page's own role check must hold there too."""
-    from login_tokens import session_token
+    from tests.support.login_tokens import session_token
 
     server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
     page = browser_page

@@ -20,7 +20,7 @@ from db.engine import make_engine  # noqa: E402
 from db.models import Translation  # noqa: E402
 from db.schema import upgrade  # noqa: E402
 from db.typing import learned_forms, suggest_for  # noqa: E402
-from tests.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id  # noqa: E402
+from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id  # noqa: E402
 
 pytestmark = pytest.mark.browser
 WAIT = 30000  # ms an expectation waits: the page reruns slowly on a loaded machine
@@ -45,7 +45,7 @@ def typing_db(tmp_path):
 def model_ready(page, server_url: str, engine) -> None:
     """Wait until the server's typing model is loaded (the first look-up reads it: seconds on a busy
     machine), so the test types against a warm server, as translators mostly do."""
-    from tests.login_tokens import session_token
+    from tests.support.login_tokens import session_token
 
     token = session_token(engine, "asha")
     r = page.request.get(f"{server_url}/api/suggest?q=namaste", headers={"X-Corpus-Session": token}, timeout=120000)

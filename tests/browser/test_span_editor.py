@@ -21,7 +21,7 @@ from db.engine import make_engine
 from db.models import Annotation, TaggingItem
 from db.schema import upgrade
 from db.tagging import assign_annotators
-from tests.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id
+from tests.support.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]

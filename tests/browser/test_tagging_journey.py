@@ -13,7 +13,7 @@ from db.engine import make_engine
 from db.models import Annotation, Revision
 from db.schema import upgrade
 from db.tagging import assign_annotators, open_item, save_annotation
-from tests.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id, set_project
+from tests.support.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id, set_project
 
 pytestmark = pytest.mark.browser
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from db.engine import make_engine  # noqa: E402
 from db.models import AspectAlignment, Revision, Translation  # noqa: E402
 from db.schema import upgrade  # noqa: E402
-from tests.translation_fixtures import PASSWORD, add_sentence, add_user, assign  # noqa: E402
+from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, assign  # noqa: E402
 
 pytestmark = pytest.mark.browser
 WAIT = 30000  # ms an expectation waits: the page reruns slowly on a loaded machine

@@ -1,0 +1,80 @@
+"""Time per typing look-up through the JSON route: ``python -m bench.bench_typing``.
+
+What the translate editor waits for when a word's candidates are not cached yet: one
+``GET /api/suggest`` (session check, the project's learned forms and words, the model), measured
+in-process through the Starlette routes of ``ui/api_routes.py`` on a throwaway SQLite database with a
+project of ``--translations`` Hindi translations. Prints the first call (it loads the model), then
+mean, median and p99 over the Dakshina-style words below; network time is not included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = ("mera keyboard bahut achha hai khana thanda tha lekin staff ne muskurakar maafi maangi "
+         "screen ki quality shandaar hai battery jaldi khatam hoti hai price ke hisaab se theek").split()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_typing", description=__doc__.splitlines()[0])
+    parser.add_argument("--translations", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    from starlette.applications import Starlette
+    from starlette.testclient import TestClient
+
+    from db.auth import hash_password, start_session
+    from db.engine import make_engine, transaction
+    from db.models import SourceSentence, Translation, User, UserRole
+    from db.schema import default_project_id, upgrade
+
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        os.environ["DATABASE_URL"] = url
+        engine = make_engine(url)
+        upgrade(engine)
+        with transaction(engine) as session:
+            user = User(username="asha", display_name="asha", password_hash=hash_password("x" * 12),
+                        roles=[UserRole(role="translator")])
+            session.add(user)
+            session.flush()
+            pid = default_project_id(session)
+            for n in range(args.translations):
+                s = SourceSentence(project_id=pid, domain="laptop", split="train", sentence_id=str(n), text=f"s{n}")
+                session.add(s)
+                session.flush()
+                session.add(Translation(sentence_id=s.id, phase="blind", translator_id=user.id,
+                                        text=f"मेरा कीबोर्ड बहुत अच्छा है और बैटरी {n} घंटे चलती है"))
+            uid = user.id
+        token = start_session(engine, uid)
+
+        from ui import api_routes as _api
+
+        _api._engine_for.cache_clear()
+        with TestClient(Starlette(routes=_api.ROUTES)) as client:
+            def look(word: str) -> float:
+                t0 = time.perf_counter()
+                r = client.get("/api/suggest", params={"q": word}, headers={"X-Corpus-Session": token})
+                assert r.status_code == 200, r.status_code
+                return time.perf_counter() - t0
+
+            first = look("namaste")
+            times = [look(w) for _ in range(args.rounds) for w in WORDS]
+        engine.dispose()
+
+    ms = sorted(t * 1000 for t in times)
+    p99 = ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))]
+    print(f"typing look-up through GET /api/suggest ({args.translations} translations in the project, "
+          f"{len(ms)} look-ups)")
+    print(f"  first call (loads the model): {first * 1000:8.1f} ms")
+    print(f"  mean {statistics.fmean(ms):6.1f} ms   median {statistics.median(ms):6.1f} ms   p99 {p99:6.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

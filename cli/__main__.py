@@ -1,0 +1,3 @@
+from cli.commands import main
+
+raise SystemExit(main())

@@ -1,0 +1,60 @@
+"""Smoke test of `python -m bench.load`: a short run saves, reports latency, and verifies nothing was lost."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench.load", "--seconds", "3", "--users", "4", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def _figures(out: str) -> dict[str, float]:
+    saves = int(re.search(r"^saves: (\d+)", out, re.M).group(1))
+    failures = int(re.search(r"^failures: (\d+)", out, re.M).group(1))
+    lost = int(re.search(r"^lost: (\d+)", out, re.M).group(1))
+    p50, p95 = map(float, re.search(r"p50 ([\d.]+), p95 ([\d.]+)", out).groups())
+    conflicts = int(re.search(r"^conflicts .*: (\d+)", out, re.M).group(1))
+    return {"saves": saves, "failures": failures, "lost": lost, "p50": p50, "p95": p95, "conflicts": conflicts}
+
+
+def test_load_script_on_a_temporary_sqlite_file_loses_nothing():
+    result = _run("--think-ms", "20", "--stale-share", "0.3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    figures = _figures(result.stdout)
+    assert "database: sqlite" in result.stdout
+    assert figures["saves"] > 20
+    assert figures["conflicts"] > 0  # stale tabs were refused, not written over newer saves
+    assert figures["failures"] == 0 and figures["lost"] == 0
+    assert "verification problems: 0" in result.stdout
+    assert 0 < figures["p50"] <= figures["p95"]
+
+
+def test_load_script_against_postgresql_loses_nothing(pg_url):
+    result = _run("--db", pg_url)
+    assert result.returncode == 0, result.stdout + result.stderr
+    figures = _figures(result.stdout)
+    assert "database: postgresql" in result.stdout
+    assert figures["saves"] > 20 and figures["lost"] == 0 and figures["failures"] == 0
+
+
+def test_load_script_fails_when_the_latency_goal_is_missed():
+    result = _run("--p95-goal-ms", "0.001")
+    assert result.returncode == 1
+    assert "above the goal" in result.stderr
+
+
+@pytest.mark.parametrize("flag", ["--help"])
+def test_load_script_documents_its_flags(flag):
+    result = subprocess.run([sys.executable, "-m", "bench.load", flag], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0
+    for option in ("--seconds", "--db", "--users", "--think-ms"):
+        assert option in result.stdout

@@ -1,0 +1,226 @@
+"""The adjudication page in AppTest: accepting a version or editing sets gold, kept with who and when."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from streamlit.testing.v1 import AppTest
+
+from db.auth import start_session
+from db.engine import make_engine
+from db.models import Adjudication, Annotation, Revision
+from db.schema import upgrade
+from db.tagging import assign_annotators, open_item, save_annotation
+from tests.support.span_editor_driver import commit, editor_data
+from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
+
+
+def plain(value: str) -> str:
+    """A Markdown message as the reader sees it: md_escape's backslashes removed."""
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+HINDI = "लेकिन स्टाफ़ सर्विस बहुत बुरी थी।"  # लेकिन स्टाफ़ सर्विस बहुत बुरी थी ।
+AGREED = "खाना अच्छा था।"
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    engine = make_engine(url)
+    upgrade(engine)
+    ids = {
+        "engine": engine,
+        "asha": add_user(engine, "asha", "translator"),
+        "meera": add_user(engine, "meera", "annotator"),
+        "kiran": add_user(engine, "kiran", "annotator"),
+        "lead": add_user(engine, "lena", "lead"),
+    }
+    s1 = add_sentence(engine, "s1", "But the staff service was very bad.", ["staff service"], ordinal=1)
+    s2 = add_sentence(engine, "s2", "The food was good.", ["food"], ordinal=2)
+    ids["t1"] = add_translation(engine, s1, "aware", ids["asha"], HINDI)
+    ids["t2"] = add_translation(engine, s2, "aware", ids["asha"], AGREED)
+    assign_annotators(engine, project_id(engine), per_item=2)
+    for user, tags in ((ids["meera"], ["O", "B", "I", "O", "O", "O", "O"]),
+                       (ids["kiran"], ["O", "B", "O", "O", "O", "O", "O"])):
+        view = open_item(engine, user, ids["t1"])
+        save_annotation(engine, user, view.item_id, tags, False, None, "submit")
+        ids["item"] = view.item_id
+        agreed = open_item(engine, user, ids["t2"])
+        save_annotation(engine, user, agreed.item_id, ["B", "O", "O", "O"], False, None, "submit")
+        ids["agreed_item"] = agreed.item_id
+    yield ids
+    engine.dispose()
+
+
+def adjudication_page(world) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=30)
+    at.session_state["session_token"] = start_session(world["engine"], world["lead"])
+    at.run()
+    at.switch_page("pages/adjudicate.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_queue_shows_the_disagreement_side_by_side_and_accepting_sets_gold(world):
+    at = adjudication_page(world)
+    assert at.selectbox(key="adj_item").options == [
+        "restaurant/train/s1 · aware · by asha · 14% of tokens differ"
+    ]
+    chips = [m.value for m in at.markdown if "token-chips" in m.value]
+    assert len(chips) == 2 and chips[0].count('data-tag="I"') == 1 and chips[1].count('data-tag="I"') == 0
+    with Session(world["engine"]) as session:
+        meera = session.scalars(select(Annotation.id).where(Annotation.annotator_id == world["meera"],
+                                                            Annotation.item_id == world["item"])).one()
+    at.text_input(key=f"adj_note_{world['item']}").input("multi-word term is one span")
+    at.button(key=f"adj_accept_{world['item']}_{meera}").click().run()
+    assert not at.exception
+    with Session(world["engine"]) as session:
+        gold = session.scalars(select(Adjudication).where(Adjudication.item_id == world["item"])).all()
+    assert [(g.source, g.tags, g.accepted_annotation_id, g.decided_by, g.note) for g in gold] == [
+        ("accepted", ["O", "B", "I", "O", "O", "O", "O"], meera, world["lead"], "multi-word term is one span")
+    ]
+    assert gold[0].created_at is not None
+    assert any("No disagreements waiting" in s.value for s in at.success)
+
+
+def test_lead_edits_gold_from_a_version(world):
+    at = adjudication_page(world)
+    item = world["item"]
+    with Session(world["engine"]) as session:
+        kiran = session.scalars(select(Annotation.id).where(Annotation.annotator_id == world["kiran"],
+                                                            Annotation.item_id == item)).one()
+    at.button(key=f"adj_from_{item}_{kiran}").click().run()
+    assert editor_data(at, "adj_editor")["spans"] == [[1, 2]]  # the editor starts from kiran's version
+    commit(at, "adj_editor", "mark", spans=[(1, 2), (3, 4)])
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Adjudication).where(Adjudication.item_id == item)).all() == []  # not yet
+    at.button(key=f"adj_save_{item}").click().run()
+    assert not at.exception
+    with Session(world["engine"]) as session:
+        gold = session.scalars(select(Adjudication).where(Adjudication.item_id == item)).one()
+        revision = session.scalars(select(Revision).where(Revision.entity == "adjudication")).all()
+    assert (gold.source, gold.tags, gold.decided_by) == ("edited", ["O", "B", "O", "B", "O", "O", "O"], world["lead"])
+    assert [r.author_id for r in revision if r.payload["item_id"] == item] == [world["lead"]]
+
+
+def test_the_gold_editor_shows_the_source_and_the_tokens_the_annotators_disagree_on(world):
+    at = adjudication_page(world)
+    data = editor_data(at, "adj_editor")
+    assert data["item"] == world["item"] and data["disagree"] == [2]  # meera: B I, kiran: B O
+    assert any("source-text" in m.value and "<mark" in m.value and "staff service" in m.value for m in at.markdown)
+    commit(at, "adj_editor", "mark", spans=[(1, 3)], item=world["item"] + 1000)  # another item: ignored
+    assert "adj_edit_" + str(world["item"]) not in at.session_state
+
+
+def test_agreed_items_are_gold_without_a_lead(world):
+    adjudication_page(world)
+    with Session(world["engine"]) as session:
+        gold = session.scalars(select(Adjudication).where(Adjudication.item_id == world["agreed_item"])).all()
+    assert [(g.source, g.decided_by) for g in gold] == [("agreed", None)]
+
+
+def test_an_annotator_opening_the_page_directly_is_refused(world):
+    at = AppTest.from_file(str(APP.parent / "pages" / "adjudicate.py"), default_timeout=30)
+    at.session_state["session_token"] = start_session(world["engine"], world["meera"])
+    at.run()
+    assert [e.value for e in at.error] == ["You do not have access to this page."]
+    assert not [m for m in at.markdown if "token-chips" in m.value]
+
+
+def test_lead_assigns_annotators_from_the_assignments_page(world):
+    s3 = add_sentence(world["engine"], "s3", "Nice view.", ["view"], ordinal=3)
+    t3 = add_translation(world["engine"], s3, "aware", world["asha"], "अच्छा नज़ारा।")
+    at = AppTest.from_file(str(APP.parent / "pages" / "assign.py"), default_timeout=30)
+    at.session_state["session_token"] = start_session(world["engine"], world["lead"])
+    at.run()
+    at.button(key="assign_annotators").click().run()
+    assert not at.exception
+    assert any("2 new tagging assignment(s)" in s.value for s in at.success)
+    with Session(world["engine"]) as session:
+        from db.models import AnnotationAssignment
+
+        users = set(session.scalars(select(AnnotationAssignment.user_id).where(AnnotationAssignment.translation_id == t3)))
+    assert users == {world["meera"], world["kiran"]}
+
+
+def test_a_decision_another_lead_made_meanwhile_is_shown_beside_mine_and_i_decide_again(world):
+    from db.adjudication import accept
+
+    omar = add_user(world["engine"], "omar", "lead")
+    item = world["item"]
+    at = adjudication_page(world)
+    with Session(world["engine"]) as session:
+        versions = dict(session.execute(select(Annotation.annotator_id, Annotation.id)
+                                        .where(Annotation.item_id == item)).all())
+    # omar accepts meera's version while lena still looks at the page as it was
+    omars = accept(world["engine"], item, versions[world["meera"]], omar, expected=None)
+    at.button(key=f"adj_accept_{item}_{versions[world['kiran']]}").click().run()
+    assert not at.exception
+    assert any("omar set gold (accepted)" in plain(w.value) for w in at.warning)
+    assert any("**Your decision** (accept kiran's version" in m.value for m in at.markdown)
+    assert any(m.value.startswith("**In force now:** accepted by omar") for m in at.markdown)
+    assert [t.value for t in at.text] == ["• स्टाफ़ सर्विस  (tokens 2–3)"]  # omar's span; the item left the queue
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Adjudication.id).where(Adjudication.item_id == item)).all() == [omars.id]
+    at.button(key="adj_conflict_replace").click().run()
+    assert not at.exception and not at.warning
+    with Session(world["engine"]) as session:
+        rows = session.execute(select(Adjudication.decided_by, Adjudication.accepted_annotation_id)
+                               .where(Adjudication.item_id == item).order_by(Adjudication.id)).all()
+    assert [tuple(r) for r in rows] == [(omar, versions[world["meera"]]), (world["lead"], versions[world["kiran"]])]
+
+
+def test_keeping_the_other_leads_decision_records_nothing_of_mine(world):
+    from db.adjudication import edit
+
+    omar = add_user(world["engine"], "omar", "lead")
+    item = world["item"]
+    at = adjudication_page(world)
+    with Session(world["engine"]) as session:
+        kiran = session.scalars(select(Annotation.id).where(Annotation.annotator_id == world["kiran"],
+                                                            Annotation.item_id == item)).one()
+    at.button(key=f"adj_from_{item}_{kiran}").click().run()  # lena starts editing with no gold in force
+    edit(world["engine"], item, ["B", "B", "O", "O", "O", "O", "O"], omar, expected=None)
+    commit(at, "adj_editor", "submit", spans=[(1, 2), (3, 4)])  # Ctrl+Enter in the gold editor saves
+    assert any("omar set gold (edited)" in plain(w.value) for w in at.warning)
+    at.button(key="adj_conflict_keep").click().run()
+    assert not at.exception and not at.warning
+    assert any("Kept the decision in force" in i.value for i in at.info)
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Adjudication.decided_by).where(Adjudication.item_id == item)).all() == [omar]
+
+
+def test_agreed_gold_an_annotator_edits_away_is_withdrawn_and_the_item_waits_for_a_lead(world):
+    view = open_item(world["engine"], world["kiran"], world["t2"])
+    save_annotation(world["engine"], world["kiran"], view.item_id, ["O", "O", "B", "O"], False,
+                    view.annotation.version, "submit")
+    at = adjudication_page(world)
+    assert "restaurant/train/s2 · aware · by asha · 50% of tokens differ" in at.selectbox(key="adj_item").options
+    assert at.metric[0].value == "0 of 2"
+    at.selectbox(key="adj_item").set_value(world["agreed_item"]).run()
+    assert not at.exception
+    assert not any(s.value == "Gold in force" for s in at.subheader)
+    history = at.dataframe[-1].value
+    assert history["how"].tolist() == ["agreed", "withdrawn"]
+    assert history["spans"].tolist()[1] == "— (no gold)"
+
+
+def test_the_queue_follows_a_change_made_while_the_page_is_open(world):
+    at = adjudication_page(world)
+    assert len(at.selectbox(key="adj_item").options) == 1
+    kiran = world["kiran"]
+    view = open_item(world["engine"], kiran, world["t2"])  # kiran changes his agreed tags: no longer agreed
+    save_annotation(world["engine"], kiran, view.item_id, ["O", "O", "O", "O"], True, view.annotation.version, "submit")
+    at.run()
+    assert not at.exception
+    assert [o.split(" · ")[0] for o in at.selectbox(key="adj_item").options] == [
+        "restaurant/train/s2", "restaurant/train/s1"]
+    assert at.metric[0].value == "0 of 2"  # the agreed gold of s2 was withdrawn

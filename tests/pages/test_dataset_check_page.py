@@ -1,0 +1,96 @@
+"""AppTest: the lead's Dataset check page runs the CRF on both sides, scores uploaded predictions into the
+leaderboard after the baseline, shows a refused file's errors by sentence, and is closed to everyone else."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support.login_tokens import session_token
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "dataset_check.py")
+
+
+@pytest.fixture
+def project_db(tmp_path, monkeypatch):
+    """A small synthetic project with train and test splits and gold (the export benchmark's generator), a lead."""
+    from bench.bench_export import build_corpus
+    from db.engine import make_engine
+    from db.models import User, UserRole
+    from db.schema import upgrade
+    from sqlalchemy.orm import Session
+
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    engine = make_engine(url)
+    upgrade(engine)
+    build_corpus(engine, 120)
+    with Session(engine) as session:
+        session.add(User(username="boss", display_name="Boss", roles=[UserRole(role="lead")]))
+        session.commit()
+    yield engine
+    engine.dispose()
+
+
+def open_page(engine, username: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["session_token"] = session_token(engine, username)
+    return at.run()
+
+
+def _predictions(engine) -> bytes:
+    from db.export_data import ExportOptions, export_files
+
+    files, _ = export_files(engine, ExportOptions(), ["conll"])
+    return files["conll/test.conll"].encode("utf-8")
+
+
+def test_a_translator_cannot_open_the_dataset_check(project_db):
+    at = open_page(project_db, "tr0")
+    assert at.error and "do not have access" in at.error[0].value
+    assert not at.dataframe and not at.button
+
+
+def test_the_lead_runs_the_baseline_and_sees_both_sides_per_domain(project_db):
+    at = open_page(project_db, "boss")
+    assert not at.exception
+    assert not at.dataframe  # nothing trains until the lead asks
+    at.button(key="check_run").click().run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["domain"]) == ["laptop", "restaurant", "all"]
+    assert {"English F1", "Hindi F1", "English scored", "Hindi scored"} <= set(table.columns)
+    assert table.set_index("domain").loc["all", "Hindi scored"] > 0
+    captions = " ".join(c.value for c in at.caption)
+    assert "scored on the test split" in captions and "c1=0.1" in captions
+
+
+def test_scored_predictions_join_the_leaderboard_after_the_crf_baseline(project_db):
+    at = open_page(project_db, "boss")
+    at.session_state["check_predictions"] = ("team.conll", _predictions(project_db))
+    at.text_input(key="check_name").input("team gold")
+    at.button(key="check_score").click().run()
+    assert not at.exception
+    assert at.success and "overall F1 1.000" in at.success[0].value
+    board = at.dataframe[-1].value
+    assert list(board["name"]) == ["CRF baseline", "team gold"]
+    assert list(board["kind"]) == ["baseline", "submission"] and board["by"].iloc[1] == "boss"
+    assert "tags" not in " ".join(board.columns)
+
+
+def test_a_refused_file_lists_its_errors_by_sentence_and_adds_nothing(project_db):
+    data = _predictions(project_db).decode("utf-8")
+    first_token = data.split("\t", 1)[0]
+    data = "गलत" + data[len(first_token):]
+    at = open_page(project_db, "boss")
+    at.session_state["check_predictions"] = ("team.conll", data.encode("utf-8"))
+    at.text_input(key="check_name").input("team wrong")
+    at.button(key="check_score").click().run()
+    assert not at.exception
+    assert at.error and "refused" in at.error[0].value
+    errors = at.dataframe[0].value
+    assert list(errors.columns) == ["file", "line", "sentence", "message"]
+    assert errors["sentence"].iloc[0].endswith("/test/" + errors["sentence"].iloc[0].rsplit("/", 1)[1])
+    assert "token 1 is 'गलत'" in errors["message"].iloc[0]
+    assert any("No submissions yet" in i.value for i in at.info)

@@ -1,0 +1,103 @@
+"""The export page in AppTest: a lead prepares an export, sees what goes in and what is left out, downloads."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from sqlalchemy.orm import Session
+from streamlit.testing.v1 import AppTest
+
+from db.auth import start_session
+from db.engine import make_engine
+from db.schema import upgrade
+from tests.support.export_factory import Corpus, build_sample
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    engine = make_engine(url)
+    upgrade(engine)
+    build_sample(engine)
+    with Session(engine) as session:
+        c = Corpus(session)
+        ids = {"lead": c.user("lena", "lead").id, "translator": c.user("asha").id}
+        session.commit()
+    yield {"engine": engine, **ids}
+    engine.dispose()
+
+
+def open_page(world, user: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["session_token"] = start_session(world["engine"], world[user])
+    at.run()
+    at.switch_page("pages/export.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_lead_prepares_export_and_sees_counts_and_left_out_reasons(world):
+    at = open_page(world, "lead")
+    assert "Prepare export" in " ".join(i.value for i in at.info)
+    at.checkbox(key="export_ids").check()
+    at.button(key="export_prepare").click()
+    at.run()
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Sentences exported"] == "5"
+    assert metrics["Left out"] == "4"
+    reasons = at.dataframe[1].value
+    assert set(reasons["reason"]) == {"untranslatable by majority", "annotators disagree", "no final translation",
+                                      "left out by lead"}
+    downloads = at.get("download_button")
+    labels = [d.proto.label for d in downloads]
+    assert "Download everything (zip)" in labels
+    assert any(label.startswith("conll (") for label in labels) and any(label.startswith("semeval-xml (") for label in labels)
+    assert "Dataset card (README.md)" in labels
+
+
+def test_export_zip_holds_every_format_and_the_card(world):
+    from corpus.export.writer import zip_bytes
+
+    at = open_page(world, "lead")
+    at.button(key="export_prepare").click()
+    at.run()
+    files = at.session_state["export_result"]["files"]
+    with zipfile.ZipFile(io.BytesIO(zip_bytes(files))) as zf:
+        tops = {n.split("/")[1] for n in zf.namelist()}
+    assert {"conll", "conll-en", "jsonl", "semeval-xml", "tsv", "lince", "README.md", "left_out.tsv"} <= tops
+    assert "asha" not in files["jsonl/train.jsonl"]  # pseudonymized by default
+
+
+def test_options_change_what_goes_in(world):
+    at = open_page(world, "lead")
+    at.checkbox(key="export_agreed").check()
+    at.multiselect(key="export_formats").set_value(["jsonl"])
+    at.button(key="export_prepare").click()
+    at.run()
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Sentences exported"] == "4"
+    files = at.session_state["export_result"]["files"]
+    assert not any(p.startswith("conll") for p in files)
+
+
+def test_page_is_for_leads_only(world):
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["session_token"] = start_session(world["engine"], world["translator"])
+    at.run()
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        at.switch_page("pages/export.py")
+    direct = AppTest.from_file(str(APP.parent / "pages" / "export.py"), default_timeout=60)
+    direct.session_state["session_token"] = start_session(world["engine"], world["translator"])
+    direct.run()
+    assert not direct.exception
+    assert any("do not have access" in e.value for e in direct.error)
+    assert not direct.get("download_button")

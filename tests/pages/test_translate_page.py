@@ -1,0 +1,451 @@
+"""The Translate page under AppTest: queue, blind view, aware view, locks, ownership, flow."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from google.protobuf import text_format
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from streamlit.testing.v1 import AppTest
+
+from db.models import AspectAlignment, Revision, Translation
+from db.translation import Draft, glossary, save_translation, set_glossary_term
+from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id, token_for
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = "The paneer tikka was cold but the hostess smiled."
+TERMS = ("paneer tikka", "hostess")
+HINDI = "पनीर टिक्का ठंडा था लेकिन होस्टेस मुस्कुराई।"
+
+
+@pytest.fixture
+def world(engine, sqlite_url, monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", sqlite_url)
+    sid = add_sentence(engine, "7", SOURCE, list(TERMS), ordinal=1)
+    sid2 = add_sentence(engine, "8", "Prices are fair.", ["Prices"], ordinal=2)
+    asha = add_user(engine, "asha", "translator")
+    ravi = add_user(engine, "ravi", "translator")
+    # The team has transliterated the aspect term before: even so, the blind page must not show it.
+    set_glossary_term(engine, project_id(engine), "paneer tikka", "पनीर टिक्का", "transliterate", None)
+    set_glossary_term(engine, project_id(engine), "hostess", "होस्टेस", "transliterate", None)
+    return {
+        "engine": engine, "sid": sid, "sid2": sid2, "asha": asha, "ravi": ravi,
+        "blind": assign(engine, asha, sid, "blind"),
+        "aware": assign(engine, asha, sid, "aware"),
+        "blind2": assign(engine, asha, sid2, "blind"),
+        "ravi_blind": assign(engine, ravi, sid, "blind"),
+    }
+
+
+def open_page(engine, user_id, page="pages/translate.py", task=None, token=None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    token = token or token_for(engine, user_id)
+    at.session_state["session_token"] = token  # what the page reads when no cookie came (AppTest)
+    at.query_params["session"] = token  # the URL token of earlier versions
+    if task is not None:
+        at.query_params["task"] = str(task)
+    at.run()
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def rendered(at: AppTest) -> list[str]:
+    """Every element and block the page sent, as protobuf text: labels, values, options, help, bodies."""
+    out: list[str] = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(text_format.MessageToString(proto, as_utf8=True))
+        if type(node).__name__ in ("Table", "Dataframe"):  # Arrow bytes: read the cells too
+            out.append(node.value.to_string())
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return out
+
+
+def _all_text(at: AppTest) -> str:
+    return "\n".join(rendered(at))
+
+
+def editor(at: AppTest, aid: int):
+    """The translate editor (a components v2 element) of one task, or None."""
+    found = [e for e in at.get("bidi_component") if e.key == f"tx{aid}_editor"]
+    return found[0] if found else None
+
+
+_SEQ = iter(range(1, 10**9))
+
+
+def send(at: AppTest, aid: int, event: str, text: str, accepted=()) -> AppTest:
+    """What the browser's editor sends: a ``draft`` state on a pause, or a ``submit``/``restore`` trigger."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+    el = editor(at, aid)
+    assert el is not None, "no editor on the page"
+    value = {"text": text, "accepted": [list(p) for p in accepted], "seq": next(_SEQ)}
+    states = at._tree.get_widget_states()
+    w = states.widgets.add()
+    if event == "draft":
+        w.id, w.json_value = el.proto.id, json.dumps({"draft": value})
+    else:
+        w.id = _make_trigger_id(el.proto.id, "events")
+        w.json_trigger_value = json.dumps([{"event": event, "value": value}])
+    at._tree._runner._run(states)
+    assert not at.exception, at.exception
+    return at
+
+
+def type_text(at: AppTest, aid: int, text: str, accepted=()) -> AppTest:
+    return send(at, aid, "draft", text, accepted)
+
+
+def text_of(at: AppTest, aid: int) -> str:
+    return at.session_state[f"tx{aid}_text"]
+
+
+def test_queue_lists_own_tasks_blind_first_with_progress(world):
+    at = open_page(world["engine"], world["asha"])
+    pick = at.selectbox(key="tx_queue_pick")
+    assert pick.options[:2] == ["restaurant/train/7 · blind · assigned", "restaurant/train/8 · blind · assigned"]
+    assert pick.options[2] == "restaurant/train/7 · aware · locked"
+    assert len(pick.options) == 3  # not Ravi's task
+    assert at.get("progress")[0].proto.text == "0 of 3 submitted"
+    assert pick.value == world["blind"]
+
+
+def _assert_no_aspect_reaches_the_page(at: AppTest) -> None:
+    texts = rendered(at)
+    sentence = [t for t in texts if "paneer tikka was cold" in t]
+    assert len(sentence) == 1 and "background" not in sentence[0]
+    for text in texts:
+        assert not re.search(r"aspect", text, re.IGNORECASE), text[:300]
+        if text is sentence[0]:
+            continue
+        for term in TERMS:
+            assert term.casefold() not in text.casefold(), (term, text[:300])
+            assert "पनीर" not in text and "होस्टेस" not in text  # nor their glossary renderings
+    assert len(at.get("button_group")) == 0  # no token pills for an aspect map
+
+
+def test_blind_view_never_shows_aspects(world):
+    at = open_page(world["engine"], world["asha"], task=world["blind"])
+    assert editor(at, world["blind"]) is not None
+    _assert_no_aspect_reaches_the_page(at)
+
+
+def test_blind_view_gives_no_glossary_warning_about_an_aspect_of_the_sentence(world):
+    e, blind = world["engine"], world["blind"]
+    # A name the team keeps in Roman script that is also an aspect of this sentence: on the aware
+    # page, a translation without it earns a warning naming it; on the blind page it must not.
+    set_glossary_term(e, project_id(e), "hostess", "", "keep-roman", None)
+    at = open_page(e, world["asha"], task=blind)
+    type_text(at, blind, "ठंडा खाना था")
+    assert not at.warning, [w.value for w in at.warning]
+    _assert_no_aspect_reaches_the_page(at)
+    # The same text on the aware task does earn the warning, so the blind page is quiet by design.
+    at.button(key=f"tx{blind}_submit").click().run()
+    at = open_page(e, world["asha"], task=world["aware"])
+    type_text(at, world['aware'], "ठंडा खाना था")
+    assert any("“hostess” is a name the team keeps in Roman script" in w.value for w in at.warning)
+
+
+def test_blind_view_stays_clean_after_typing_and_lookup_of_other_words(world):
+    at = open_page(world["engine"], world["asha"], task=world["blind"])
+    type_text(at, world['blind'], "ठंडा था")
+    at.text_input(key="tx_glossary_lookup").input("bread").run()
+    for text in rendered(at):
+        if "paneer tikka was cold" in text:
+            continue
+        assert "aspect" not in text.casefold() and "paneer" not in text.casefold() and "hostess" not in text
+
+
+def test_aware_task_is_locked_until_blind_is_submitted(world):
+    e, asha = world["engine"], world["asha"]
+    at = open_page(e, asha, task=world["aware"])
+    assert any("Locked" in w.value for w in at.warning)
+    assert editor(at, world["aware"]) is None
+    assert "background" not in _all_text(at) and "hostess" not in _all_text(at)
+    save_translation(e, asha, world["blind"], Draft("अंधा अनुवाद"), expected_version=0, action="submit")
+    at = open_page(e, asha, task=world["aware"])
+    assert not at.warning or not any("Locked" in w.value for w in at.warning)
+    assert any(":orange-background[**hostess**]" in m.value for m in at.markdown)
+
+
+def test_skipped_blind_task_keeps_the_aware_task_locked_on_the_page(world):
+    e, asha = world["engine"], world["asha"]
+    at = open_page(e, asha, task=world["blind"])
+    type_text(at, world['blind'], "आधा अनुवाद")
+    at.button(key=f"tx{world['blind']}_skip").click().run()
+    assert "restaurant/train/7 · aware · locked" in at.selectbox(key="tx_queue_pick").options
+    at = open_page(e, asha, task=world["aware"])  # straight to the aware task by its URL
+    assert any("Locked" in w.value and "submit your blind translation" in w.value for w in at.warning)
+    assert editor(at, world["aware"]) is None and len(at.get("button_group")) == 0
+    page = _all_text(at)
+    assert "background" not in page
+    for term in (*TERMS, "पनीर", "होस्टेस"):
+        assert term.casefold() not in page.casefold(), term
+
+
+def test_aware_view_maps_each_aspect_to_hindi_words_and_submits(world):
+    e, asha, aware = world["engine"], world["asha"], world["aware"]
+    save_translation(e, asha, world["blind"], Draft("अंधा अनुवाद"), expected_version=0, action="submit")
+    at = open_page(e, asha, task=aware)
+    assert any(":orange-background[**paneer tikka**]" in m.value for m in at.markdown)
+    assert "Aspect-aware translation" in [s.value for s in at.subheader]
+    # The glossary suggests the team's spellings for terms in this sentence.
+    assert "पनीर टिक्का" in _all_text(at)
+    type_text(at, aware, HINDI)
+    pills = at.get("button_group")
+    assert len(pills) == 2
+    assert [t.value for t in at.get("button_group")] == [[], []]
+    pills[0].set_value([0, 1]).run()
+    at.get("button_group")[1].set_value([5]).run()  # होस्टेस
+    at.button(key=f"tx{aware}_submit").click().run()
+    assert not at.exception and not at.error, [x.value for x in at.error]
+    with Session(e) as session:
+        tr = session.scalars(select(Translation).where(Translation.phase == "aware")).one()
+        spans = [tr.text[a.start:a.end] for a in sorted(tr.aspect_links, key=lambda a: a.aspect_term_id)]
+        assert tr.status == "submitted" and tr.text == HINDI
+        assert spans == ["पनीर टिक्का", "होस्टेस"]
+
+
+def test_aware_dropped_aspect_needs_a_reason_and_gaps_are_refused(world):
+    e, asha, aware = world["engine"], world["asha"], world["aware"]
+    save_translation(e, asha, world["blind"], Draft("अंधा अनुवाद"), expected_version=0, action="submit")
+    at = open_page(e, asha, task=aware)
+    type_text(at, aware, HINDI)
+    at.get("button_group")[0].set_value([0, 2]).run()  # पनीर … ठंडा: not adjacent
+    at.button(key=f"tx{aware}_submit").click().run()
+    assert any("next to each other" in x.value for x in at.error)
+    at.get("button_group")[0].set_value([0, 1]).run()
+    hostess_id = next(c.key for c in at.checkbox if "“hostess” is dropped" in c.label)
+    at.checkbox(key=hostess_id).check().run()
+    at.button(key=f"tx{aware}_submit").click().run()
+    assert any("why “hostess” was dropped" in x.value for x in at.error)
+    why_key = hostess_id.replace("drop", "why")
+    at.text_input(key=why_key).input("folded into the verb").run()
+    at.button(key=f"tx{aware}_submit").click().run()
+    assert not at.error
+    with Session(e) as session:
+        links = session.scalars(select(AspectAlignment).order_by(AspectAlignment.aspect_term_id)).all()
+    assert [(link.dropped, link.drop_reason) for link in links] == [(False, None), (True, "folded into the verb")]
+
+
+def test_translator_cannot_load_another_translators_work(world):
+    e = world["engine"]
+    save_translation(e, world["ravi"], world["ravi_blind"], Draft("रवि का गुप्त अनुवाद"), expected_version=0)
+    for task in (world["ravi_blind"], "abc", 99999):
+        at = open_page(e, world["asha"], task=task)
+        assert any("not in your queue" in x.value for x in at.error)
+        assert "गुप्त" not in _all_text(at)
+    # Nor through her own task of the same sentence, nor through the lead's pages.
+    at = open_page(e, world["asha"], task=world["blind"])
+    assert text_of(at, world['blind']) == ""
+    assert "गुप्त" not in _all_text(at)
+    for page in ("pages/assign.py", "pages/users.py", "pages/settings.py"):
+        at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+        at.session_state["session_token"] = at.query_params["session"] = token_for(e, world["asha"])
+        at.query_params["task"] = str(world["ravi_blind"])
+        at.run()
+        assert any("do not have access" in x.value for x in at.error), page
+        assert "गुप्त" not in _all_text(at)
+
+
+def test_empty_submission_is_refused_with_a_message(world):
+    at = open_page(world["engine"], world["asha"], task=world["blind"])
+    type_text(at, world['blind'], "   ")
+    at.button(key=f"tx{world['blind']}_submit").click().run()
+    assert any("empty" in x.value for x in at.error)
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Translation.status)).all() == ["draft"]
+
+
+def test_control_character_is_refused_on_the_page_and_nothing_saved(world):
+    blind = world["blind"]
+    at = open_page(world["engine"], world["asha"], task=blind)
+    type_text(at, blind, "ठंडा\x00 था")
+    assert any("control character (U+0000" in x.value for x in at.error)
+    at.button(key=f"tx{blind}_submit").click().run()
+    assert not at.exception, at.exception
+    assert any("control character (U+0000" in x.value for x in at.error)
+    assert text_of(at, blind) == "ठंडा\x00 था"  # kept in the box to fix
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Translation)).all() == []
+
+
+def test_autosave_survives_a_refresh_and_submit_moves_to_next(world):
+    e, asha, blind = world["engine"], world["asha"], world["blind"]
+    token = token_for(e, asha)
+    at = open_page(e, asha, task=blind, token=token)
+    type_text(at, blind, "ठंडा पनीर")
+    with Session(e) as session:
+        assert [r.action for r in session.scalars(select(Revision))] == ["autosave"]
+    again = open_page(e, asha, task=blind, token=token)  # a new browser session: a refresh
+    assert text_of(again, blind) == "ठंडा पनीर"
+    again.button(key=f"tx{blind}_submit").click().run()
+    assert again.query_params["task"] == [str(world["blind2"])] or again.query_params["task"] == str(world["blind2"])
+    assert any("Submitted" in s.value for s in again.success)
+    assert again.get("progress")[0].proto.text == "1 of 3 submitted"
+
+
+def test_transliteration_preview_and_insert(world):
+    blind = world["blind"]
+    at = open_page(world["engine"], world["asha"], task=blind)
+    assert at.selectbox(key="tx_scheme").value == "phonetic"  # typing in the editor is the default
+    at.selectbox(key="tx_scheme").select("itrans").run()  # the old converter is still one choice away
+    at.text_input(key=f"tx{blind}_roman").input("kIborD achChA hai").run()
+    assert any("कीबोर्ड अच्छा है" in m.value for m in at.markdown)
+    at.button(key=f"tx{blind}_insert").click().run()
+    assert text_of(at, blind) == "कीबोर्ड अच्छा है"
+    assert at.text_input(key=f"tx{blind}_roman").value == ""
+    with Session(world["engine"]) as session:
+        assert session.scalars(select(Translation.text)).one() == "कीबोर्ड अच्छा है"
+
+
+def test_switching_the_typing_scheme_changes_preview_insert_and_cheat_sheet(world):
+    blind = world["blind"]
+    at = open_page(world["engine"], world["asha"], task=blind)
+    at.selectbox(key="tx_scheme").select("itrans").run()
+    at.text_input(key=f"tx{blind}_roman").input("kiiborD").run()
+    assert [m.value for m in at.markdown if m.value.startswith("Preview")] == ["Preview: कीबोर्ड"]
+    assert any(c.value.startswith("ITRANS:") for c in at.caption)
+    at.selectbox(key="tx_scheme").select("hk").run()
+    # Harvard-Kyoto writes long i as "I": "ii" is two short vowels.
+    assert [m.value for m in at.markdown if m.value.startswith("Preview")] == ["Preview: किइबोर्ड"]
+    assert any(c.value.startswith("Harvard-Kyoto:") for c in at.caption)
+    at.button(key=f"tx{blind}_insert").click().run()
+    assert text_of(at, blind) == "किइबोर्ड"
+    assert at.selectbox(key="tx_scheme").value == "hk"  # the choice stays for the session
+
+
+def test_glossary_warning_for_roman_or_differently_spelled_term(world):
+    e, blind = world["engine"], world["blind"]
+    set_glossary_term(e, project_id(e), "keyboard", "कीबोर्ड", "transliterate", None)
+    assert len(glossary(e, project_id(e))) == 3
+    at = open_page(e, world["asha"], task=blind)
+    type_text(at, blind, "keyboard और किबोर्ड")
+    messages = [w.value for w in at.warning]
+    assert any("left in Roman script" in m for m in messages)
+    assert any("spelled differently" in m for m in messages)
+
+
+def test_untranslatable_with_reason_and_note(world):
+    blind = world["blind"]
+    at = open_page(world["engine"], world["asha"], task=blind)
+    at.checkbox(key=f"tx{blind}_untr").check().run()
+    at.button(key=f"tx{blind}_submit").click().run()
+    assert any("choose why" in x.value for x in at.error)
+    at.selectbox(key=f"tx{blind}_reason").select("pun").run()
+    at.text_input(key=f"tx{blind}_note").input("double meaning of 'cold'").run()
+    at.button(key=f"tx{blind}_submit").click().run()
+    assert not at.error
+    with Session(world["engine"]) as session:
+        tr = session.scalars(select(Translation)).one()
+    assert (tr.status, tr.untranslatable, tr.untranslatable_reason, tr.untranslatable_note, tr.text) == (
+        "submitted", True, "pun", "double meaning of 'cold'", None)
+
+
+def test_stale_save_shows_both_versions_and_overwrites_nothing(world):
+    e, asha, blind = world["engine"], world["asha"], world["blind"]
+    at = open_page(e, asha, task=blind)
+    save_translation(e, asha, blind, Draft("दूसरी खिड़की"), expected_version=0)  # another tab saves first
+    type_text(at, blind, "यह खिड़की")
+    assert any("another tab" in x.value for x in at.error)
+    shown = [t.value for t in at.text]
+    assert "यह खिड़की" in shown and "दूसरी खिड़की" in shown
+    with Session(e) as session:
+        assert session.scalars(select(Translation.text)).one() == "दूसरी खिड़की"
+    at.button(key=f"tx{blind}_keep_mine").click().run()
+    with Session(e) as session:
+        assert session.scalars(select(Translation.text)).one() == "यह खिड़की"
+
+
+def test_skip_moves_to_the_next_task_and_says_so(world):
+    at = open_page(world["engine"], world["asha"], task=world["blind"])
+    at.button(key=f"tx{world['blind']}_skip").click().run()
+    assert at.selectbox(key="tx_queue_pick").value == world["blind2"]
+    assert "restaurant/train/7 · blind · skipped" in at.selectbox(key="tx_queue_pick").options
+    (markdown,) = [x.value for x in at.success]
+    message = re.sub(r"\\(.)", r"\1", markdown)  # as shown: the task names are escaped Markdown
+    assert message.startswith("Skipped restaurant/train/7 (blind)")
+    assert "Next: restaurant/train/8 (blind)." in message
+
+
+def test_phonetic_typing_is_the_default_and_its_keys_are_listed(world):
+    at = open_page(world["engine"], world["asha"], task=world["blind"])
+    assert at.selectbox(key="tx_scheme").value == "phonetic"
+    assert at.selectbox(key="tx_scheme").options[0] == "Phonetic (suggestions)"
+    assert len(at.text_input) == 1  # only the glossary look-up: no separate Roman box
+    keys = at.table[0].value.to_string()
+    assert "Ctrl+." in keys and "Esc" in keys and "Ctrl+Enter" in keys
+    data = json.loads(editor(at, world["blind"]).proto.json)
+    assert data["api"] == "/api/suggest" and data["scheme"] == "phonetic" and data["token"]
+
+
+def test_ctrl_enter_in_the_editor_submits_its_text_and_opens_the_next_task(world):
+    from db.typing import learned_forms
+
+    e, blind = world["engine"], world["blind"]
+    at = open_page(e, world["asha"], task=blind)
+    send(at, blind, "submit", "मेरा कीबोर्ड", accepted=[("mera", "मेरा"), ("keyboard", "कीबोर्ड")])
+    with Session(e) as session:
+        tr = session.scalars(select(Translation)).one()
+    assert (tr.text, tr.status) == ("मेरा कीबोर्ड", "submitted")
+    assert any("Submitted" in x.value for x in at.success)
+    assert at.selectbox(key="tx_queue_pick").value == world["blind2"]
+    assert editor(at, world["blind2"]) is not None
+    assert {(f.roman, f.devanagari, f.uses) for f in learned_forms(e, project_id(e))} == {
+        ("mera", "मेरा", 1), ("keyboard", "कीबोर्ड", 1)}
+
+
+def test_an_editor_send_is_taken_once_and_an_older_one_is_ignored(world):
+    e, blind = world["engine"], world["blind"]
+    at = open_page(e, world["asha"], task=blind)
+    type_text(at, blind, "पहला", accepted=[("pahla", "पहला")])
+    at.button(key=f"tx{blind}_save").click().run()  # the same draft state is still there: not learned twice
+    from db.typing import learned_forms
+    assert [f.uses for f in learned_forms(e, project_id(e))] == [1]
+    with Session(e) as session:
+        assert [r.action for r in session.scalars(select(Revision).order_by(Revision.id))] == ["autosave", "save"]
+
+
+def test_restored_browser_text_is_saved_as_a_draft(world):
+    e, blind = world["engine"], world["blind"]
+    at = open_page(e, world["asha"], task=blind)
+    send(at, blind, "restore", "बचा हुआ पाठ")
+    with Session(e) as session:
+        tr = session.scalars(select(Translation)).one()
+    assert (tr.text, tr.status) == ("बचा हुआ पाठ", "draft")
+    assert text_of(at, blind) == "बचा हुआ पाठ"
+
+
+def test_using_the_saved_version_after_a_conflict_puts_it_in_the_editor(world):
+    e, asha, blind = world["engine"], world["asha"], world["blind"]
+    at = open_page(e, asha, task=blind)
+    rev = json.loads(editor(at, blind).proto.json)["rev"]
+    save_translation(e, asha, blind, Draft("दूसरी खिड़की"), expected_version=0)
+    type_text(at, blind, "यह खिड़की")
+    at.button(key=f"tx{blind}_take_theirs").click().run()
+    data = json.loads(editor(at, blind).proto.json)
+    assert (data["text"], data["saved"]) == ("दूसरी खिड़की", "दूसरी खिड़की") and data["rev"] > rev
+
+
+def test_the_lead_sees_the_forms_translators_taught_the_typing_help(world):
+    e, blind = world["engine"], world["blind"]
+    at = open_page(e, world["asha"], task=blind)
+    type_text(at, blind, "मीरा", accepted=[("mera", "मीरा")])
+    lead = add_user(e, "lena", "lead")
+    settings = open_page(e, lead, page="pages/settings.py")
+    assert not settings.exception, settings.exception
+    (table,) = [d.value for d in settings.dataframe if "typed" in d.value.columns]
+    assert list(table["typed"]) == ["mera"] and list(table["written as"]) == ["मीरा"]
+    assert list(table["times picked"]) == [1] and list(table["first picked by"]) == ["asha"]

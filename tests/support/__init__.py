@@ -1,0 +1,1 @@
+"""Builders the tests share: users, sentences, translations, tags, and paths of the repository."""

@@ -1,0 +1,1 @@
+"""Streamlit helpers the pages share: the engine and user, widgets (span editor, Hindi input), routes."""

@@ -1,0 +1,52 @@
+"""Sends the browser to the session cookie's routes (``ui/auth_routes.py``) from a page script.
+
+Streamlit cannot set or clear a cookie over its websocket, so after the login form has checked the
+password the browser itself must open ``/auth/session?code=...`` (replacing the history entry, so the
+one-use code is not kept), and logging out must POST to ``/auth/logout``. Logging out also forgets
+the text this browser kept for unsaved work (``ui/hindi_input.py``), so the next person at this
+browser does not find it.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from ui.auth_routes import LOGOUT_PATH, SESSION_PATH
+
+KEPT_TEXT_PREFIX = "corpus-tool:unsaved-text:"
+
+_JS = """
+export default function ({ data }) {
+  if (data.forget_kept_text) {
+    for (const key of Object.keys(window.localStorage)) {
+      if (key.startsWith(data.forget_kept_text)) window.localStorage.removeItem(key);
+    }
+  }
+  if (data.method === "POST") {
+    const form = document.createElement("form");
+    form.method = "POST";
+    form.action = data.url;
+    form.style.display = "none";
+    document.body.append(form);
+    form.submit();
+  } else {
+    window.location.replace(data.url);
+  }
+}
+"""
+
+_component = st.components.v2.component("corpus_tool_session_nav", js=_JS)
+
+
+def open_session(code: str) -> None:
+    """Trade a login code for the session cookie (the page reloads at ``/``)."""
+    _component(key="session_nav_login", data={"method": "GET", "url": f"{SESSION_PATH}?{urlencode({'code': code})}",
+                                              "forget_kept_text": ""})
+
+
+def close_session() -> None:
+    """Clear the session cookie and the kept unsaved text (the page reloads at ``/``, logged out)."""
+    _component(key="session_nav_logout", data={"method": "POST", "url": LOGOUT_PATH,
+                                               "forget_kept_text": KEPT_TEXT_PREFIX})
