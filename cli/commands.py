@@ -1,4 +1,4 @@
-"""`python -m corpus`: the leads' command line (contract: ../shared/docs/interfaces.md).
+"""`python -m corpus`: the leads' command line (reference: docs/cli.md).
 
 Only this module touches argv, stdout/stderr and exit codes; errors print as ``WHERE: message``.
 """
@@ -362,7 +362,10 @@ def _our_statistics(engine) -> tuple[dict | None, str | None]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m corpus", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m corpus", description=__doc__.splitlines()[0],
+        epilog="Every command, option, exit code and output: docs/cli.md. The work file: docs/workfile.md. "
+               "Tokens and the metrics JSON: docs/contracts.md.")
     parser.add_argument("--db", help="database URL (default: $DATABASE_URL, else the app's SQLite file)")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -378,12 +381,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", required=True, choices=["train", "test"])
     p.set_defaults(func=cmd_import_semeval)
 
-    p = sub.add_parser("import-work", help="import a work file (all or nothing)")
+    p = sub.add_parser("import-work", help="import a work file (all or nothing; format: docs/workfile.md)")
     p.add_argument("file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     p.set_defaults(func=cmd_import_work)
 
-    p = sub.add_parser("dump-work", help="write everything as a work file")
+    p = sub.add_parser("dump-work", help="write everything as a work file (format: docs/workfile.md)")
     p.add_argument("file")
     p.set_defaults(func=cmd_dump_work)
 
@@ -398,15 +401,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("stats", help="corpus statistics (seed paper Table 1)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("metrics", help="agreement figures (ROUGE-L, kappa, coverage)")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("metrics", help="agreement figures (ROUGE-L, kappa, coverage; JSON keys: docs/contracts.md)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_metrics)
 
     p = sub.add_parser("export", help="write dataset files")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write the files into")
     p.add_argument("--format", action="append", dest="formats", metavar="NAME",
                    help="conll, conll-en, jsonl, semeval-xml, tsv, lince (repeatable; default: all)")
     p.add_argument("--dev-fraction", type=float, help="carve a dev split of this share of train (stratified)")
@@ -427,12 +430,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("audit", help="quality audit of an existing aspect dataset")
     p.add_argument("file")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--baseline", action="store_true", help="also the CRF baseline on the file (5-fold CV)")
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("baseline", help="CRF sanity check: span P/R/F1 per domain, English and Hindi")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--c1", type=float, default=0.1, help="L1 regularization (default 0.1)")
     p.add_argument("--c2", type=float, default=0.1, help="L2 regularization (default 0.1)")
     p.add_argument("--iterations", type=int, default=100, help="L-BFGS iterations (default 100)")
@@ -444,7 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("pred", metavar="PRED")
     p.add_argument("--name", required=True, help="the submission's name on the leaderboard")
     p.add_argument("--format", choices=["conll", "jsonl"], help="default: by extension, else by content")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_evaluate)
     return parser
 
