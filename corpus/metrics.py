@@ -1,6 +1,6 @@
 """The agreement report of ``metrics --json`` and the dashboard, assembled from plain inputs.
 
-Keys and meaning are a contract (../shared/docs/interfaces.md): ``rouge_l_pairs``,
+Keys and meaning are a contract (docs/contracts.md): ``rouge_l_pairs``,
 ``rouge_l_sentences``, ``rouge_l``, ``fleiss_kappa``, ``cohen_kappa``, ``span_f1``, ``coverage``,
 ``signature``. Every figure travels with the signature that says how it was computed.
 """

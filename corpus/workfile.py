@@ -1,6 +1,6 @@
 """The work file (JSONL): parse with located errors, and dump deterministically.
 
-Contract: ../shared/docs/interfaces.md. Dump → import into an empty database → dump gives identical
+Contract: docs/workfile.md. Dump → import into an empty database → dump gives identical
 bytes, so the dump is sorted and every field it writes is read back. Importers ignore unknown fields.
 """
 

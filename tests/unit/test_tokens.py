@@ -1,4 +1,4 @@
-"""The canonical tokenizer (interfaces.md): table-driven over Devanagari, Roman, mixed and punctuation."""
+"""The canonical tokenizer (docs/contracts.md): table-driven over Devanagari, Roman, mixed and punctuation."""
 
 import re
 
