@@ -12,6 +12,7 @@ in its own transaction (``check_writer``).
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 from collections import Counter
 from collections.abc import Callable
@@ -77,8 +78,23 @@ class SessionEnded(PermissionError, ValueError):
 
 # --- passwords --------------------------------------------------------------------------------------
 
+BCRYPT_ROUNDS = 10  # the product's cost of a password hash (about 70 ms here)
+#: Tests only: a lower bcrypt cost (tests/conftest.py sets 4, bcrypt's least) so the suite does not spend
+#: minutes hashing. Never set it for the app; an unreadable value or one above the default is ignored.
+TEST_ROUNDS_ENV = "CORPUS_TEST_BCRYPT_ROUNDS"
+
+
+def bcrypt_rounds() -> int:
+    """The cost of a new hash: BCRYPT_ROUNDS, unless a test lowered it through TEST_ROUNDS_ENV."""
+    try:
+        rounds = int(os.environ.get(TEST_ROUNDS_ENV, ""))
+    except ValueError:
+        return BCRYPT_ROUNDS
+    return min(max(rounds, 4), BCRYPT_ROUNDS)
+
+
 def hash_password(password: str) -> str:
-    return bcrypt.hashpw(password.encode("utf-8"), bcrypt.gensalt(rounds=10)).decode("ascii")
+    return bcrypt.hashpw(password.encode("utf-8"), bcrypt.gensalt(rounds=bcrypt_rounds())).decode("ascii")
 
 
 def check_password(password: str, password_hash: str | None) -> bool:

@@ -1,8 +1,14 @@
-"""Shared fixtures: fresh databases on SQLite and, when reachable, a real PostgreSQL."""
+"""Shared fixtures: fresh databases on SQLite and, when reachable, a real PostgreSQL.
+
+Each test still gets a database of its own, but the schema is migrated once per session (per xdist
+worker): SQLite tests get a file copy of a migrated template, PostgreSQL tests a ``CREATE DATABASE ...
+TEMPLATE`` of a migrated database, and the demo project is loaded once and copied the same way.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import uuid
 from pathlib import Path
@@ -11,6 +17,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+# bcrypt's least cost for every hash the tests (and the apps and commands they start) make; the product's
+# default stays 10 (tests/db/test_password_cost.py). Set before anything hashes.
+os.environ["CORPUS_TEST_BCRYPT_ROUNDS"] = "4"
 
 from db.engine import make_engine  # noqa: E402
 from db.schema import upgrade  # noqa: E402
@@ -34,12 +44,14 @@ if _PG_SKIP_REASON and os.environ.get("REQUIRE_POSTGRES"):
     raise RuntimeError(f"REQUIRE_POSTGRES is set but {_PG_SKIP_REASON}")
 
 
-def _fresh_postgres_url() -> str:
+def _fresh_postgres_url(template: str | None = None) -> str:
+    """A new database with a unique name (safe under xdist), empty or a copy of ``template``."""
     import psycopg
 
     name = f"corpus_test_{uuid.uuid4().hex[:10]}"
+    from_template = f' TEMPLATE "{template}"' if template else ""
     with psycopg.connect(PG_ADMIN_URL.replace("+psycopg", ""), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"{from_template}')
     return PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
 
 
@@ -51,16 +63,71 @@ def _drop_postgres(url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def _settled(eng, path: Path) -> None:
+    """Close every connection and fold the WAL into the main file, so the file alone is the database."""
+    import sqlite3
+
+    eng.dispose()
+    conn = sqlite3.connect(path)
+    try:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        assert busy == 0, f"{path} is still in use"
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory) -> Path:
+    """A SQLite file migrated to head (with the default project), made once; tests get copies."""
+    path = tmp_path_factory.mktemp("template") / "migrated.db"
+    eng = make_engine(f"sqlite:///{path}")
+    upgrade(eng)
+    _settled(eng, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def demo_sqlite(migrated_sqlite: Path, tmp_path_factory) -> Path:
+    """A migrated SQLite file with the demo project loaded, made once; tests get copies."""
+    from db.demo import load_demo
+
+    path = tmp_path_factory.mktemp("template") / "demo.db"
+    shutil.copyfile(migrated_sqlite, path)
+    eng = make_engine(f"sqlite:///{path}")
+    load_demo(eng)
+    _settled(eng, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres():
+    """The name of a PostgreSQL database migrated to head, made once and dropped at the end; tests get
+    ``CREATE DATABASE ... TEMPLATE`` copies of it (nothing may stay connected to it)."""
+    if _PG_SKIP_REASON:
+        pytest.skip(_PG_SKIP_REASON)
+    url = _fresh_postgres_url()
+    eng = make_engine(url)
+    upgrade(eng)
+    eng.dispose()
+    yield url.rsplit("/", 1)[1]
+    _drop_postgres(url)
+
+
+def copy_of(template: Path, path: Path) -> str:
+    """Copy a template SQLite file to ``path``; returns its URL."""
+    shutil.copyfile(template, path)
+    return f"sqlite:///{path}"
+
+
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'corpus.db'}"
 
 
 @pytest.fixture
-def engine(sqlite_url: str):
-    """A fresh, migrated SQLite database."""
-    eng = make_engine(sqlite_url)
-    upgrade(eng)
+def engine(migrated_sqlite: Path, tmp_path: Path):
+    """A fresh, migrated SQLite database at ``sqlite_url``'s path."""
+    eng = make_engine(copy_of(migrated_sqlite, tmp_path / "corpus.db"))
     yield eng
     eng.dispose()
 
@@ -74,34 +141,34 @@ def pg_url():
     _drop_postgres(url)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_engine(request, tmp_path: Path):
-    """The same test against SQLite and against a real PostgreSQL (skipped with a reason if down)."""
-    if request.param == "sqlite":
-        eng = make_engine(f"sqlite:///{tmp_path / 'corpus.db'}")
-        upgrade(eng)
-        yield eng
-        eng.dispose()
-        return
-    if _PG_SKIP_REASON:
-        pytest.skip(_PG_SKIP_REASON)
-    url = _fresh_postgres_url()
+@pytest.fixture
+def postgres_engine(migrated_postgres: str):
+    """A fresh, migrated PostgreSQL database of this test's own (skipped with a reason if down)."""
+    url = _fresh_postgres_url(template=migrated_postgres)
     eng = make_engine(url)
-    upgrade(eng)
     yield eng
     eng.dispose()
     _drop_postgres(url)
 
 
-@pytest.fixture
-def demo_db(tmp_path: Path, monkeypatch):
-    """A migrated SQLite database with the demo project, which the app uses through DATABASE_URL."""
-    from db.demo import load_demo
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_engine(request):
+    """The same test against SQLite and against a real PostgreSQL (skipped with a reason if down)."""
+    return request.getfixturevalue("engine" if request.param == "sqlite" else "postgres_engine")
 
-    url = f"sqlite:///{tmp_path / 'app.db'}"
+
+@pytest.fixture
+def demo_db(demo_sqlite: Path, tmp_path: Path, monkeypatch):
+    """A migrated SQLite database with the demo project, which the app uses through DATABASE_URL."""
+    url = copy_of(demo_sqlite, tmp_path / "app.db")
     monkeypatch.setenv("DATABASE_URL", url)
     eng = make_engine(url)
-    upgrade(eng)
-    load_demo(eng)
     yield eng
     eng.dispose()
+
+
+@pytest.fixture
+def app_engine(engine, sqlite_url: str, monkeypatch):
+    """A fresh, migrated SQLite database that the app under AppTest uses (DATABASE_URL points at it)."""
+    monkeypatch.setenv("DATABASE_URL", sqlite_url)
+    return engine
