@@ -8,7 +8,6 @@ TEMPLATE`` of a migrated database, and the demo project is loaded once and copie
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import uuid
 from pathlib import Path
@@ -24,6 +23,7 @@ os.environ["CORPUS_TEST_BCRYPT_ROUNDS"] = "4"
 
 from db.engine import make_engine  # noqa: E402
 from db.schema import upgrade  # noqa: E402
+from tests.support.databases import copy_of, settle  # noqa: E402
 
 PG_ADMIN_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -63,26 +63,13 @@ def _drop_postgres(url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _settled(eng, path: Path) -> None:
-    """Close every connection and fold the WAL into the main file, so the file alone is the database."""
-    import sqlite3
-
-    eng.dispose()
-    conn = sqlite3.connect(path)
-    try:
-        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        assert busy == 0, f"{path} is still in use"
-    finally:
-        conn.close()
-
-
 @pytest.fixture(scope="session")
 def migrated_sqlite(tmp_path_factory) -> Path:
     """A SQLite file migrated to head (with the default project), made once; tests get copies."""
     path = tmp_path_factory.mktemp("template") / "migrated.db"
     eng = make_engine(f"sqlite:///{path}")
     upgrade(eng)
-    _settled(eng, path)
+    settle(eng, path)
     return path
 
 
@@ -92,10 +79,9 @@ def demo_sqlite(migrated_sqlite: Path, tmp_path_factory) -> Path:
     from db.demo import load_demo
 
     path = tmp_path_factory.mktemp("template") / "demo.db"
-    shutil.copyfile(migrated_sqlite, path)
-    eng = make_engine(f"sqlite:///{path}")
+    eng = make_engine(copy_of(migrated_sqlite, path))
     load_demo(eng)
-    _settled(eng, path)
+    settle(eng, path)
     return path
 
 
@@ -111,12 +97,6 @@ def migrated_postgres():
     eng.dispose()
     yield url.rsplit("/", 1)[1]
     _drop_postgres(url)
-
-
-def copy_of(template: Path, path: Path) -> str:
-    """Copy a template SQLite file to ``path``; returns its URL."""
-    shutil.copyfile(template, path)
-    return f"sqlite:///{path}"
 
 
 @pytest.fixture

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from db.auth import start_session
-from db.engine import make_engine
 from db.models import Adjudication, Annotation, Revision
-from db.schema import upgrade
 from db.tagging import assign_annotators, open_item, save_annotation
+from tests.support.app_pages import open_file, open_page
 from tests.support.span_editor_driver import commit, editor_data
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 
@@ -24,17 +21,13 @@ def plain(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
 
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
 HINDI = "लेकिन स्टाफ़ सर्विस बहुत बुरी थी।"  # लेकिन स्टाफ़ सर्विस बहुत बुरी थी ।
 AGREED = "खाना अच्छा था।"
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'app.db'}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    engine = make_engine(url)
-    upgrade(engine)
+def world(app_engine):
+    engine = app_engine
     ids = {
         "engine": engine,
         "asha": add_user(engine, "asha", "translator"),
@@ -55,18 +48,11 @@ def world(tmp_path, monkeypatch):
         agreed = open_item(engine, user, ids["t2"])
         save_annotation(engine, user, agreed.item_id, ["B", "O", "O", "O"], False, None, "submit")
         ids["agreed_item"] = agreed.item_id
-    yield ids
-    engine.dispose()
+    return ids
 
 
 def adjudication_page(world) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=30)
-    at.session_state["session_token"] = start_session(world["engine"], world["lead"])
-    at.run()
-    at.switch_page("pages/adjudicate.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(world["engine"], world["lead"], "pages/adjudicate.py", timeout=30)
 
 
 def test_queue_shows_the_disagreement_side_by_side_and_accepting_sets_gold(world):
@@ -128,9 +114,7 @@ def test_agreed_items_are_gold_without_a_lead(world):
 
 
 def test_an_annotator_opening_the_page_directly_is_refused(world):
-    at = AppTest.from_file(str(APP.parent / "pages" / "adjudicate.py"), default_timeout=30)
-    at.session_state["session_token"] = start_session(world["engine"], world["meera"])
-    at.run()
+    at = open_file(world["engine"], world["meera"], "pages/adjudicate.py", timeout=30)
     assert [e.value for e in at.error] == ["You do not have access to this page."]
     assert not [m for m in at.markdown if "token-chips" in m.value]
 
@@ -138,9 +122,7 @@ def test_an_annotator_opening_the_page_directly_is_refused(world):
 def test_lead_assigns_annotators_from_the_assignments_page(world):
     s3 = add_sentence(world["engine"], "s3", "Nice view.", ["view"], ordinal=3)
     t3 = add_translation(world["engine"], s3, "aware", world["asha"], "अच्छा नज़ारा।")
-    at = AppTest.from_file(str(APP.parent / "pages" / "assign.py"), default_timeout=30)
-    at.session_state["session_token"] = start_session(world["engine"], world["lead"])
-    at.run()
+    at = open_file(world["engine"], world["lead"], "pages/assign.py", timeout=30)
     at.button(key="assign_annotators").click().run()
     assert not at.exception
     assert any("2 new tagging assignment(s)" in s.value for s in at.success)

@@ -14,8 +14,7 @@ from tests.support.translation_fixtures import add_user, project_id, token_for
 
 
 @pytest.fixture
-def client(engine, sqlite_url, monkeypatch):
-    monkeypatch.setenv("DATABASE_URL", sqlite_url)
+def client(app_engine, monkeypatch):
     _api._engine_for.cache_clear()
 
     def suggest(roman, k=5, *, lexicon_extra=None, prefer=()):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -11,33 +10,23 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from tests.support.login_tokens import session_token
-from db.engine import make_engine
 from db.models import FinalChoice, GlossaryTerm, SourceSentence, Translation, User
-from db.schema import upgrade
+from tests.support.app_pages import open_file
 from tests.support.metrics_fixtures import build_small_project, expected_rouge
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def project_db(tmp_path: Path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'dash.db'}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    engine = make_engine(url)
-    upgrade(engine)
+def project_db(app_engine):
+    engine = app_engine
     build_small_project(engine, domain_r2="laptop")
     from db.auth import create_user
 
     create_user(engine, "lead", {"lead"}, "lead-password")
-    yield engine
-    engine.dispose()
+    return engine
 
 
 def open_dashboard(engine, username: str = "lead") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "dashboard.py"), default_timeout=60)
-    at.session_state["session_token"] = session_token(engine, username)
-    return at.run()
+    return open_file(engine, username, "pages/dashboard.py")
 
 
 def set_blind_text(engine, translator: str, text: str) -> None:

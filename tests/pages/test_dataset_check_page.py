@@ -1,42 +1,40 @@
 """AppTest: the lead's Dataset check page runs the CRF on both sides, scores uploaded predictions into the
 leaderboard after the baseline, shows a refused file's errors by sentence, and is closed to everyone else."""
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.login_tokens import session_token
-
-ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "dataset_check.py")
+from tests.support.app_pages import built_once, copied, open_file
 
 
-@pytest.fixture
-def project_db(tmp_path, monkeypatch):
-    """A small synthetic project with train and test splits and gold (the export benchmark's generator), a lead."""
+def _build(engine) -> dict:
     from bench.bench_export import build_corpus
-    from db.engine import make_engine
     from db.models import User, UserRole
-    from db.schema import upgrade
     from sqlalchemy.orm import Session
 
-    url = f"sqlite:///{tmp_path / 'app.db'}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    engine = make_engine(url)
-    upgrade(engine)
     build_corpus(engine, 120)
     with Session(engine) as session:
         session.add(User(username="boss", display_name="Boss", roles=[UserRole(role="lead")]))
         session.commit()
+    return {}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, migrated_sqlite):
+    return built_once(tmp_path_factory, migrated_sqlite, _build)
+
+
+@pytest.fixture
+def project_db(built, tmp_path, monkeypatch):
+    """A small synthetic project with train and test splits and gold (the export benchmark's generator), a lead;
+    built once per module, copied for each test."""
+    engine = copied(built[0], tmp_path, monkeypatch)
     yield engine
     engine.dispose()
 
 
 def open_page(engine, username: str) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.session_state["session_token"] = session_token(engine, username)
-    return at.run()
+    return open_file(engine, username, "pages/dataset_check.py", timeout=120)
 
 
 def _predictions(engine) -> bytes:

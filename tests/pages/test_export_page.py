@@ -4,43 +4,29 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import Path
 
 import pytest
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from db.auth import start_session
-from db.engine import make_engine
-from db.schema import upgrade
+from tests.support import app_pages
+from tests.support.app_pages import APP, open_file
 from tests.support.export_factory import Corpus, build_sample
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
-
-
 @pytest.fixture
-def world(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'app.db'}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    engine = make_engine(url)
-    upgrade(engine)
+def world(app_engine):
+    engine = app_engine
     build_sample(engine)
     with Session(engine) as session:
         c = Corpus(session)
         ids = {"lead": c.user("lena", "lead").id, "translator": c.user("asha").id}
         session.commit()
-    yield {"engine": engine, **ids}
-    engine.dispose()
+    return {"engine": engine, **ids}
 
 
 def open_page(world, user: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.session_state["session_token"] = start_session(world["engine"], world[user])
-    at.run()
-    at.switch_page("pages/export.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return app_pages.open_page(world["engine"], world[user], "pages/export.py")
 
 
 def test_lead_prepares_export_and_sees_counts_and_left_out_reasons(world):
@@ -95,9 +81,7 @@ def test_page_is_for_leads_only(world):
     at.run()
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         at.switch_page("pages/export.py")
-    direct = AppTest.from_file(str(APP.parent / "pages" / "export.py"), default_timeout=60)
-    direct.session_state["session_token"] = start_session(world["engine"], world["translator"])
-    direct.run()
+    direct = open_file(world["engine"], world["translator"], "pages/export.py")
     assert not direct.exception
     assert any("do not have access" in e.value for e in direct.error)
     assert not direct.get("download_button")

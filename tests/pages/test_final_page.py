@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -11,10 +10,8 @@ from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from corpus.final_choice import DEFAULT_POLICY
-from db.auth import start_session
-from db.engine import make_engine
 from db.models import FinalChoice
-from db.schema import upgrade
+from tests.support.app_pages import open_page
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user
 
 
@@ -23,15 +20,9 @@ def plain(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
 
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
-
-
 @pytest.fixture
-def world(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'app.db'}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    engine = make_engine(url)
-    upgrade(engine)
+def world(app_engine):
+    engine = app_engine
     ids = {name: add_user(engine, name, "translator") for name in ("asha", "ravi", "uma", "dev")}
     ids["engine"] = engine
     ids["lead"] = add_user(engine, "lena", "lead")
@@ -45,18 +36,11 @@ def world(tmp_path, monkeypatch):
                                 aspect_map={"sushi": "सुशी", "miso soup": None}, minutes=2)
     ids["b1"] = add_translation(engine, s, "blind", ids["dev"], "सुशी और मिसो सूप बहुत अच्छे थे।", minutes=3)
     ids["b2"] = add_translation(engine, s, "blind", ids["uma"], None, untranslatable=True, minutes=4)
-    yield ids
-    engine.dispose()
+    return ids
 
 
 def final_page(world) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=30)
-    at.session_state["session_token"] = start_session(world["engine"], world["lead"])
-    at.run()
-    at.switch_page("pages/final.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(world["engine"], world["lead"], "pages/final.py", timeout=30)
 
 
 def test_comparison_shows_candidates_policy_and_votes(world):

@@ -4,32 +4,24 @@ an explicit answer, and a submitted annotation changed only after an explicit re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from db.auth import start_session
-from db.engine import make_engine
 from db.models import Annotation, AnnotationAssignment, Revision
-from db.schema import upgrade
 from db.tagging import assign_annotators, open_item, save_annotation
+from tests.support.app_pages import APP, open_page
 from tests.support.span_editor_driver import commit, editor_data
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
 HINDI = "लेकिन स्टाफ़ सर्विस बहुत बुरी थी।"  # लेकिन स्टाफ़ सर्विस बहुत बुरी थी ।
 OTHER = "खाना अच्छा था।"
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'app.db'}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    engine = make_engine(url)
-    upgrade(engine)
+def world(app_engine):
+    engine = app_engine
     ids = {
         "engine": engine,
         "asha": add_user(engine, "asha", "translator"),
@@ -41,18 +33,11 @@ def world(tmp_path, monkeypatch):
     ids["t1"] = add_translation(engine, s1, "aware", ids["asha"], HINDI, aspect_map={"staff service": "स्टाफ़ सर्विस"})
     ids["t2"] = add_translation(engine, s2, "aware", ids["asha"], OTHER)
     assign_annotators(engine, project_id(engine), per_item=2)
-    yield ids
-    engine.dispose()
+    return ids
 
 
 def tagging_page(engine, user_id) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=30)
-    at.session_state["session_token"] = start_session(engine, user_id)  # what the login leaves (no cookie in AppTest)
-    at.run()
-    at.switch_page("pages/tag.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(engine, user_id, "pages/tag.py", timeout=30)
 
 
 def chips(at) -> str:
