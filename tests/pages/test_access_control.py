@@ -1,12 +1,12 @@
 """Every page against every kind of visitor: a page a role may not use shows nothing of itself, whether
 reached through the router or by loading its file directly, and forged or stale sessions are no login.
 
-The demo project is built once per module and copied for each test (logins write to the database).
+The demo project is loaded once per session, the tokens made once per module, and each test gets a copy
+of that database (logins write to it).
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,11 +16,10 @@ from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from db.auth import create_user
-from db.demo import load_demo
 from db.engine import make_engine
 from db.models import User
-from db.schema import upgrade
 from db.users import deactivate_user, reset_password
+from tests.support.databases import copy_of, settle
 from ui.common import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,12 +44,10 @@ def user_id(engine, username: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory, demo_sqlite):
     """The demo database with one token per visitor."""
     path = tmp_path_factory.mktemp("access") / "template.db"
-    engine = make_engine(f"sqlite:///{path}")
-    upgrade(engine)
-    load_demo(engine)
+    engine = make_engine(copy_of(demo_sqlite, path))
     tokens = {visitor: session_token(engine, username) for visitor, username in LOGINS.items()}
     tokens["nobody"] = None
     tokens["forged"] = "forged-token-" + "x" * 30
@@ -61,7 +58,7 @@ def template(tmp_path_factory):
     gone = create_user(engine, "old-lead", {"lead"}, "old-lead-password")
     tokens["stale-after-deactivation"] = session_token(engine, "old-lead")
     deactivate_user(engine, gone, actor_id=lead)
-    engine.dispose()
+    settle(engine, path)
     return path, tokens
 
 
@@ -69,9 +66,7 @@ def template(tmp_path_factory):
 def site(template, tmp_path, monkeypatch):
     """A fresh copy of the template database that the app uses, and the visitors' tokens."""
     path, tokens = template
-    copy = tmp_path / "app.db"
-    shutil.copy(path, copy)
-    url = f"sqlite:///{copy}"
+    url = copy_of(path, tmp_path / "app.db")
     monkeypatch.setenv("DATABASE_URL", url)
     engine = make_engine(url)
     yield engine, tokens

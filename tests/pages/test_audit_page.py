@@ -4,18 +4,15 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.support.login_tokens import session_token
+from tests.support.app_pages import open_file
 
 ROOT = Path(__file__).resolve().parents[2]
 AKHTAR = ROOT / "tests" / "fixtures" / "audit" / "akhtar_defects.xml"
 
 
 def audit_page(engine, username: str, source: tuple[str, bytes] | None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "audit.py"), default_timeout=60)
-    at.session_state["session_token"] = session_token(engine, username)
-    if source is not None:
-        at.session_state["audit_source"] = source
-    return at.run()
+    state = {} if source is None else {"audit_source": source}
+    return open_file(engine, username, "pages/audit.py", state=state)
 
 
 def test_audit_page_shows_table1_beside_our_corpus_and_defects(demo_db):

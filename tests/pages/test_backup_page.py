@@ -15,12 +15,13 @@ from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from corpus.workfile import dump_work_file
-from db.auth import create_user, start_session
+from db.auth import create_user
 from db.backup import holdings, make_backup, sqlite_snapshot
 from db.engine import make_engine
 from db.models import SourceSentence
 from db.schema import upgrade
 from db.workfile import import_work_file, load_work
+from tests.support.app_pages import open_file
 
 
 def plain(value: str) -> str:
@@ -47,8 +48,8 @@ def dump(engine) -> str:
 
 
 @pytest.fixture
-def team(engine, sqlite_url, monkeypatch):
-    monkeypatch.setenv("DATABASE_URL", sqlite_url)
+def team(app_engine):
+    engine = app_engine
     return {
         "engine": engine,
         "lead": create_user(engine, "lead", {"lead"}, "lead-password-1"),
@@ -57,9 +58,7 @@ def team(engine, sqlite_url, monkeypatch):
 
 
 def open_page(engine, user_id) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.session_state["session_token"] = start_session(engine, user_id)
-    at.run()
+    at = open_file(engine, user_id, "pages/backup.py")
     assert not at.exception, at.exception
     return at
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tests.support.login_tokens import session_token
+from tests.support.app_pages import open_file
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
@@ -14,10 +14,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "semeval"
 
 
 def page(path: str, engine, username: str | None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / path), default_timeout=60)
-    if username:
-        at.session_state["session_token"] = session_token(engine, username)
-    return at.run()
+    return open_file(engine, username or None, path)
 
 
 def all_text(at: AppTest) -> str:

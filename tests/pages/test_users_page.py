@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -12,24 +10,17 @@ from streamlit.testing.v1 import AppTest
 from db.auth import LoginFailed, authenticate, resume_session, start_session
 from db.models import AuditEvent, Project, TranslationAssignment, User
 from db.users import deactivate_user, list_users, reset_password, set_roles
+from tests.support.app_pages import open_file, open_page
 from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id, set_project
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def page(engine, user_id, path):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["session_token"] = start_session(engine, user_id)
-    at.run()
-    at.switch_page(path)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(engine, user_id, path)
 
 
 @pytest.fixture
-def team(engine, sqlite_url, monkeypatch):
-    monkeypatch.setenv("DATABASE_URL", sqlite_url)
+def team(app_engine):
+    engine = app_engine
     return {
         "engine": engine,
         "lead": add_user(engine, "lead", "lead"),
@@ -112,9 +103,7 @@ def test_users_page_deactivates_and_reports_reassignment(team):
 
 def test_translator_cannot_open_lead_pages(team):
     for path in ("pages/users.py", "pages/assign.py", "pages/settings.py"):
-        at = AppTest.from_file(str(ROOT / path), default_timeout=60)
-        at.session_state["session_token"] = start_session(team["engine"], team["asha"])
-        at.run()
+        at = open_file(team["engine"], team["asha"], path)
         assert any("do not have access" in x.value for x in at.error), path
         assert not at.dataframe
 

@@ -10,32 +10,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import Engine, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from db.auth import start_session
 from db.engine import make_engine
-from db.models import User
 from tests.support.databases import copy_of, settle
+from tests.support.login_tokens import login_token
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
 
 
-def login_token(engine: Engine, user: int | str) -> str:
-    """A live login of ``user`` (an id or a username), as the login form makes it."""
-    if isinstance(user, str):
-        with Session(engine) as session:
-            user = session.scalars(select(User.id).where(User.username == user)).one()
-    return start_session(engine, user)
-
-
-def open_file(engine: Engine, user: int | str | None, page: str, *, timeout: float = 60) -> AppTest:
-    """Run ``page``'s own file (e.g. "pages/backup.py", what a typed URL reaches), as ``user`` or nobody."""
+def open_file(engine: Engine, user: int | str | None, page: str, *, timeout: float = 60,
+              state: dict | None = None) -> AppTest:
+    """Run ``page``'s own file (e.g. "pages/backup.py", what a typed URL reaches), as ``user`` or nobody,
+    with ``state`` put in session state first."""
     at = AppTest.from_file(str(ROOT / page), default_timeout=timeout)
     if user is not None:
         at.session_state["session_token"] = login_token(engine, user)
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
     return at.run()
 
 
