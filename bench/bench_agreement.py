@@ -23,6 +23,7 @@ from pathlib import Path
 from corpus.agreement import MetricsInput, SentenceInfo, TagSet, TranslationInfo
 from corpus.bio import char_span_to_token_span, spans_to_tags
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize_with_offsets
+from corpus.vocabulary import Status
 
 PAPER_SENTENCES = 5989
 TRANSLATORS = ("asha", "bilal", "chitra", "dev")
@@ -126,7 +127,7 @@ def build_corpus(n_sentences: int, seed: int = 5) -> SyntheticCorpus:
                 corpus.translations.append({
                     "id": t_id, "sentence_id": s_pk, "phase": phase, "translator_id": tr_index + 1,
                     "text": text, "untranslatable": untranslatable,
-                    "untranslatable_reason": "idiom" if untranslatable else None, "status": "submitted",
+                    "untranslatable_reason": "idiom" if untranslatable else None, "status": Status.SUBMITTED,
                     "time_spent_s": 30.0, "version": 1, "created_at": submitted, "updated_at": submitted,
                     "submitted_at": submitted,
                 })
@@ -159,7 +160,7 @@ def build_corpus(n_sentences: int, seed: int = 5) -> SyntheticCorpus:
                     corpus.annotations.append({
                         "id": ann_id, "item_id": item_id, "annotator_id": len(TRANSLATORS) + 1 + (first + k) % len(ANNOTATORS),
                         "tags": _tags_with_noise(rng, len(tokens), sorted(spans)), "no_aspects": not spans,
-                        "status": "submitted", "time_spent_s": 20.0, "version": 1, "created_at": when,
+                        "status": Status.SUBMITTED, "time_spent_s": 20.0, "version": 1, "created_at": when,
                         "updated_at": when, "submitted_at": when,
                     })
     return corpus

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from corpus.bio import char_spans_to_tags
 from corpus.tokens import tokenize_with_offsets
+from corpus.vocabulary import Status
 
 TARGET_S = 5.0
 HI_ASPECTS = ["स्टाफ़", "खाना", "सर्विस", "पिज़्ज़ा", "कीबोर्ड", "बैटरी लाइफ़", "स्\u200dक्रीन", "हार्ड ड्राइव", "मिसो सूप", "कीमत"]
@@ -128,7 +129,7 @@ def build_corpus(engine, n_sentences: int = 5989, seed: int = 7) -> dict:
                     translations.append(dict(sentence_id=pk, phase=phase, translator_id=tr_ids[phase_no * 4 + k], text=text,
                                              untranslatable=untranslatable,
                                              untranslatable_reason="idiom" if untranslatable else None,
-                                             status="submitted", time_spent_s=30.0, guidelines_version="1.0", version=1))
+                                             status=Status.SUBMITTED, time_spent_s=30.0, guidelines_version="1.0", version=1))
                     meta.append((pk, phase, k, text, spans, fate))
         session.execute(insert(Translation), translations)
         t_pks = session.scalars(select(Translation.id).order_by(Translation.id)).all()
@@ -149,10 +150,10 @@ def build_corpus(engine, n_sentences: int = 5989, seed: int = 7) -> dict:
         for tpk, toks, tags, fate in items:
             disagree = rng.random() < 0.1
             annotations.append(dict(item_id=item_pk[tpk], annotator_id=an_ids[0], tags=tags, no_aspects=False,
-                                    status="submitted", time_spent_s=10.0, version=1))
+                                    status=Status.SUBMITTED, time_spent_s=10.0, version=1))
             other = ["O"] * len(tags) if disagree else tags
             annotations.append(dict(item_id=item_pk[tpk], annotator_id=an_ids[1], tags=other, no_aspects=False,
-                                    status="submitted", time_spent_s=10.0, version=1))
+                                    status=Status.SUBMITTED, time_spent_s=10.0, version=1))
             if disagree:
                 adjudications.append(dict(item_id=item_pk[tpk], tags=tags, source="accepted"))
         session.execute(insert(Annotation), annotations)

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from corpus.vocabulary import Status
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_RATIO = 5.0
@@ -106,7 +107,7 @@ def stamp_submissions(engine) -> None:
 
     with engine.begin() as conn:
         for model in (Translation, Annotation):
-            conn.execute(update(model).where(model.status == "submitted", model.submitted_at.is_(None))
+            conn.execute(update(model).where(model.status == Status.SUBMITTED, model.submitted_at.is_(None))
                          .values(submitted_at=model.created_at))
 
 

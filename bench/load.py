@@ -32,6 +32,7 @@ from corpus.records import SentenceKey, SentenceRecord
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize
 from db.models import Annotation, Revision, TaggingItem, Translation, User, UserRole, utcnow
 from db.saving import EditConflict, create_with_revision, run_transaction, save_with_version
+from corpus.vocabulary import Status
 
 LOAD_DOMAIN = "load"
 LOAD_ACTION = "autosave"
@@ -116,7 +117,7 @@ def seed_load_data(engine: Engine, users: int, tasks_per_user: int = 6, prefix: 
         items = []
         for i, sid in enumerate(sentence_ids):
             text = " ".join(HINDI[(i + k) % len(HINDI)] for k in range(5 + i % 4))
-            tr = Translation(sentence_id=sid, phase="aware", translator_id=writer.id, text=text, status="submitted",
+            tr = Translation(sentence_id=sid, phase="aware", translator_id=writer.id, text=text, status=Status.SUBMITTED,
                              submitted_at=utcnow())
             session.add(tr)
             items.append((tr, text))
@@ -159,7 +160,7 @@ def save_translation_text(
             if expected_version is not None:
                 raise EditConflict("translation", None, expected_version, None, {"text": text}, None)
             row = Translation(sentence_id=sentence_row_id, phase=phase, translator_id=user_id, text=text,
-                              status="draft", updated_at=utcnow())
+                              status=Status.DRAFT, updated_at=utcnow())
             version = create_with_revision(session, row, author_id=user_id, action=action, existing=find)
             return row.id, version
         version = save_with_version(session, row, expected_version, {"text": text, "updated_at": utcnow()},
@@ -184,7 +185,7 @@ def save_tags(
         if row is None:
             if expected_version is not None:
                 raise EditConflict("annotation", None, expected_version, None, {"tags": tags}, None)
-            row = Annotation(item_id=item_id, annotator_id=user_id, tags=tags, status="draft", updated_at=utcnow())
+            row = Annotation(item_id=item_id, annotator_id=user_id, tags=tags, status=Status.DRAFT, updated_at=utcnow())
             version = create_with_revision(session, row, author_id=user_id, action=action, existing=find)
             return row.id, version
         version = save_with_version(session, row, expected_version, {"tags": tags, "updated_at": utcnow()},

@@ -15,10 +15,10 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from corpus.records import PHASES
+from corpus.vocabulary import OPEN_STATUSES, Status
 
 PHASE_GROUP_MODES = ("same", "disjoint")
-OPEN_STATUSES = ("assigned", "draft", "skipped")
-STARTED_STATUSES = ("draft", "submitted")
+STARTED_STATUSES = (Status.DRAFT, Status.SUBMITTED)
 # Blind before aware, everywhere: planning order, queue order.
 PHASE_ORDER = ("blind", "aware")
 
@@ -28,7 +28,7 @@ class Task:
     user_id: int
     sentence_id: int
     phase: str
-    status: str = "assigned"
+    status: str = Status.ASSIGNED
 
 
 @dataclass
@@ -47,7 +47,7 @@ def aware_locked(blind_status: str | None) -> bool:
     """The aware task of a sentence opens only once the same translator's blind task is submitted.
     ``blind_status`` is that translator's blind task status for the sentence (None: no blind task;
     "reassigned": the blind task is no longer theirs, so it can no longer be spoiled)."""
-    return blind_status not in (None, "submitted", "reassigned")
+    return blind_status not in (None, Status.SUBMITTED, Status.REASSIGNED)
 
 
 def blind_contaminated(aware_status: str | None, has_aware_translation: bool = False) -> bool:
@@ -69,7 +69,7 @@ def eligible(
     if mode == "disjoint":
         if groups is None or user_id not in groups.get(phase, frozenset()):
             return False
-        return other is None or other == "reassigned"
+        return other is None or other == Status.REASSIGNED
     if phase == "blind" and other is not None and blind_contaminated(other):
         return False
     return True
@@ -113,7 +113,7 @@ def plan_assignments(
     total_load: Counter[int] = Counter()
     for t in existing:
         held[(t.user_id, t.sentence_id, t.phase)] = t.status
-        if t.status != "reassigned":
+        if t.status != Status.REASSIGNED:
             active[(t.sentence_id, t.phase)] += 1
             total_load[t.user_id] += 1
             if t.status in OPEN_STATUSES:
@@ -134,7 +134,7 @@ def plan_assignments(
             candidates.sort(key=lambda u: (open_load[u], total_load[u], rank[u]))
             for user_id in candidates[:need]:
                 plan.new.append(Task(user_id, sentence_id, phase))
-                held[(user_id, sentence_id, phase)] = "assigned"
+                held[(user_id, sentence_id, phase)] = Status.ASSIGNED
                 active[(sentence_id, phase)] += 1
                 open_load[user_id] += 1
                 total_load[user_id] += 1
@@ -147,13 +147,13 @@ def plan_assignments(
 def queue_order(phase: str, status: str, locked: bool, ordinal_key: tuple) -> tuple:
     """Sort key for a translator's queue: open unlocked work first (drafts before untouched, then
     skipped), blind before aware, corpus order; locked and finished tasks last."""
-    if status == "submitted":
+    if status == Status.SUBMITTED:
         group = 4
     elif locked:
         group = 3
-    elif status == "skipped":
+    elif status == Status.SKIPPED:
         group = 2
-    elif status == "draft":
+    elif status == Status.DRAFT:
         group = 0
     else:
         group = 1

@@ -11,8 +11,9 @@ import numpy as np
 
 from corpus.agreement import MetricsInput, columns
 from corpus.records import PHASES
+from corpus.vocabulary import Status
 
-STATUSES = ("submitted", "draft", "assigned", "skipped")
+STATUSES = (Status.SUBMITTED, Status.DRAFT, Status.ASSIGNED, Status.SKIPPED)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def submitted_counts(data: MetricsInput) -> list[ProgressCount]:
         if code >= 0:
             u, person = divmod(code, len(names))
             rows.append(ProgressCount("translation", *places[u // len(phases)], phases[u % len(phases)], names[person],
-                                      "submitted", n))
+                                      Status.SUBMITTED, n))
     if data.tag_sets:
         unit_of = dict(zip(pk, unit.tolist()))
         translation_pk, annotator = columns(data.tag_sets, 0, 1)
@@ -69,7 +70,7 @@ def submitted_counts(data: MetricsInput) -> list[ProgressCount]:
             if code >= 0:
                 u, person = divmod(code, len(names))
                 rows.append(ProgressCount("annotation", *places[u // len(phases)], phases[u % len(phases)], names[person],
-                                          "submitted", n))
+                                          Status.SUBMITTED, n))
     return rows
 
 
@@ -92,19 +93,19 @@ def phase_progress(
     rows = []
     for phase in PHASES:
         expected = sentences * translators_per_phase
-        submitted = totals[("translation", phase, "submitted")]
-        tagged = totals[("annotation", phase, "submitted")]
+        submitted = totals[("translation", phase, Status.SUBMITTED)]
+        tagged = totals[("annotation", phase, Status.SUBMITTED)]
         expected_tags = submitted * annotators_per_item
         rows.append({
             "phase": phase,
             "translations submitted": submitted,
-            "translation drafts": totals[("translation", phase, "draft")],
-            "translations waiting": totals[("translation", phase, "assigned")],
+            "translation drafts": totals[("translation", phase, Status.DRAFT)],
+            "translations waiting": totals[("translation", phase, Status.ASSIGNED)],
             "translations expected": expected,
             "translated %": 100.0 * submitted / expected if expected else None,
             "annotations submitted": tagged,
-            "annotation drafts": totals[("annotation", phase, "draft")],
-            "annotations waiting": totals[("annotation", phase, "assigned")],
+            "annotation drafts": totals[("annotation", phase, Status.DRAFT)],
+            "annotations waiting": totals[("annotation", phase, Status.ASSIGNED)],
             "tagged % (of submitted translations x K)": 100.0 * tagged / expected_tags if expected_tags else None,
         })
     return rows

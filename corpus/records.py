@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import NamedTuple
+from corpus.vocabulary import Status
 
 PHASES = ("aware", "blind")
 SPLITS = ("train", "test", "dev")
@@ -71,7 +72,7 @@ class TranslationRecord:
     aspect_map: tuple[AspectLink, ...] = ()
     time_spent_s: float | None = None
     guidelines_version: str | None = None
-    status: str = "submitted"
+    status: str = Status.SUBMITTED
     submitted_at: str | None = None
     line: int | None = None
 
@@ -84,7 +85,7 @@ class AnnotationRecord:
     annotator: str
     tokens: tuple[str, ...] | None
     tags: tuple[str, ...]
-    status: str = "submitted"
+    status: str = Status.SUBMITTED
     submitted_at: str | None = None
     line: int | None = None
 

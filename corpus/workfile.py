@@ -32,6 +32,7 @@ from corpus.records import (
     WorkFile,
 )
 from corpus.tokens import normalize, tokenize
+from corpus.vocabulary import Status
 
 
 #: Longest translation, note or reason anyone may store: a review sentence is far shorter, so anything
@@ -223,8 +224,8 @@ def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
         raise _LineError("field 'text' must be a string or null", sid)
     if text is not None and (problem := check_string(text, "text")):
         raise _LineError(problem, sid)
-    status = obj.get("status", "submitted")
-    if status not in ("draft", "submitted"):
+    status = obj.get("status", Status.SUBMITTED)
+    if status not in (Status.DRAFT, Status.SUBMITTED):
         raise _LineError(f"unknown status {status!r}", sid)
     time_spent_s = obj.get("time_spent_s")
     if time_spent_s is not None and (isinstance(time_spent_s, bool) or not isinstance(time_spent_s, (int, float))
@@ -232,7 +233,7 @@ def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
         raise _LineError("field 'time_spent_s' must be a number of seconds >= 0", sid)
     if text is not None:
         text = normalize(text)
-    if not untranslatable and status == "submitted" and (text is None or not text.strip()):
+    if not untranslatable and status == Status.SUBMITTED and (text is None or not text.strip()):
         raise _LineError("a translation that is not untranslatable needs a non-empty text", sid)
     reason = _optional_str(obj, "reason", sid)
     reason_text = _optional_str(obj, "reason_text", sid)
@@ -246,7 +247,7 @@ def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
         key=key, phase=phase, translator=translator, text=text, untranslatable=untranslatable, reason=reason,
         reason_text=reason_text, aspect_map=aspect_map, time_spent_s=time_spent_s,
         guidelines_version=_optional_str(obj, "guidelines_version", sid), status=status,
-        submitted_at=_optional_str(obj, "submitted_at", sid) if status == "submitted" else None,
+        submitted_at=_optional_str(obj, "submitted_at", sid) if status == Status.SUBMITTED else None,
     )
 
 
@@ -265,8 +266,8 @@ def _parse_annotation(obj: dict, key: SentenceKey) -> AnnotationRecord:
     problems = validate_tags(tags)
     if problems:
         raise _LineError(f"invalid BIO tags: {'; '.join(str(p) for p in problems[:5])}", sid)
-    status = obj.get("status", "submitted")
-    if status not in ("draft", "submitted"):
+    status = obj.get("status", Status.SUBMITTED)
+    if status not in (Status.DRAFT, Status.SUBMITTED):
         raise _LineError(f"unknown status {status!r}", sid)
     tokens = obj.get("tokens")
     if tokens is not None:
@@ -276,7 +277,7 @@ def _parse_annotation(obj: dict, key: SentenceKey) -> AnnotationRecord:
         if len(tokens) != len(tags):
             raise _LineError(f"{len(tokens)} tokens but {len(tags)} tags", sid)
     return AnnotationRecord(key, phase, translator, annotator, tokens, tuple(tags), status,
-                            _optional_str(obj, "submitted_at", sid) if status == "submitted" else None)
+                            _optional_str(obj, "submitted_at", sid) if status == Status.SUBMITTED else None)
 
 
 def _lines(data: bytes | str) -> Iterator[tuple[int, bytes | str]]:
@@ -374,7 +375,7 @@ def parse_work_file(
         seen_work[identity] = number
         # Names repeat on every line: one string each instead of one per line (~30 MB at paper scale).
         record = replace(parsed, key=key, line=number, phase=sys.intern(parsed.phase),
-                         translator=sys.intern(parsed.translator), status=sys.intern(parsed.status),
+                         translator=sys.intern(parsed.translator), status=sys.intern(str(parsed.status)),
                          **({"annotator": sys.intern(parsed.annotator)} if kind == "annotation" else {}))
         (work.translations if kind == "translation" else work.annotations).append(record)
     return work, errors
@@ -447,7 +448,7 @@ def translation_object(r: TranslationRecord) -> dict:
             else {"aspect": link.aspect_index, "from": link.start, "to": link.end}
             for link in sorted(r.aspect_map, key=lambda x: x.aspect_index)
         ]
-    if r.status != "submitted":
+    if r.status != Status.SUBMITTED:
         obj["status"] = r.status
     if r.submitted_at is not None:
         obj["submitted_at"] = r.submitted_at
@@ -462,7 +463,7 @@ def annotation_object(r: AnnotationRecord) -> dict:
     obj: dict[str, Any] = {"type": "annotation", "sentence_id": r.key.id, "domain": r.key.domain, "split": r.key.split,
                            "phase": r.phase, "translator": r.translator, "annotator": r.annotator,
                            "tokens": list(r.tokens or ()), "tags": list(r.tags)}
-    if r.status != "submitted":
+    if r.status != Status.SUBMITTED:
         obj["status"] = r.status
     if r.submitted_at is not None:
         obj["submitted_at"] = r.submitted_at

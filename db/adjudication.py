@@ -41,9 +41,10 @@ from db.models import (
     utcnow,
 )
 from db.revisions import record_revision
+from corpus.vocabulary import INACTIVE_STATUSES, Status
 
 LEAD_ROLES = ("lead", "admin")
-INACTIVE = ("reassigned", "skipped")
+INACTIVE = INACTIVE_STATUSES
 
 
 @dataclass(frozen=True)
@@ -241,7 +242,7 @@ def _project_states(session: Session, project_id: int, only: list[int] | None = 
     for row in session.execute(
         select(Annotation.id, Annotation.item_id, Annotation.annotator_id, cast(Annotation.tags, Text),
                Annotation.no_aspects, Annotation.submitted_at, Annotation.updated_at)
-        .where(Annotation.item_id.in_(in_project), Annotation.status == "submitted")
+        .where(Annotation.item_id.in_(in_project), Annotation.status == Status.SUBMITTED)
         .order_by(Annotation.item_id, Annotation.submitted_at, Annotation.id)
     ):
         states[row[1]].submitted.append(_Version(row[0], row[1], row[2], _tags(row[3]), *row[4:]))
@@ -483,7 +484,7 @@ def accept(
         _lock_item(session, item_id)
         _require_unchanged(session, item_id, expected)
         annotation = session.get(Annotation, annotation_id)
-        if annotation is None or annotation.item_id != item_id or annotation.status != "submitted":
+        if annotation is None or annotation.item_id != item_id or annotation.status != Status.SUBMITTED:
             raise ValueError("accept a submitted annotation of this item")
         row = _add_decision(session, item_id, list(annotation.tags), "accepted", lead_id, annotation.id, note)
         return _decision(row, _users(session))

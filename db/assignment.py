@@ -29,6 +29,7 @@ from db.models import (
     User,
     UserRole,
 )
+from corpus.vocabulary import Status
 
 GROUPS_SETTING = "translator_groups"
 
@@ -75,7 +76,7 @@ class QueueItem:
 
     @property
     def open(self) -> bool:
-        return self.status != "submitted" and not self.locked
+        return self.status != Status.SUBMITTED and not self.locked
 
 
 # ----------------------------------------------------------------------------- settings and selection
@@ -170,7 +171,7 @@ def _tagging(session: Session) -> set[tuple[int, int]]:
     rows = session.execute(
         select(AnnotationAssignment.user_id, Translation.sentence_id)
         .join(Translation, Translation.id == AnnotationAssignment.translation_id)
-        .where(AnnotationAssignment.status != "reassigned")
+        .where(AnnotationAssignment.status != Status.REASSIGNED)
     )
     return {(u, s) for u, s in rows}
 
@@ -195,12 +196,12 @@ def _plan_and_write(
     # An aware translation without an aware task (e.g. imported) still means the aspects were seen.
     seen = _started_aware(session)
     held = {(t.user_id, t.sentence_id, t.phase) for t in existing}
-    existing += [Task(u, s, "aware", "submitted") for u, s in seen if (u, s, "aware") not in held]
+    existing += [Task(u, s, "aware", Status.SUBMITTED) for u, s in seen if (u, s, "aware") not in held]
     plan = plan_assignments(sentence_ids, translators, existing, per_phase, mode, groups, phases, _tagging(session))
     for task in plan.new:
         session.add(
             TranslationAssignment(
-                user_id=task.user_id, sentence_id=task.sentence_id, phase=task.phase, status="assigned",
+                user_id=task.user_id, sentence_id=task.sentence_id, phase=task.phase, status=Status.ASSIGNED,
                 assigned_by=actor_id,
             )
         )
@@ -241,12 +242,12 @@ def reassign_open_work(session: Session, user_id: int, actor_id: int | None) -> 
         session.scalars(
             select(TranslationAssignment).where(
                 TranslationAssignment.user_id == user_id,
-                TranslationAssignment.status.in_(("assigned", "draft", "skipped")),
+                TranslationAssignment.status.in_((Status.ASSIGNED, Status.DRAFT, Status.SKIPPED)),
             )
         )
     )
     for row in rows:
-        row.status = "reassigned"
+        row.status = Status.REASSIGNED
     session.flush()
     sentence_ids = list(dict.fromkeys(r.sentence_id for r in rows))
     if not sentence_ids:
@@ -283,7 +284,7 @@ def _queue(session: Session, user_id: int) -> list[QueueItem]:
         session.execute(
             select(TranslationAssignment, SourceSentence)
             .join(SourceSentence, SourceSentence.id == TranslationAssignment.sentence_id)
-            .where(TranslationAssignment.user_id == user_id, TranslationAssignment.status != "reassigned")
+            .where(TranslationAssignment.user_id == user_id, TranslationAssignment.status != Status.REASSIGNED)
         )
     )
     status_of = {(a.sentence_id, a.phase): a.status for a, _ in rows}
@@ -297,7 +298,7 @@ def _queue(session: Session, user_id: int) -> list[QueueItem]:
         locked, reason = False, None
         if a.phase == "aware" and aware_locked(status_of.get((a.sentence_id, "blind"))):
             locked, reason = True, "opens after you submit the blind translation of this sentence"
-        elif a.phase == "blind" and a.status != "submitted" and blind_contaminated(
+        elif a.phase == "blind" and a.status != Status.SUBMITTED and blind_contaminated(
             status_of.get((a.sentence_id, "aware")), a.sentence_id in aware_rows
         ):
             locked, reason = True, "you have already worked on the aware translation of this sentence"
@@ -320,7 +321,7 @@ def next_task_id(engine: Engine, user_id: int, exclude: int | None = None) -> in
 
 
 def queue_counts(items: Sequence[QueueItem]) -> dict[str, int]:
-    counts = Counter("locked" if i.locked and i.status != "submitted" else i.status for i in items)
+    counts = Counter("locked" if i.locked and i.status != Status.SUBMITTED else i.status for i in items)
     counts["total"] = len(items)
     return dict(counts)
 
@@ -330,7 +331,7 @@ def annotation_counts(engine: Engine, user_id: int) -> dict[str, int]:
     with Session(reader(engine)) as session:
         rows = session.execute(
             select(AnnotationAssignment.status, func.count())
-            .where(AnnotationAssignment.user_id == user_id, AnnotationAssignment.status != "reassigned")
+            .where(AnnotationAssignment.user_id == user_id, AnnotationAssignment.status != Status.REASSIGNED)
             .group_by(AnnotationAssignment.status)
         )
         counts = {status: n for status, n in rows}
@@ -351,8 +352,8 @@ def assignment_overview(engine: Engine) -> list[dict[str, object]]:
         for username, active, phase, status, n in rows:
             row = table.setdefault(
                 (username, phase),
-                {"translator": username, "active": active, "phase": phase, "assigned": 0, "draft": 0,
-                 "skipped": 0, "submitted": 0, "reassigned": 0},
+                {"translator": username, "active": active, "phase": phase, Status.ASSIGNED: 0, Status.DRAFT: 0,
+                 Status.SKIPPED: 0, Status.SUBMITTED: 0, Status.REASSIGNED: 0},
             )
             row[status] = n
         return list(table.values())
@@ -365,15 +366,15 @@ def coverage(engine: Engine, project_id: int) -> list[dict[str, object]]:
             select(SourceSentence.domain, SourceSentence.split, TranslationAssignment.phase,
                    TranslationAssignment.status, func.count())
             .join(TranslationAssignment, TranslationAssignment.sentence_id == SourceSentence.id)
-            .where(SourceSentence.project_id == project_id, TranslationAssignment.status != "reassigned")
+            .where(SourceSentence.project_id == project_id, TranslationAssignment.status != Status.REASSIGNED)
             .group_by(SourceSentence.domain, SourceSentence.split, TranslationAssignment.phase,
                       TranslationAssignment.status)
         )
         table: dict[tuple[str, str, str], dict[str, object]] = {}
         for domain, split, phase, status, n in rows:
             row = table.setdefault((domain, split, phase), {"domain": domain, "split": split, "phase": phase,
-                                                            "tasks": 0, "submitted": 0})
+                                                            "tasks": 0, Status.SUBMITTED: 0})
             row["tasks"] += n
-            if status == "submitted":
-                row["submitted"] += n
+            if status == Status.SUBMITTED:
+                row[Status.SUBMITTED] += n
         return [table[k] for k in sorted(table)]

@@ -64,6 +64,7 @@ from db.models import (
     User,
 )
 from db.schema import default_project_id
+from corpus.vocabulary import Status
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         raw_annotations: dict[int, list[str]] = defaultdict(list)
         for item_id, raw in conn.execute(
             select(Annotation.item_id, cast(Annotation.tags, Text))
-            .where(Annotation.item_id.in_(in_items), Annotation.status == "submitted")
+            .where(Annotation.item_id.in_(in_items), Annotation.status == Status.SUBMITTED)
             .order_by(Annotation.item_id, Annotation.annotator_id)
         ).all():
             raw_annotations[item_id].append(raw)
@@ -216,7 +217,7 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         report = _renamed(report, pseudonyms, {name: f"annotator-{i:02d}" for i, name in enumerate(annotators, 1)})
 
     def usable(t: _Translation) -> bool:
-        return t.status == "submitted" and not t.untranslatable and bool(t.text and t.text.strip())
+        return t.status == Status.SUBMITTED and not t.untranslatable and bool(t.text and t.text.strip())
 
     parsed: dict[str, str | list] = {}
 
@@ -308,7 +309,7 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
             if not ts:
                 left_out.append(LeftOut(s.domain, s.split, s.sentence_id, "not translated"))
             for t in ts:
-                if t.status != "submitted":
+                if t.status != Status.SUBMITTED:
                     left_out.append(LeftOut(s.domain, s.split, s.sentence_id, "translation not submitted", "", t.id))
                 elif not usable(t):
                     left_out.append(LeftOut(s.domain, s.split, s.sentence_id, "translation untranslatable", "", t.id))
@@ -316,7 +317,7 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
                     translator = pseudonyms.get(t.username, t.username)
                     export_one(s, t, f"{s.domain}/{s.split}/{s.sentence_id}/{t.phase}/{translator}", t.id == final_id)
             continue
-        submitted = [t for t in translations.get(s.id, []) if t.status == "submitted"]
+        submitted = [t for t in translations.get(s.id, []) if t.status == Status.SUBMITTED]
         majority_untranslatable = sum(t.untranslatable for t in submitted) * 2 > len(submitted) > 0
         if majority_untranslatable and s.id not in lead_decided:
             final_id = None  # an automatic pick never overrules the majority; only a lead's decision does

@@ -44,6 +44,7 @@ from db.models import (
     User,
 )
 from db.revisions import record_revision
+from corpus.vocabulary import Status
 
 LEAD_ROLES = ("lead", "admin")
 
@@ -129,7 +130,7 @@ def _aspects_kept(session: Session, translations: list[Translation]) -> dict[int
         select(TaggingItem.translation_id, User.username, Annotation.tags, Annotation.submitted_at)
         .join(TaggingItem, TaggingItem.id == Annotation.item_id)
         .join(User, User.id == Annotation.annotator_id)
-        .where(TaggingItem.translation_id.in_(ids), Annotation.status == "submitted")
+        .where(TaggingItem.translation_id.in_(ids), Annotation.status == Status.SUBMITTED)
     ):
         text = tag_string(tags or [])
         if text is not None:
@@ -151,7 +152,7 @@ def candidates_by_sentence(session: Session, sentence_ids: list[int]) -> dict[in
     translations = list(
         session.scalars(
             select(Translation)
-            .where(Translation.sentence_id.in_(sentence_ids), Translation.status == "submitted")
+            .where(Translation.sentence_id.in_(sentence_ids), Translation.status == Status.SUBMITTED)
             .order_by(Translation.sentence_id, Translation.phase, Translation.id)
         )
     )
@@ -214,7 +215,7 @@ def _sentences(session: Session, project_id: int, lock: bool = False) -> list[So
         select(SourceSentence)
         .where(
             SourceSentence.project_id == project_id,
-            SourceSentence.id.in_(select(Translation.sentence_id).where(Translation.status == "submitted")),
+            SourceSentence.id.in_(select(Translation.sentence_id).where(Translation.status == Status.SUBMITTED)),
         )
         .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
     )
@@ -347,7 +348,7 @@ def choose(
         current = _in_force(session, [sentence_id]).get(sentence_id)
         if (current.id if current is not None else None) != expected:
             raise StaleChoice(sentence_id, expected, current)
-        if translation.status != "submitted" or translation.untranslatable or not (translation.text or "").strip():
+        if translation.status != Status.SUBMITTED or translation.untranslatable or not (translation.text or "").strip():
             raise ValueError("only a submitted, translated candidate can be the final translation")
         policy = project_policy(session, sentence.project_id)
         cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])

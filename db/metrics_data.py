@@ -41,8 +41,9 @@ from db.models import (
     TranslationAssignment,
     User,
 )
+from corpus.vocabulary import Status
 
-SUBMITTED = "submitted"
+SUBMITTED = Status.SUBMITTED
 
 
 def _in_project(project_id: int):
@@ -278,7 +279,7 @@ def load_progress(session: Session, project_id: int, submitted: bool = True) -> 
                TranslationAssignment.status, func.count())
         .join(SourceSentence, SourceSentence.id == TranslationAssignment.sentence_id)
         .join(User, User.id == TranslationAssignment.user_id)
-        .where(_in_project(project_id) & ~started & TranslationAssignment.status.in_(("assigned", "skipped")))
+        .where(_in_project(project_id) & ~started & TranslationAssignment.status.in_((Status.ASSIGNED, Status.SKIPPED)))
         .group_by(SourceSentence.domain, SourceSentence.split, TranslationAssignment.phase, User.username,
                   TranslationAssignment.status)
     ):
@@ -306,7 +307,7 @@ def load_progress(session: Session, project_id: int, submitted: bool = True) -> 
         .join(Translation, Translation.id == AnnotationAssignment.translation_id)
         .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
         .join(User, User.id == AnnotationAssignment.user_id)
-        .where(_in_project(project_id) & ~annotated & AnnotationAssignment.status.in_(("assigned", "skipped")))
+        .where(_in_project(project_id) & ~annotated & AnnotationAssignment.status.in_((Status.ASSIGNED, Status.SKIPPED)))
         .group_by(SourceSentence.domain, SourceSentence.split, Translation.phase, User.username,
                   AnnotationAssignment.status)
     ):

@@ -27,6 +27,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from corpus.vocabulary import RECORD_STATUSES, GoldSource, Phase, Role, Status, check_in
 
 
 def utcnow() -> datetime:
@@ -47,7 +48,7 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
-PHASE_CHECK = "phase IN ('aware', 'blind')"
+PHASE_CHECK = check_in("phase", Phase)
 
 
 class Project(Base):
@@ -109,7 +110,7 @@ class UserRole(Base):
     user: Mapped[User] = relationship(back_populates="roles")
     __table_args__ = (
         UniqueConstraint("user_id", "role", name="uq_user_roles_user_role"),
-        CheckConstraint("role IN ('translator', 'annotator', 'lead', 'admin')", name="role_known"),
+        CheckConstraint(check_in("role", Role), name="role_known"),
     )
 
 
@@ -201,7 +202,7 @@ class TranslationAssignment(Base):
     sentence_id: Mapped[int] = mapped_column(ForeignKey("source_sentences.id"))
     phase: Mapped[str] = mapped_column(String(10))
     # assigned -> draft -> submitted; skipped; reassigned (moved away from a deactivated user).
-    status: Mapped[str] = mapped_column(String(20), default="assigned")
+    status: Mapped[str] = mapped_column(String(20), default=Status.ASSIGNED)
     assigned_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
@@ -210,7 +211,7 @@ class TranslationAssignment(Base):
         UniqueConstraint("user_id", "sentence_id", "phase", name="uq_translation_assignments_task"),
         CheckConstraint(PHASE_CHECK, name="phase_known"),
         CheckConstraint(
-            "status IN ('assigned', 'draft', 'submitted', 'skipped', 'reassigned')", name="status_known"
+            check_in("status", Status), name="status_known"
         ),
         Index("ix_translation_assignments_queue", "user_id", "status"),
     )
@@ -228,7 +229,7 @@ class Translation(Base):
     untranslatable: Mapped[bool] = mapped_column(Boolean, default=False)
     untranslatable_reason: Mapped[str | None] = mapped_column(String(40))
     untranslatable_note: Mapped[str | None] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(20), default="draft")
+    status: Mapped[str] = mapped_column(String(20), default=Status.DRAFT)
     time_spent_s: Mapped[float] = mapped_column(Float, default=0.0)
     guidelines_version: Mapped[str | None] = mapped_column(String(40))
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
@@ -246,7 +247,7 @@ class Translation(Base):
     __table_args__ = (
         UniqueConstraint("sentence_id", "phase", "translator_id", name="uq_translations_task"),
         CheckConstraint(PHASE_CHECK, name="phase_known"),
-        CheckConstraint("status IN ('draft', 'submitted')", name="status_known"),
+        CheckConstraint(check_in("status", RECORD_STATUSES), name="status_known"),
         CheckConstraint(
             "status = 'draft' OR untranslatable OR (text IS NOT NULL AND length(trim(text)) > 0)",
             name="submitted_has_text",
@@ -301,14 +302,14 @@ class AnnotationAssignment(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     translation_id: Mapped[int] = mapped_column(ForeignKey("translations.id"))
-    status: Mapped[str] = mapped_column(String(20), default="assigned")
+    status: Mapped[str] = mapped_column(String(20), default=Status.ASSIGNED)
     assigned_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
     __table_args__ = (
         UniqueConstraint("user_id", "translation_id", name="uq_annotation_assignments_task"),
         CheckConstraint(
-            "status IN ('assigned', 'draft', 'submitted', 'skipped', 'reassigned')", name="status_known"
+            check_in("status", Status), name="status_known"
         ),
         Index("ix_annotation_assignments_queue", "user_id", "status"),
     )
@@ -324,7 +325,7 @@ class Annotation(Base):
     tags: Mapped[list[Any]] = mapped_column()
     # "No aspects in this sentence" is an explicit answer, distinct from an untouched draft.
     no_aspects: Mapped[bool] = mapped_column(Boolean, default=False)
-    status: Mapped[str] = mapped_column(String(20), default="draft")
+    status: Mapped[str] = mapped_column(String(20), default=Status.DRAFT)
     time_spent_s: Mapped[float] = mapped_column(Float, default=0.0)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
@@ -337,7 +338,7 @@ class Annotation(Base):
     __mapper_args__ = {"version_id_col": version}
     __table_args__ = (
         UniqueConstraint("item_id", "annotator_id", name="uq_annotations_task"),
-        CheckConstraint("status IN ('draft', 'submitted')", name="status_known"),
+        CheckConstraint(check_in("status", RECORD_STATUSES), name="status_known"),
     )
 
 
@@ -357,7 +358,7 @@ class Adjudication(Base):
     note: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     __table_args__ = (
-        CheckConstraint("source IN ('agreed', 'single', 'accepted', 'edited', 'withdrawn')", name="source_known"),
+        CheckConstraint(check_in("source", GoldSource), name="source_known"),
         CheckConstraint("(source = 'withdrawn') = (tags IS NULL)", name="tags_unless_withdrawn"),
         Index("ix_adjudications_item", "item_id", "id"),
     )

@@ -39,8 +39,9 @@ from db.models import (
 )
 from db.revisions import record_revision
 from db.saving import is_unique_violation
+from corpus.vocabulary import INACTIVE_STATUSES, Status
 
-INACTIVE = ("reassigned", "skipped")
+INACTIVE = INACTIVE_STATUSES
 SAVE_ACTIONS = ("autosave", "save", "submit")
 
 
@@ -142,7 +143,7 @@ def tagging_targets(session: Session, project_id: int) -> list[Translation]:
             .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
             .where(
                 SourceSentence.project_id == project_id,
-                Translation.status == "submitted",
+                Translation.status == Status.SUBMITTED,
                 Translation.untranslatable.is_(False),
                 Translation.text.is_not(None),
             )
@@ -202,7 +203,7 @@ def translators_of_sentences(session: Session, sentence_ids: set[int]) -> set[tu
         ).all())
         pairs.update(session.execute(
             select(TranslationAssignment.user_id, TranslationAssignment.sentence_id).where(
-                TranslationAssignment.sentence_id.in_(chunk), TranslationAssignment.status != "reassigned",
+                TranslationAssignment.sentence_id.in_(chunk), TranslationAssignment.status != Status.REASSIGNED,
             )
         ).all())
     return pairs
@@ -281,12 +282,12 @@ def reassign_open_tagging(session: Session, user_id: int, actor_id: int | None) 
         session.scalars(
             select(AnnotationAssignment).where(
                 AnnotationAssignment.user_id == user_id,
-                AnnotationAssignment.status.in_(("assigned", "draft")),
+                AnnotationAssignment.status.in_((Status.ASSIGNED, Status.DRAFT)),
             )
         )
     )
     for row in rows:
-        row.status = "reassigned"
+        row.status = Status.REASSIGNED
     session.flush()
     if not rows:
         return AssignmentReport(created=0, targets=0)
@@ -342,7 +343,7 @@ def snippet(text: str | None, limit: int = 60) -> str:
 def progress(engine: Engine, user_id: int) -> tuple[int, int]:
     """(submitted, total) over the user's active assignments."""
     queue = my_queue(engine, user_id)
-    return sum(1 for q in queue if q.status == "submitted"), len(queue)
+    return sum(1 for q in queue if q.status == Status.SUBMITTED), len(queue)
 
 
 def freeze_item(session: Session, translation: Translation) -> TaggingItem:
@@ -471,7 +472,7 @@ def save_annotation(
     """
     if action not in SAVE_ACTIONS:
         raise ValueError(f"action must be one of {', '.join(SAVE_ACTIONS)}")
-    mine = AnnotationState(None, list(tags), no_aspects, "submitted" if action == "submit" else "draft",
+    mine = AnnotationState(None, list(tags), no_aspects, Status.SUBMITTED if action == "submit" else Status.DRAFT,
                            expected_version, _spans(rejected))
     try:
         return _save(engine, user_id, item_id, mine, action, time_spent_s, session_token)
@@ -516,7 +517,7 @@ def _save(
             if expected_version is not None:
                 raise StaleAnnotation("this annotation no longer exists", mine, None)
             annotation = Annotation(item_id=item_id, annotator_id=user_id, tags=list(tags), no_aspects=no_aspects,
-                                    status="draft", time_spent_s=time_spent_s, created_at=now)
+                                    status=Status.DRAFT, time_spent_s=time_spent_s, created_at=now)
             session.add(annotation)
         else:
             if expected_version != annotation.version:
@@ -526,17 +527,17 @@ def _save(
             annotation.time_spent_s = (annotation.time_spent_s or 0.0) + time_spent_s
         annotation.updated_at = now
         if action == "submit":
-            annotation.status = "submitted"
+            annotation.status = Status.SUBMITTED
             annotation.submitted_at = now
         session.flush()
-        assignment.status = "submitted" if annotation.status == "submitted" else "draft"
+        assignment.status = Status.SUBMITTED if annotation.status == Status.SUBMITTED else Status.DRAFT
         record_revision(
             session, "annotation", annotation.id, annotation.version, user_id, action,
             {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
              "tags": tags, "no_aspects": no_aspects, "status": annotation.status,
              "rejected_suggestions": [list(span) for span in mine.rejected]},
         )
-        if annotation.status == "submitted":
+        if annotation.status == Status.SUBMITTED:
             from db.adjudication import auto_gold_if_agreed
 
             auto_gold_if_agreed(session, item_id)
@@ -559,17 +560,17 @@ def reopen_annotation(engine: Engine, user_id: int, item_id: int, expected_versi
         current = _stored_state(session, annotation, len(item.tokens))
         if expected_version != annotation.version:
             raise StaleAnnotation(SAVED_ELSEWHERE, None, current)
-        if annotation.status != "submitted":
+        if annotation.status != Status.SUBMITTED:
             return current
-        annotation.status = "draft"
+        annotation.status = Status.DRAFT
         annotation.submitted_at = None
         annotation.updated_at = utcnow()
         session.flush()
-        assignment.status = "draft"
+        assignment.status = Status.DRAFT
         record_revision(
             session, "annotation", annotation.id, annotation.version, user_id, "reopen",
             {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
-             "tags": list(annotation.tags), "no_aspects": annotation.no_aspects, "status": "draft",
+             "tags": list(annotation.tags), "no_aspects": annotation.no_aspects, "status": Status.DRAFT,
              "rejected_suggestions": [list(span) for span in current.rejected]},
         )
         from db.adjudication import auto_gold_if_agreed

@@ -37,6 +37,7 @@ from db.models import (
     utcnow,
 )
 from db.revisions import record_revision
+from corpus.vocabulary import Status
 
 ACTIONS = ("autosave", "save", "submit")
 # Time between two saves counts as work up to this many seconds (a tab left open overnight does not).
@@ -154,7 +155,7 @@ def _owned_assignment(session: Session, user_id: int, assignment_id: int) -> Tra
         select(TranslationAssignment).where(
             TranslationAssignment.id == assignment_id,
             TranslationAssignment.user_id == user_id,
-            TranslationAssignment.status != "reassigned",
+            TranslationAssignment.status != Status.REASSIGNED,
         )
     ).first()
     if row is None:
@@ -168,7 +169,7 @@ def _sibling_status(session: Session, a: TranslationAssignment, phase: str) -> s
             TranslationAssignment.user_id == a.user_id,
             TranslationAssignment.sentence_id == a.sentence_id,
             TranslationAssignment.phase == phase,
-            TranslationAssignment.status != "reassigned",
+            TranslationAssignment.status != Status.REASSIGNED,
         )
     ).first()
 
@@ -185,7 +186,7 @@ def _check_blindness(session: Session, a: TranslationAssignment) -> None:
     if a.phase == "aware":
         if aware_locked(_sibling_status(session, a, "blind")):
             raise TaskLocked("this aware task opens after you submit your blind translation of the same sentence")
-    elif a.status != "submitted":
+    elif a.status != Status.SUBMITTED:
         has_aware = _own_translation(session, a.user_id, a.sentence_id, "aware") is not None
         if blind_contaminated(_sibling_status(session, a, "aware"), has_aware):
             raise TaskLocked("you have already worked on the aware translation of this sentence, "
@@ -359,7 +360,7 @@ def save_translation(
             check_writer(session, user_id, session_token, error=SessionEndedWhileTranslating)
             a = _owned_assignment(session, user_id, assignment_id)
             _check_blindness(session, a)
-            if a.status == "submitted":
+            if a.status == Status.SUBMITTED:
                 raise SubmissionRefused(["this translation is already submitted; ask your lead to reopen it"])
             s = session.get(SourceSentence, a.sentence_id)
             tr = _own_translation(session, user_id, a.sentence_id, a.phase)
@@ -380,7 +381,7 @@ def save_translation(
                 if problems:
                     raise SubmissionRefused(problems)
             if tr is None:
-                tr = Translation(sentence_id=a.sentence_id, phase=a.phase, translator_id=user_id, status="draft",
+                tr = Translation(sentence_id=a.sentence_id, phase=a.phase, translator_id=user_id, status=Status.DRAFT,
                                  time_spent_s=0.0)
                 session.add(tr)
             submitting = action == "submit"
@@ -391,12 +392,12 @@ def save_translation(
             tr.time_spent_s = (tr.time_spent_s or 0.0) + min(max(float(elapsed_s), 0.0), MAX_SAVE_INTERVAL_S)
             tr.guidelines_version = guidelines_version or current_guidelines_version()
             tr.updated_at = utcnow()
-            tr.status = "submitted" if submitting else "draft"
+            tr.status = Status.SUBMITTED if submitting else Status.DRAFT
             if submitting:
                 tr.submitted_at = utcnow()
             session.flush()
             _apply_links(session, tr, [] if (submitting and draft.untranslatable) else links)
-            a.status = "submitted" if submitting else "draft"
+            a.status = Status.SUBMITTED if submitting else Status.DRAFT
             session.flush()
             session.refresh(tr)
             record_revision(session, "translation", tr.id, tr.version, user_id, action, _snapshot(tr, a, s, aspects))
@@ -419,9 +420,9 @@ def skip_task(engine: Engine, user_id: int, assignment_id: int) -> None:
     try:
         with transaction(engine) as session:
             a = _owned_assignment(session, user_id, assignment_id)
-            if a.status == "submitted":
+            if a.status == Status.SUBMITTED:
                 raise SubmissionRefused(["a submitted translation cannot be skipped"])
-            a.status = "skipped"
+            a.status = Status.SKIPPED
     except ProjectBusy:
         raise TranslationBusy() from None
 

@@ -55,6 +55,7 @@ from db.models import (
     utcnow,
 )
 from db.schema import default_project_id
+from corpus.vocabulary import INACTIVE_STATUSES, Status
 
 
 @dataclass(frozen=True)
@@ -373,7 +374,7 @@ def _same_translation(stored: _StoredTranslation, record: TranslationRecord) -> 
 def _submitted_at(record, now: datetime) -> datetime | None:  # noqa: ANN001
     """The record's time (ValueError if it is no ISO date-time); now for a submission without one."""
     value = _parse_time(record.submitted_at)
-    if record.status == "submitted" and value is None:
+    if record.status == Status.SUBMITTED and value is None:
         return now
     return value
 
@@ -506,7 +507,7 @@ def _ids_by_task(session: Session, project_id: int, stored: _Stored, tasks: Iter
 
 
 def _assignment_status(status: str) -> str:
-    return "submitted" if status == "submitted" else "draft"
+    return Status.SUBMITTED if status == Status.SUBMITTED else Status.DRAFT
 
 
 def _write_tasks(session: Session, model, columns: tuple[str, ...], existing: dict,  # noqa: ANN001
@@ -597,7 +598,7 @@ def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict
         "item_id", "annotator_id", "tags", "status", "no_aspects", "time_spent_s", "version", "created_at",
         "updated_at", "submitted_at",
     ), (
-        (item_id, annotator_id, list(r.tags), r.status, r.status == "submitted" and all(t == "O" for t in r.tags),
+        (item_id, annotator_id, list(r.tags), r.status, r.status == Status.SUBMITTED and all(t == "O" for t in r.tags),
          0.0, 1, now, now, a.submitted_at)
         for (item_id, annotator_id), a in zip(keys, plan.annotations) for r in (a.record,)
     ))
@@ -620,7 +621,6 @@ def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict
     return _gold_inputs(plan, stored, ids, keys, set(item_of[tid] for tid in new_items))
 
 
-_INACTIVE_TASKS = ("reassigned", "skipped")
 
 
 def _gold_inputs(plan: _Plan, stored: _Stored, ids: dict, keys: list[tuple[int, int]], new_items: set[int]) -> tuple:
@@ -629,7 +629,7 @@ def _gold_inputs(plan: _Plan, stored: _Stored, ids: dict, keys: list[tuple[int, 
     items that existed already and gained an annotation are left to the rule's own reading."""
     active: dict[int, set[int]] = defaultdict(set)
     for (user_id, translation_id), (_, status) in stored.annotation_tasks.items():
-        if status not in _INACTIVE_TASKS:
+        if status not in INACTIVE_STATUSES:
             active[translation_id].add(user_id)
     submitted: dict[int, list] = {item_id: [] for item_id in new_items}
     assignees: dict[int, set[int]] = {item_id: set() for item_id in new_items}
@@ -642,7 +642,7 @@ def _gold_inputs(plan: _Plan, stored: _Stored, ids: dict, keys: list[tuple[int, 
             continue
         assignees[item_id].add(annotator_id)
         assignees[item_id] |= active.get(ids[a.task][0], set())
-        if a.record.status == "submitted":
+        if a.record.status == Status.SUBMITTED:
             submitted[item_id].append((annotator_id, a.record.tags))
     return submitted, assignees, existing
 

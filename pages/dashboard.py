@@ -25,6 +25,7 @@ from db.metrics_data import latest_save, load_metrics_input, load_progress, load
 from db.queries import final_translations, keep_roman_glossary
 from ui.common import get_engine, project_id, require_role
 from ui.text import md_escape
+from corpus.vocabulary import Status
 
 require_role("lead")
 engine = get_engine()
@@ -87,7 +88,7 @@ def _codemix(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spli
         for (s, phase, who, text), tg in zip(chosen, tags)
     ]
     return {
-        "basis": "final" if finals else "submitted",
+        "basis": "final" if finals else Status.SUBMITTED,
         "summary": corpus_cmi(tags).to_dict(),
         "rows": rows,
         "sentences_in_scope": len(in_scope),
@@ -314,7 +315,7 @@ if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
         "that carry a language), named entities and punctuation carrying none; 0 means one language only. "
         "Averaged over all sentences and over code-mixed (CMI > 0) sentences only, as LinCE reports it."
     )
-    if mixing["basis"] == "submitted":
+    if mixing["basis"] == Status.SUBMITTED:
         st.info("No final translations chosen yet: CMI over every submitted translation (all translators, both "
                 "phases). Choose final translations on the Final translation page to measure the dataset itself.")
     else:

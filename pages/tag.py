@@ -30,9 +30,10 @@ from db.tagging import (
 from ui.chips import marked_text, token_chips
 from ui.common import get_engine, require_role, session_token
 from ui.span_editor import EDITS, Commit, keys_markdown, span_editor
+from corpus.vocabulary import Status
 
 ITEM_PARAM = "item"
-FILTERS = {"Unfinished": ("assigned", "draft"), "Submitted": ("submitted",), "All": ("assigned", "draft", "submitted")}
+FILTERS = {"Unfinished": (Status.ASSIGNED, Status.DRAFT), "Submitted": (Status.SUBMITTED,), "All": (Status.ASSIGNED, Status.DRAFT, Status.SUBMITTED)}
 
 user = require_role("annotator")
 engine = get_engine()
@@ -97,7 +98,7 @@ def _persist(tid: int, action: str = "autosave") -> bool:
     work["version"], work["status"] = state.version, state.status
     st.session_state.pop(f"tag_conflict_{tid}", None)
     when = datetime.now().strftime("%H:%M:%S")
-    done = "Submitted" if state.status == "submitted" else "Draft saved"
+    done = "Submitted" if state.status == Status.SUBMITTED else "Draft saved"
     _status(tid, "ok", f"{done} · version {state.version} · {when}")
     return True
 
@@ -107,7 +108,7 @@ def _next_unfinished(after: int) -> int | None:
     ids = [q.translation_id for q in queue]
     start = ids.index(after) + 1 if after in ids else 0
     return next((q.translation_id for q in queue[start:] + queue[:start]
-                 if q.status != "submitted" and q.translation_id != after), None)
+                 if q.status != Status.SUBMITTED and q.translation_id != after), None)
 
 
 def _step(tid: int, step: int) -> None:
@@ -129,7 +130,7 @@ def on_commit(tid: int, commit: Commit) -> None:
     work = st.session_state[f"tag_work_{tid}"]
     edited = any(a in EDITS for a in actions)
     submit = "submit" in actions
-    if work["status"] == "submitted":
+    if work["status"] == Status.SUBMITTED:
         if edited:
             _status(tid, "error", "Submitted: choose “Reopen for editing” to change it.")
         elif submit:
@@ -160,7 +161,7 @@ def _move(tid: int, actions: list[str]) -> None:
 def _open_next_unfinished(tid: int) -> None:
     nxt = _next_unfinished(tid)
     if nxt is None:
-        done = st.session_state[f"tag_work_{tid}"]["status"] == "submitted"
+        done = st.session_state[f"tag_work_{tid}"]["status"] == Status.SUBMITTED
         _status(tid, "ok" if done else "info",
                 "Submitted. Every item in your queue is submitted." if done else "No other item is unfinished.")
     else:
@@ -251,14 +252,14 @@ if not queue:
     st.stop()
 
 rows = {q.translation_id: q for q in queue}
-done = sum(1 for q in queue if q.status == "submitted")
+done = sum(1 for q in queue if q.status == Status.SUBMITTED)
 st.progress(done / len(queue), text=f"{done} of {len(queue)} submitted")
 
 tid = _requested(set(rows))
 if tid is None:
     remembered = st.session_state.get("tag_item")
     tid = remembered if remembered in rows else next(
-        (q.translation_id for q in queue if q.status != "submitted"), queue[0].translation_id)
+        (q.translation_id for q in queue if q.status != Status.SUBMITTED), queue[0].translation_id)
 if st.query_params.get(ITEM_PARAM) != str(tid):
     st.query_params[ITEM_PARAM] = str(tid)
 st.session_state["tag_item"] = tid
@@ -273,7 +274,7 @@ if f"tag_view_{tid}" not in st.session_state:
     _load(tid)
 view = st.session_state[f"tag_view_{tid}"]
 work = st.session_state[f"tag_work_{tid}"]
-submitted = work["status"] == "submitted"
+submitted = work["status"] == Status.SUBMITTED
 
 main, side = st.columns([3, 2])
 with side:

@@ -43,6 +43,7 @@ from ui.api_routes import SESSION_COOKIE, SUGGEST_PATH, warm_model
 from ui.common import get_engine, project_id, require_role
 from ui.hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
 from ui.text import md_escape
+from corpus.vocabulary import Status
 
 TASK_PARAM = "task"
 TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)
@@ -79,7 +80,7 @@ if not queue:
     st.info("Your queue is empty. Your lead will assign sentences to you.")
     st.stop()
 
-done = sum(1 for q in queue if q.status == "submitted")
+done = sum(1 for q in queue if q.status == Status.SUBMITTED)
 st.progress(done / len(queue), text=f"{done} of {len(queue)} submitted")
 
 requested = st.query_params.get(TASK_PARAM)
@@ -123,7 +124,7 @@ except TaskLocked as exc:
 aid = task.assignment_id
 K = f"tx{aid}_"
 aware = task.phase == "aware"
-editable = task.status != "submitted"
+editable = task.status != Status.SUBMITTED
 
 
 def typing_label(scheme: str) -> str:
@@ -239,7 +240,7 @@ def _absorb(payload: dict | None) -> bool:
 
 def _sync_editor() -> None:
     """Every action first takes the editor's latest draft, whichever order the browser's events arrived in."""
-    _absorb(editor_payload(EDITOR, "draft"))
+    _absorb(editor_payload(EDITOR, "typed"))
 
 
 def _save(action: str) -> bool:
@@ -266,7 +267,7 @@ def _editor_draft() -> None:
     """The editor paused or lost focus: save what it sent (once; the task may have just been submitted)."""
     if st.session_state.get("tx_goto_pending") == aid:
         return
-    if _absorb(editor_payload(EDITOR, "draft")):
+    if _absorb(editor_payload(EDITOR, "typed")):
         _save("autosave")
 
 
@@ -388,7 +389,7 @@ with left:
         placeholder=("Type Hindi in Roman letters (mera keyboard …) or in Devanagari. Ctrl+Enter submits."
                      if scheme == PHONETIC else "Type in Devanagari, or use the typing help below. "
                      "Ctrl+Enter submits."),
-        on_draft=_editor_draft, on_submit=_editor_submit, on_restore=_restore_unsaved,
+        on_typed=_editor_draft, on_submit=_editor_submit, on_restore=_restore_unsaved,
     )
 
     with st.container(border=True):

@@ -9,7 +9,7 @@ route in ``ui/api_routes.py`` (never a page rerun), cached per word in the brows
 the word is being typed, so the space usually converts at once; if the route is slow or down the
 Roman word simply stays.
 
-The text reaches the server once per pause or when the editor loses focus (a ``draft`` state with a
+The text reaches the server once per pause or when the editor loses focus (a ``typed`` state with a
 sequence number, plus the Roman→Devanagari pairs accepted since the last send, for the project's
 learned forms); ``Ctrl+Enter`` sends a ``submit`` trigger. Text typed since the last save is kept in
 localStorage per task and tab (two tabs never overwrite each other's copy) and offered back after a refresh only when it was typed on top of what is
@@ -201,7 +201,7 @@ function build(parentElement, data) {
     if (area.value === st.lastSent && st.accepted.length === 0) return;
     st.lastSent = area.value;
     const accepted = st.accepted.splice(0);
-    st.setStateValue("draft", { text: area.value, accepted, seq: nextSeq() });
+    st.setStateValue("typed", { text: area.value, accepted, seq: nextSeq() });
   };
 
   const edited = () => {
@@ -458,7 +458,7 @@ _component = st.components.v2.component("corpus_tool_hindi_input", js=_JS, css=_
 
 def hindi_input(key: str, *, task: str, label: str, text: str, saved: str, rev: int, scheme: str,
                 scheme_label: str, api: str, token: str | None, placeholder: str,
-                on_draft: Callable[[], None], on_submit: Callable[[], None], on_restore: Callable[[], None],
+                on_typed: Callable[[], None], on_submit: Callable[[], None], on_restore: Callable[[], None],
                 focus: bool = True) -> Any:
     """Mount the editor for one task. The callbacks read the payload with ``editor_payload``."""
     data = {
@@ -466,12 +466,12 @@ def hindi_input(key: str, *, task: str, label: str, text: str, saved: str, rev: 
         "schemeLabel": scheme_label, "api": api, "token": token, "placeholder": placeholder,
         "pauseMs": AUTOSAVE_PAUSE_MS, "focus": focus,
     }
-    return _component(key=key, data=data, on_draft_change=on_draft, on_submit_change=on_submit,
+    return _component(key=key, data=data, on_typed_change=on_typed, on_submit_change=on_submit,
                       on_restore_change=on_restore)
 
 
 def editor_payload(key: str, event: str) -> dict | None:
-    """What the editor sent for ``event`` (``draft``, ``submit`` or ``restore``), if well formed."""
+    """What the editor sent for ``event`` (``typed``, ``submit`` or ``restore``), if well formed."""
     value = getattr(st.session_state.get(key), event, None)
     if not isinstance(value, dict) or not isinstance(value.get("text"), str):
         return None

@@ -86,7 +86,7 @@ _SEQ = iter(range(1, 10**9))
 
 
 def send(at: AppTest, aid: int, event: str, text: str, accepted=()) -> AppTest:
-    """What the browser's editor sends: a ``draft`` state on a pause, or a ``submit``/``restore`` trigger."""
+    """What the browser's editor sends: a ``typed`` state on a pause, or a ``submit``/``restore`` trigger."""
     from streamlit.components.v2.bidi_component.main import _make_trigger_id
 
     el = editor(at, aid)
@@ -94,8 +94,8 @@ def send(at: AppTest, aid: int, event: str, text: str, accepted=()) -> AppTest:
     value = {"text": text, "accepted": [list(p) for p in accepted], "seq": next(_SEQ)}
     states = at._tree.get_widget_states()
     w = states.widgets.add()
-    if event == "draft":
-        w.id, w.json_value = el.proto.id, json.dumps({"draft": value})
+    if event == "typed":
+        w.id, w.json_value = el.proto.id, json.dumps({"typed": value})
     else:
         w.id = _make_trigger_id(el.proto.id, "events")
         w.json_trigger_value = json.dumps([{"event": event, "value": value}])
@@ -105,7 +105,7 @@ def send(at: AppTest, aid: int, event: str, text: str, accepted=()) -> AppTest:
 
 
 def type_text(at: AppTest, aid: int, text: str, accepted=()) -> AppTest:
-    return send(at, aid, "draft", text, accepted)
+    return send(at, aid, "typed", text, accepted)
 
 
 def text_of(at: AppTest, aid: int) -> str:
