@@ -21,19 +21,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sentences", type=int, default=5989)
     args = parser.parse_args(argv)
 
-    from sqlalchemy.orm import Session
-
     from bench.bench_export import build_corpus
     from db.adjudication import disagreement_queue, gold_count, sync_agreed
     from db.engine import make_engine
-    from db.schema import default_project_id, upgrade
+    from db.schema import default_project, upgrade
 
     with tempfile.TemporaryDirectory() as tmp:
         engine = make_engine(f"sqlite:///{Path(tmp) / 'bench.db'}")
         upgrade(engine)
         build_corpus(engine, args.sentences)
-        with Session(engine) as session:
-            project = default_project_id(session)
+        project = default_project(engine)
 
         def timed(label: str, call):
             t0 = time.perf_counter()

@@ -48,6 +48,13 @@ def ensure_default_project(engine: Engine) -> int:
         return project.id
 
 
+def default_project(engine: Engine) -> int:
+    """The project a single-project install works on (the first one), read without taking a write lock."""
+    from db.engine import read
+
+    return read(engine, default_project_id)
+
+
 def default_project_id(session: Session) -> int:
     project_id = session.scalars(select(Project.id).order_by(Project.id)).first()
     if project_id is None:

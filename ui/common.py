@@ -14,7 +14,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from db.auth import CurrentUser, read_session_tokens_from, resume_session
-from db.engine import default_url, make_engine, read
+from db.engine import default_url, make_engine
 from db.schema import upgrade
 
 SESSION_COOKIE = "corpus_session"
@@ -114,6 +114,6 @@ def require_role(*roles: str) -> CurrentUser:
 
 
 def project_id() -> int:
-    from db.schema import default_project_id
+    from db.schema import default_project
 
-    return read(get_engine(), default_project_id)
+    return default_project(get_engine())
