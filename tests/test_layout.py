@@ -93,6 +93,35 @@ def test_a_relative_import_counts_as_its_package(tmp_path):
     assert imported_modules(module) == {"db.engine", "db"}
 
 
+def session_taking_db_functions_used_outside_db(root: Path) -> list[str]:
+    """The db functions pages, ui and cli import whose first parameter is a session: the db layer must own
+    the transaction (a function that takes an Engine opens its own, read-only for reads)."""
+    takes_session = {}
+    for path in sorted((root / "db").glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef):
+                params = node.args.posonlyargs + node.args.args
+                takes_session[(f"db.{path.stem}", node.name)] = bool(params) and params[0].arg == "session"
+    found = []
+    for folder in ("pages", "ui", "cli"):
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("db."):
+                    found += [f"{path.relative_to(root).as_posix()} uses {node.module}.{a.name}(session, ...)"
+                              for a in node.names if takes_session.get((node.module, a.name))]
+    return found
+
+
+def test_what_pages_and_the_command_line_call_in_db_takes_an_engine():
+    assert session_taking_db_functions_used_outside_db(ROOT) == []
+
+
+def test_a_page_calling_a_session_function_is_reported(tmp_path):
+    _tree(tmp_path, {"db/q.py": "def rows(session, pid):\n    pass\n\ndef count(engine):\n    pass\n",
+                     "pages/p.py": "from db.q import count, rows\n"})
+    assert session_taking_db_functions_used_outside_db(tmp_path) == ["pages/p.py uses db.q.rows(session, ...)"]
+
+
 def test_app_serves_json_routes_beside_the_script():
     """`streamlit run app.py` must find the st.App (AST discovery) and its routes, or look-ups would 404."""
     from streamlit.web.server.app_discovery import discover_asgi_app
