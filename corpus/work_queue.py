@@ -1,0 +1,107 @@
+"""The lead's work queue: what waits for a lead's action, counted from plain rows.
+
+Each count is one plain rule, stated here and on the Home page:
+
+- **disagreements to adjudicate**: complete tagging items whose annotators disagree and whose gold no
+  lead has settled since (``db.adjudication.disagreement_queue`` decides which; it hands in how many);
+- **sentences without a final translation**: a sentence with at least one submitted, translated
+  candidate and no final choice in force (neither the automatic rule's recorded pick nor a lead's);
+- **sentences not yet assigned**, per phase: a sentence with no active translation task in that phase
+  (every status but reassigned counts, as for the assignment plan);
+- **overdue work**: an open task (assigned, draft or skipped) of an active person, assigned more than
+  ``OVERDUE_DAYS`` days ago; counted per translator and per annotator;
+- **untranslatable sentences to review**: a sentence with at least one submitted translation marked
+  untranslatable and no lead decision on its final translation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+from corpus.vocabulary import OPEN_STATUSES, Phase, Status
+
+OVERDUE_DAYS = 7
+
+
+class TaskRow(NamedTuple):
+    """A translation task (``unit``: the sentence) or a tagging task (``unit``: the translation)."""
+
+    person: str
+    person_active: bool
+    unit: int
+    phase: str | None  # the translation phase of a translation task; None for a tagging task
+    status: str
+    assigned_at: datetime
+
+
+class SubmittedRow(NamedTuple):
+    """A submitted translation: its sentence, and whether it is a translation or marked untranslatable."""
+
+    sentence: int
+    untranslatable: bool
+    has_text: bool
+
+
+class FinalRow(NamedTuple):
+    """The final choice in force for a sentence; ``by_lead`` False: the automatic rule recorded it."""
+
+    sentence: int
+    by_lead: bool
+
+
+@dataclass(frozen=True)
+class Overdue:
+    people: tuple[str, ...] = ()  # sorted usernames
+    tasks: int = 0
+
+
+@dataclass(frozen=True)
+class WorkQueue:
+    disagreements: int = 0
+    without_final: int = 0
+    unassigned: Mapping[str, int] = field(default_factory=dict)  # phase -> sentences
+    overdue_translators: Overdue = Overdue()
+    overdue_annotators: Overdue = Overdue()
+    untranslatable: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not (self.disagreements or self.without_final or any(self.unassigned.values())
+                    or self.overdue_translators.tasks or self.overdue_annotators.tasks or self.untranslatable)
+
+
+def overdue(tasks: Iterable[TaskRow], now: datetime, days: int = OVERDUE_DAYS) -> Overdue:
+    """Open tasks of active people assigned more than ``days`` days before ``now``."""
+    late = [t for t in tasks
+            if t.person_active and t.status in OPEN_STATUSES and now - t.assigned_at > timedelta(days=days)]
+    return Overdue(tuple(sorted({t.person for t in late})), len(late))
+
+
+def unassigned(sentences: Iterable[int], translation_tasks: Iterable[TaskRow]) -> dict[str, int]:
+    """Per phase (blind first, the order they are worked in): sentences without an active task in it."""
+    covered = {(t.unit, t.phase) for t in translation_tasks if t.status != Status.REASSIGNED}
+    ids = set(sentences)
+    return {phase: sum(1 for s in ids if (s, phase) not in covered) for phase in (Phase.BLIND, Phase.AWARE)}
+
+
+def work_queue(
+    sentences: Iterable[int], translation_tasks: Iterable[TaskRow], tagging_tasks: Iterable[TaskRow],
+    submitted: Iterable[SubmittedRow], finals: Iterable[FinalRow], disagreements: int, now: datetime,
+    overdue_days: int = OVERDUE_DAYS,
+) -> WorkQueue:
+    """Every count of the lead's queue (the rules are in the module docstring)."""
+    translation_tasks, submitted = list(translation_tasks), list(submitted)
+    in_force = {f.sentence: f.by_lead for f in finals}
+    translated = {s.sentence for s in submitted if not s.untranslatable and s.has_text}
+    marked = {s.sentence for s in submitted if s.untranslatable}
+    return WorkQueue(
+        disagreements=disagreements,
+        without_final=len(translated - set(in_force)),
+        unassigned=unassigned(sentences, translation_tasks),
+        overdue_translators=overdue(translation_tasks, now, overdue_days),
+        overdue_annotators=overdue(tagging_tasks, now, overdue_days),
+        untranslatable=sum(1 for s in marked if not in_force.get(s, False)),
+    )
