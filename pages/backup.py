@@ -1,4 +1,4 @@
-"""Lead: download the project archive; restore an archive (or a work file, or an older backup) into this project."""
+"""Admin: download the project archive; restore an archive (or a work file, or an older backup) into this project."""
 
 import pandas as pd
 import streamlit as st
@@ -19,10 +19,10 @@ from db.backup import (
 )
 from db.engine import ProjectBusy
 from db.workfile import import_progress
-from ui.common import get_engine, require_role
+from ui.common import ADMIN, get_engine, require_role
 from ui.text import md_escape
 
-user = require_role("lead")
+user = require_role(*ADMIN)
 engine = get_engine()
 
 st.title("Backup and restore")
