@@ -478,7 +478,7 @@ def pick_final_translations(engine: Engine, project_id: int | None = None) -> tu
 
     with Session(reader(engine)) as session:
         project_id = project_id or default_project_id(session)
-        policy = project_policy(session, project_id)
+    policy = project_policy(engine, project_id)
     return record_auto_choices(engine, project_id), policy
 
 

@@ -21,7 +21,7 @@ from corpus.final_choice import (
     Candidate,
     FinalPick,
     OverrideRate,
-    choose_between,
+    choose_final,
     mean_scores,
     override_rate,
     phase_winner,
@@ -30,19 +30,20 @@ from corpus.kappa import tag_string
 from corpus.records import PHASES
 from corpus.rouge import rouge_l_f_text
 from db.auth import check_writer
-from db.engine import reader, transaction
+from db.conflicts import SavedFirst
+from db.engine import read, reader, transaction
 from db.metrics_data import load_metrics_input
 from db.models import (
     Adjudication,
     Annotation,
     AspectAlignment,
     FinalChoice,
-    Project,
     SourceSentence,
     TaggingItem,
     Translation,
     User,
 )
+from db.project_settings import settings_in
 from db.revisions import record_revision
 from corpus.vocabulary import Status
 
@@ -61,18 +62,21 @@ class ChoiceInForce:
     created_at: datetime
 
 
-class StaleChoice(RuntimeError):
+class StaleChoice(SavedFirst):
     """A lead chose against a choice in force that has since been replaced (by another lead or the rule).
-    Carries both: the id the lead saw (None: no choice) and the choice now in force."""
+    Carries both: ``mine`` (the translation id the lead chose), ``theirs`` (alias ``current``: the choice
+    now in force, None for none) and the id of the choice the lead saw (None: no choice)."""
 
-    def __init__(self, sentence_id: int, expected_id: int | None, current: ChoiceInForce | None) -> None:
+    def __init__(self, sentence_id: int, expected_id: int | None, current: ChoiceInForce | None,
+                 mine: int | None = None) -> None:
         self.sentence_id = sentence_id
         self.expected_id = expected_id
         self.current = current
-        who = (current.chosen_by or "the automatic rule") if current is not None else "someone"
+        who = (current.chosen_by or "the automatic rule") if current is not None else None
         when = f" at {current.created_at:%Y-%m-%d %H:%M:%S} UTC" if current is not None else ""
-        super().__init__(f"the final translation of this sentence was changed by {who}{when} since you loaded it; "
-                         "look at it and choose again")
+        super().__init__(f"the final translation of this sentence was changed by {who or 'someone'}{when} since you "
+                         "loaded it; look at it and choose again", mine=mine, theirs=current, who=who,
+                         when=current.created_at if current is not None else None)
 
 
 @dataclass(frozen=True)
@@ -180,12 +184,6 @@ def phase_winners(session: Session, sentence_id: int) -> dict[str, Candidate | N
     return {phase: phase_winner([c for c in cands if c.phase == phase]) for phase in PHASES}
 
 
-def auto_pick(candidates: list[Candidate], policy: str) -> FinalPick:
-    aware = phase_winner([c for c in candidates if c.phase == "aware"])
-    blind = phase_winner([c for c in candidates if c.phase == "blind"])
-    return choose_between(aware, blind, policy)
-
-
 def _in_force(session: Session, sentence_ids: list[int]) -> dict[int, ChoiceInForce]:
     if not sentence_ids:
         return {}
@@ -201,11 +199,18 @@ def _in_force(session: Session, sentence_ids: list[int]) -> dict[int, ChoiceInFo
     return out
 
 
-def project_policy(session: Session, project_id: int) -> str:
-    policy = session.get(Project, project_id).final_policy
+def policy_in(session: Session, project_id: int) -> str:
+    """The project's final policy, read in the caller's transaction (``db.project_settings``: a missing
+    project is ``ProjectNotFound``); a ValueError if the stored policy is not one the rule knows."""
+    policy = settings_in(session, project_id).final_policy
     if policy not in POLICIES:
         raise ValueError(f"project final policy {policy!r} is unknown; choose one of {', '.join(POLICIES)}")
     return policy
+
+
+def project_policy(engine: Engine, project_id: int) -> str:
+    """``policy_in`` in a read-only transaction of its own (for pages and tools)."""
+    return read(engine, policy_in, project_id)
 
 
 def _sentences(session: Session, project_id: int, lock: bool = False) -> list[SourceSentence]:
@@ -236,14 +241,14 @@ class OverviewRow:
 
 def overview(engine: Engine, project_id: int) -> list[OverviewRow]:
     with Session(reader(engine)) as session:
-        policy = project_policy(session, project_id)
+        policy = policy_in(session, project_id)
         sentences = _sentences(session, project_id)
         ids = [s.id for s in sentences]
         cands = candidates_by_sentence(session, ids)
         in_force = _in_force(session, ids)
         rows = []
         for s in sentences:
-            pick = auto_pick(cands.get(s.id, []), policy).candidate
+            pick = choose_final(cands.get(s.id, []), policy).candidate
             chosen = in_force.get(s.id)
             rows.append(
                 OverviewRow(
@@ -261,13 +266,13 @@ def compare(engine: Engine, sentence_id: int) -> Comparison:
         sentence = session.get(SourceSentence, sentence_id)
         if sentence is None:
             raise ValueError(f"no sentence {sentence_id}")
-        policy = project_policy(session, sentence.project_id)
+        policy = policy_in(session, sentence.project_id)
         cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
         votes = {phase: sum(1 for c in cands if c.phase == phase and c.untranslatable) for phase in PHASES}
         return Comparison(
             sentence_id=sentence.id, sentence_key=_key(sentence), source_text=sentence.text, policy=policy,
             policy_text=POLICIES[policy], candidates=cands, untranslatable_votes=votes,
-            pick=auto_pick(cands, policy), in_force=_in_force(session, [sentence_id]).get(sentence_id),
+            pick=choose_final(cands, policy), in_force=_in_force(session, [sentence_id]).get(sentence_id),
         )
 
 
@@ -304,14 +309,14 @@ def record_auto_choices(engine: Engine, project_id: int, by: int | None = None) 
     with transaction(engine) as session:
         if by is not None:
             check_writer(session, by)
-        policy = project_policy(session, project_id)
+        policy = policy_in(session, project_id)
         sentences = _sentences(session, project_id, lock=True)
         ids = [s.id for s in sentences]
         cands = project_candidates(session, project_id)
         in_force = _in_force(session, ids)
         rows = []
         for s in sentences:
-            pick = auto_pick(cands.get(s.id, []), policy).candidate
+            pick = choose_final(cands.get(s.id, []), policy).candidate
             if pick is None:
                 continue
             current = in_force.get(s.id)
@@ -347,12 +352,12 @@ def choose(
             raise ValueError("that translation does not belong to this sentence")
         current = _in_force(session, [sentence_id]).get(sentence_id)
         if (current.id if current is not None else None) != expected:
-            raise StaleChoice(sentence_id, expected, current)
+            raise StaleChoice(sentence_id, expected, current, mine=translation_id)
         if translation.status != Status.SUBMITTED or translation.untranslatable or not (translation.text or "").strip():
             raise ValueError("only a submitted, translated candidate can be the final translation")
-        policy = project_policy(session, sentence.project_id)
+        policy = policy_in(session, sentence.project_id)
         cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
-        auto = auto_pick(cands, policy).candidate
+        auto = choose_final(cands, policy).candidate
         auto_id = auto.translation_id if auto else None
         row = FinalChoice(
             sentence_id=sentence_id, translation_id=translation_id, auto_translation_id=auto_id,

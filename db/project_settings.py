@@ -1,4 +1,8 @@
-"""The project's method settings, read and changed by the lead (each change is audited)."""
+"""The project's method settings, read and changed by the lead (each change is audited).
+
+The one reader of a project's settings: ``load_settings(engine, ...)`` for pages and tools, ``settings_in``
+for a service already inside a transaction. Both refuse a missing project with ``ProjectNotFound``.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from sqlalchemy.orm import Session
 from corpus.assignment import PHASE_GROUP_MODES
 from corpus.final_choice import POLICIES
 from corpus.transliterate import SCHEME_KEYS
-from db.engine import reader, transaction
+from db.engine import read, transaction
 from db.models import AuditEvent, Project
 
 TAGGING_SCOPES = ("all", "best")
@@ -30,15 +34,29 @@ class ProjectSettings:
     transliteration_scheme: str
 
 
+class ProjectNotFound(LookupError, ValueError):
+    """No project with that id. A LookupError and a ValueError, so callers that handled either of the
+    errors the old readers raised for a missing project still do."""
+
+    def __init__(self, project_id: int | None) -> None:
+        self.project_id = project_id
+        super().__init__(f"no project with id {project_id}")
+
+
+def settings_in(session: Session, project_id: int) -> ProjectSettings:
+    """The project's settings, read in the caller's transaction (a service that reads and writes in one)."""
+    p = session.get(Project, project_id) if project_id is not None else None
+    if p is None:
+        raise ProjectNotFound(project_id)
+    return ProjectSettings(
+        p.name, p.translators_per_phase, p.annotators_per_item, p.phase_groups, p.tagging_scope,
+        p.annotators_see_source, p.prefill_from_aspect_map, p.final_policy, p.transliteration_scheme,
+    )
+
+
 def load_settings(engine: Engine, project_id: int) -> ProjectSettings:
-    with Session(reader(engine)) as session:
-        p = session.get(Project, project_id)
-        if p is None:
-            raise LookupError(f"no project {project_id}")
-        return ProjectSettings(
-            p.name, p.translators_per_phase, p.annotators_per_item, p.phase_groups, p.tagging_scope,
-            p.annotators_see_source, p.prefill_from_aspect_map, p.final_policy, p.transliteration_scheme,
-        )
+    """The project's settings, read in a read-only transaction of their own."""
+    return read(engine, settings_in, project_id)
 
 
 def validate(settings: ProjectSettings) -> list[str]:
@@ -68,6 +86,8 @@ def save_settings(engine: Engine, project_id: int, settings: ProjectSettings, ac
     changed: dict[str, Any] = {}
     with transaction(engine) as session:
         p = session.get(Project, project_id)
+        if p is None:
+            raise ProjectNotFound(project_id)
         for key, value in asdict(settings).items():
             if key == "name":
                 value = value.strip()

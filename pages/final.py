@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from corpus.final_choice import POLICIES
-from db.engine import read
 from db.final_choice import (
     Comparison,
     StaleChoice,
@@ -107,7 +106,7 @@ def show_conflict(conflict: dict) -> None:
 
 st.title("Final translations")
 try:
-    policy = read(engine, project_policy, pid)
+    policy = project_policy(engine, pid)
 except ValueError as exc:
     st.error(md_escape(str(exc)))
     st.stop()

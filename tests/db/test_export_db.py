@@ -255,7 +255,8 @@ def test_the_bulk_automatic_pick_names_the_same_translation_as_the_final_transla
     """``export`` records picks through ``record_auto_choices``, which scores a whole project in bulk; the
     page compares one sentence at a time. Same candidates, aspect counts, means and winner."""
     from bench.bench_export import build_corpus
-    from db.final_choice import auto_pick, candidates_by_sentence, project_candidates
+    from corpus.final_choice import choose_final
+    from db.final_choice import candidates_by_sentence, project_candidates
     from db.models import Project
 
     build_corpus(engine, 120, seed=3)
@@ -272,5 +273,5 @@ def test_the_bulk_automatic_pick_names_the_same_translation_as_the_final_transla
                [(c.translation_id, c.aspects_kept, c.untranslatable) for c in b]
         assert [c.mean_rouge_l for c in b] == pytest.approx([c.mean_rouge_l for c in a], abs=1e-12)
         for policy in ("aware-unless-blind-better", "aware", "blind", "higher-rouge"):
-            pick_a, pick_b = auto_pick(a, policy).candidate, auto_pick(b, policy).candidate
+            pick_a, pick_b = choose_final(a, policy).candidate, choose_final(b, policy).candidate
             assert (pick_a and pick_a.translation_id) == (pick_b and pick_b.translation_id)
