@@ -25,7 +25,16 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 
-pytestmark = pytest.mark.browser
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items) -> None:
+    """Every test under tests/browser is a browser test, so `-m "not browser"` leaves them all out
+    (before the mark filter runs). A conftest's own ``pytestmark`` marks nothing."""
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.browser)
 
 
 def _free_port() -> int:
