@@ -18,7 +18,7 @@ from corpus.assignment import (
     plan_assignments,
     queue_order,
 )
-from db.engine import reader, transaction
+from db.engine import read, reader, transaction
 from db.models import (
     AnnotationAssignment,
     AuditEvent,
@@ -29,6 +29,7 @@ from db.models import (
     User,
     UserRole,
 )
+from db.project_settings import settings_in
 from corpus.vocabulary import Status
 
 GROUPS_SETTING = "translator_groups"
@@ -39,6 +40,12 @@ class AssignmentSettings:
     per_phase: int
     mode: str
     groups: dict[str, list[int]]
+
+
+@dataclass(frozen=True)
+class Translator:
+    id: int
+    username: str
 
 
 @dataclass(frozen=True)
@@ -82,13 +89,17 @@ class QueueItem:
 # ----------------------------------------------------------------------------- settings and selection
 
 
-def assignment_settings(session: Session, project_id: int) -> AssignmentSettings:
-    project = session.get(Project, project_id)
-    if project is None:
-        raise LookupError(f"no project {project_id}")
-    raw = (project.settings or {}).get(GROUPS_SETTING) or {}
+def _assignment_settings(session: Session, project_id: int) -> AssignmentSettings:
+    """The project's defaults (``db.project_settings``: a missing project is ``ProjectNotFound``) and the
+    disjoint-mode groups the Assignments page stored beside them."""
+    method = settings_in(session, project_id)
+    raw = (session.get(Project, project_id).settings or {}).get(GROUPS_SETTING) or {}
     groups = {p: [int(u) for u in raw.get(p, [])] for p in ("blind", "aware")}
-    return AssignmentSettings(project.translators_per_phase, project.phase_groups, groups)
+    return AssignmentSettings(method.translators_per_phase, method.phase_groups, groups)
+
+
+def assignment_settings(engine: Engine, project_id: int) -> AssignmentSettings:
+    return read(engine, _assignment_settings, project_id)
 
 
 def save_translator_groups(
@@ -107,7 +118,7 @@ def save_translator_groups(
         session.add(AuditEvent(actor_id=actor_id, action="set-translator-groups", detail=clean))
 
 
-def active_translators(session: Session) -> list[User]:
+def _active_translators(session: Session) -> list[User]:
     return list(
         session.scalars(
             select(User).join(UserRole).where(UserRole.role == "translator", User.active.is_(True)).order_by(User.id)
@@ -115,18 +126,26 @@ def active_translators(session: Session) -> list[User]:
     )
 
 
-def domains_and_splits(session: Session, project_id: int) -> list[tuple[str, str, int]]:
-    rows = session.execute(
-        select(SourceSentence.domain, SourceSentence.split, func.count())
-        .where(SourceSentence.project_id == project_id)
-        .group_by(SourceSentence.domain, SourceSentence.split)
-        .order_by(SourceSentence.domain, SourceSentence.split)
-    )
-    return [(d, s, n) for d, s, n in rows]
+def active_translators(engine: Engine) -> list[Translator]:
+    """Active users with the translator role, oldest account first."""
+    with Session(reader(engine)) as session:
+        return [Translator(u.id, u.username) for u in _active_translators(session)]
+
+
+def domains_and_splits(engine: Engine, project_id: int) -> list[tuple[str, str, int]]:
+    """(domain, split, number of sentences) of the project, in corpus order."""
+    with Session(reader(engine)) as session:
+        rows = session.execute(
+            select(SourceSentence.domain, SourceSentence.split, func.count())
+            .where(SourceSentence.project_id == project_id)
+            .group_by(SourceSentence.domain, SourceSentence.split)
+            .order_by(SourceSentence.domain, SourceSentence.split)
+        )
+        return [(d, s, n) for d, s, n in rows]
 
 
 def select_sentences(
-    session: Session, project_id: int, domain: str | None = None, split: str | None = None,
+    engine: Engine, project_id: int, domain: str | None = None, split: str | None = None,
     first: int | None = None, last: int | None = None,
 ) -> list[int]:
     """Sentence primary keys in corpus order; ``first``/``last`` are 1-based positions (inclusive)
@@ -137,7 +156,8 @@ def select_sentences(
     if split:
         query = query.where(SourceSentence.split == split)
     query = query.order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
-    ids = list(session.scalars(query))
+    with Session(reader(engine)) as session:
+        ids = list(session.scalars(query))
     start = max((first or 1) - 1, 0)
     stop = last if last is not None else len(ids)
     if stop < start:
@@ -181,14 +201,14 @@ def _plan_and_write(
     per_phase: int | None, mode: str | None, groups: dict[str, Iterable[int]] | None,
     phases: Sequence[str] = ("blind", "aware"),
 ) -> AssignmentSummary:
-    settings = assignment_settings(session, project_id)
+    settings = _assignment_settings(session, project_id)
     per_phase = per_phase or settings.per_phase
     mode = mode or settings.mode
     if mode not in PHASE_GROUP_MODES:
         raise ValueError(f"phase groups must be one of {PHASE_GROUP_MODES}")
     if groups is None:
         groups = settings.groups
-    translators = [u.id for u in active_translators(session)]
+    translators = [u.id for u in _active_translators(session)]
     if mode == "disjoint":
         allowed = set(translators)
         groups = {p: [u for u in groups.get(p, ()) if u in allowed] for p in ("blind", "aware")}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy import Engine, event, inspect, select
 from sqlalchemy.exc import IntegrityError
@@ -20,6 +21,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
 from db.auth import SessionEnded, check_writer
+from db.conflicts import SavedFirst
 from db.engine import reader, transaction
 from db.models import (
     Annotation,
@@ -27,7 +29,6 @@ from db.models import (
     AspectAlignment,
     AspectTerm,
     AuditEvent,
-    Project,
     Revision,
     SourceSentence,
     TaggingItem,
@@ -37,6 +38,7 @@ from db.models import (
     UserRole,
     utcnow,
 )
+from db.project_settings import settings_in
 from db.revisions import record_revision
 from db.saving import is_unique_violation
 from corpus.vocabulary import INACTIVE_STATUSES, Status
@@ -57,7 +59,7 @@ class OwnTranslation(ValueError):
     """An annotator was about to be given their own translation to tag; they never tag their own work."""
 
 
-class StaleAnnotation(RuntimeError):
+class StaleAnnotation(SavedFirst):
     """The annotation changed since it was loaded (another tab or device saved first); nothing was written.
 
     ``mine`` is what this save tried to store (its version is the one it expected); ``theirs`` is what is
@@ -65,9 +67,7 @@ class StaleAnnotation(RuntimeError):
     """
 
     def __init__(self, message: str, mine: AnnotationState | None = None, theirs: AnnotationState | None = None):
-        super().__init__(message)
-        self.mine = mine
-        self.theirs = theirs
+        super().__init__(message, mine=mine, theirs=theirs, when=theirs.saved_at if theirs is not None else None)
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,7 @@ class AnnotationState:
     # Suggested spans the annotator rejected; kept in the save's revision (no column needed), so they
     # stay rejected after a reload.
     rejected: tuple[tuple[int, int], ...] = ()
+    saved_at: datetime | None = field(default=None, compare=False)  # when it was stored (None: not yet)
 
     @property
     def spans(self) -> list[tuple[int, int]]:
@@ -127,16 +128,9 @@ def sentence_key(sentence: SourceSentence) -> str:
     return f"{sentence.domain}/{sentence.split}/{sentence.sentence_id}"
 
 
-def _project(session: Session, project_id: int) -> Project:
-    project = session.get(Project, project_id)
-    if project is None:
-        raise ValueError(f"no project {project_id}")
-    return project
-
-
 def tagging_targets(session: Session, project_id: int) -> list[Translation]:
     """The translations to tag under the project's ``tagging_scope`` ("all" or "best")."""
-    project = _project(session, project_id)
+    project = settings_in(session, project_id)
     submitted = list(
         session.scalars(
             select(Translation)
@@ -179,7 +173,7 @@ def assign_annotators(
 ) -> AssignmentReport:
     """Top every target up to K annotators (never its translator), least-loaded annotator first."""
     with transaction(engine) as session:
-        k = per_item or _project(session, project_id).annotators_per_item
+        k = per_item or settings_in(session, project_id).annotators_per_item
         report = _top_up(session, tagging_targets(session, project_id), k, actor_id)
         if report.created:
             session.add(
@@ -297,7 +291,7 @@ def reassign_open_tagging(session: Session, user_id: int, actor_id: int | None) 
     )
     created, short = 0, []
     for project_id in sorted({t.sentence.project_id for t in translations}):
-        k = _project(session, project_id).annotators_per_item
+        k = settings_in(session, project_id).annotators_per_item
         report = _top_up(session, [t for t in translations if t.sentence.project_id == project_id], k, actor_id)
         created += report.created
         short += report.short
@@ -392,7 +386,7 @@ def _state(annotation: Annotation | None, n_tokens: int, rejected: Sequence[Sequ
     if annotation is None:
         return AnnotationState(None, ["O"] * n_tokens, False, "new", None)
     return AnnotationState(annotation.id, list(annotation.tags), annotation.no_aspects, annotation.status,
-                           annotation.version, _spans(rejected))
+                           annotation.version, _spans(rejected), annotation.updated_at or annotation.created_at)
 
 
 def _spans(pairs: Sequence[Sequence[int]]) -> tuple[tuple[int, int], ...]:
@@ -424,7 +418,7 @@ def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
         translation = session.get(Translation, translation_id)
         item = freeze_item(session, translation)
         sentence = session.get(SourceSentence, translation.sentence_id)
-        project = _project(session, sentence.project_id)
+        project = settings_in(session, sentence.project_id)
         show_source = project.annotators_see_source
         return ItemView(
             item_id=item.id,

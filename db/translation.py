@@ -25,17 +25,18 @@ from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import normalize, tokenize_with_offsets
 from corpus.workfile import MAX_TEXT_CHARS, check_string
 from db.auth import SessionEnded, check_writer
+from db.conflicts import SavedFirst
 from db.engine import ProjectBusy, reader, transaction
 from db.models import (
     AspectAlignment,
     AuditEvent,
     GlossaryTerm,
-    Project,
     SourceSentence,
     Translation,
     TranslationAssignment,
     utcnow,
 )
+from db.project_settings import ProjectNotFound, load_settings
 from db.revisions import record_revision
 from corpus.vocabulary import Status
 
@@ -132,13 +133,13 @@ class TaskView:
         return Draft(self.text, self.untranslatable, self.reason, self.note, self.links)
 
 
-class StaleTranslation(Exception):
-    """The translation changed since this page loaded it (another tab or window saved)."""
+class StaleTranslation(SavedFirst):
+    """The translation changed since this page loaded it (another tab or window saved): ``mine`` is the
+    refused Draft, ``theirs`` the task as stored now."""
 
     def __init__(self, mine: Draft, theirs: TaskView):
-        self.mine = mine
-        self.theirs = theirs
-        super().__init__(f"translation changed meanwhile: now version {theirs.version}")
+        super().__init__(f"this translation was saved from another tab or window after you opened it "
+                         f"(now version {theirs.version})", mine=mine, theirs=theirs, when=theirs.updated_at)
 
 
 def canonical_text(text: str | None) -> str:
@@ -434,9 +435,10 @@ def transliteration_scheme(engine: Engine, project_id: int) -> str:
     """The project's default typing scheme (a known one, else ITRANS)."""
     from corpus.transliterate import DEFAULT_SCHEME, SCHEME_KEYS
 
-    with Session(reader(engine)) as session:
-        project = session.get(Project, project_id)
-        scheme = project.transliteration_scheme if project else None
+    try:
+        scheme = load_settings(engine, project_id).transliteration_scheme
+    except ProjectNotFound:
+        return DEFAULT_SCHEME
     return scheme if scheme in SCHEME_KEYS else DEFAULT_SCHEME
 
 

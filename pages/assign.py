@@ -14,7 +14,6 @@ from db.assignment import (
     save_translator_groups,
     select_sentences,
 )
-from db.engine import read
 from ui.common import get_engine, project_id, require_role
 from ui.text import md_escape
 
@@ -24,9 +23,9 @@ pid = project_id()
 
 st.title("Translation assignments")
 
-settings = read(engine, assignment_settings, pid)
-translators = {u.id: u.username for u in read(engine, active_translators)}
-available = read(engine, domains_and_splits, pid)
+settings = assignment_settings(engine, pid)
+translators = {u.id: u.username for u in active_translators(engine)}
+available = domains_and_splits(engine, pid)
 
 if not available:
     st.info("No sentences yet: import a SemEval file first.")
@@ -70,8 +69,8 @@ if go:
                 raise ValueError("choose a group for each phase")
             groups = {"blind": blind_group, "aware": aware_group}
             save_translator_groups(engine, pid, groups, user.id)
-        chosen = read(engine, select_sentences, pid, None if domain == "all" else domain,
-                      None if split == "all" else split, int(first), int(last) or None)
+        chosen = select_sentences(engine, pid, None if domain == "all" else domain,
+                                  None if split == "all" else split, int(first), int(last) or None)
         if not chosen:
             raise ValueError("no sentences in that selection")
         summary = assign_translations(engine, pid, chosen, user.id, int(per_phase), mode, groups)

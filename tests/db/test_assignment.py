@@ -142,11 +142,10 @@ def test_a_translator_tagging_a_colleagues_translation_of_a_sentence_is_not_give
 def test_select_sentences_by_domain_split_and_range(engine):
     ids = _corpus(engine, 6)
     other = add_sentence(engine, "L1", "The screen is bright.", ["screen"], domain="laptop", split="test")
-    with Session(engine) as session:
-        pid = project_id(engine)
-        assert select_sentences(session, pid) == [other] + ids  # domain order: laptop < restaurant
-        assert select_sentences(session, pid, domain="laptop") == [other]
-        assert select_sentences(session, pid, domain="restaurant", split="train", first=2, last=4) == ids[1:4]
+    pid = project_id(engine)
+    assert select_sentences(engine, pid) == [other] + ids  # domain order: laptop < restaurant
+    assert select_sentences(engine, pid, domain="laptop") == [other]
+    assert select_sentences(engine, pid, domain="restaurant", split="train", first=2, last=4) == ids[1:4]
 
 
 def test_disjoint_groups_from_settings(engine):
