@@ -1,22 +1,27 @@
-"""When annotators' tags become gold by themselves, and when that automatic gold stops holding.
+"""When annotators' tags become gold by themselves, when that automatic gold stops holding, and so which
+gold is in force for an item.
 
 Pure functions over plain tag lists; ``db.adjudication`` gathers the submitted versions and appends the
 decision these functions return. Decisions are never edited or deleted: automatic gold that no longer
 holds is *withdrawn* by a later decision, so the history keeps what was gold, who set it and when.
+Every reader of gold (adjudication queue, statistics, metrics, export, final choice) asks ``in_force``
+through ``db.gold``, so none of them decides "is this gold?" on its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from corpus.bio import tags_agree
+from corpus.vocabulary import GoldSource
 
-AGREED = "agreed"  # two or more annotators submitted the same tags
-SINGLE = "single"  # the project asks for one annotator per item: that annotator's tags, no second opinion
-ACCEPTED = "accepted"  # a lead took one annotator's version
-EDITED = "edited"  # a lead wrote the tags
-WITHDRAWN = "withdrawn"  # automatic gold that the annotators' current versions no longer support
+AGREED = GoldSource.AGREED  # two or more annotators submitted the same tags
+SINGLE = GoldSource.SINGLE  # the project asks for one annotator per item: that annotator's tags, no second opinion
+ACCEPTED = GoldSource.ACCEPTED  # a lead took one annotator's version
+EDITED = GoldSource.EDITED  # a lead wrote the tags
+WITHDRAWN = GoldSource.WITHDRAWN  # automatic gold that the annotators' current versions no longer support
 AUTOMATIC_SOURCES = (AGREED, SINGLE)
 LEAD_SOURCES = (ACCEPTED, EDITED)
 SOURCES = (*AUTOMATIC_SOURCES, *LEAD_SOURCES, WITHDRAWN)
@@ -86,3 +91,46 @@ def next_automatic_decision(
     ):
         return GoldStep(WITHDRAWN, None)
     return None
+
+
+class Gold(NamedTuple):
+    """The gold in force for an item. ``decision_id``: the stored decision that carries it, or None when it
+    is the automatic rule's gold not written yet (rows made outside the app, or between a save and its rule)."""
+
+    source: str
+    tags: list[str]
+    decision_id: int | None = None
+
+
+def in_force(
+    latest: GoldStep | None,
+    latest_id: int | None,
+    submitted: Sequence[Sequence[str]],
+    complete: bool,
+    annotators_per_item: int,
+) -> Gold | None:
+    """The item's gold now: its latest decision as the automatic rule leaves it after following the
+    annotators' current versions (a lead's decision stands; automatic gold they no longer carry is none;
+    agreement the rule has not written yet is gold). None: the item has no gold.
+
+    ``submitted``: the tags of every submitted version; ``complete``: every active assignee submitted.
+    """
+    step = next_automatic_decision(
+        latest.source if latest is not None else None, latest.tags if latest is not None else None,
+        submitted, complete, annotators_per_item,
+    )
+    if step is None:
+        if latest is None or not is_gold(latest.source):
+            return None
+        return Gold(latest.source, list(latest.tags or []), latest_id)
+    return Gold(step.source, list(step.tags), None) if is_gold(step.source) else None
+
+
+class ItemGold(NamedTuple):
+    """A tagging item's gold in force (None: no gold), with the counts a reader needs to say why it has none."""
+
+    item_id: int
+    translation_id: int
+    gold: Gold | None
+    submitted: int  # submitted versions
+    awaited: int  # active assignees who have not submitted yet

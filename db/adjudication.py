@@ -10,9 +10,8 @@ saw; if another came into force meanwhile, the lead's decision is refused (``Sta
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
 
 from sqlalchemy import Engine, Text, cast, func, select
 from sqlalchemy.orm import Session
@@ -21,18 +20,18 @@ from corpus.bio import tags_agree, tags_to_spans, token_disagreement, validate_t
 from corpus.gold import (
     AUTOMATIC_SOURCES,
     WITHDRAWN,
+    Gold,
     GoldStep,
-    automatic_gold_holds,
-    is_gold,
     next_automatic_decision,
 )
+from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.auth import check_writer
 from db.engine import reader, transaction
+from db.gold import ItemState, _annotators_per_item, _gold_in_force, _item_states
 from db.models import (
     Adjudication,
     Annotation,
     AnnotationAssignment,
-    Project,
     Revision,
     SourceSentence,
     TaggingItem,
@@ -41,10 +40,8 @@ from db.models import (
     utcnow,
 )
 from db.revisions import record_revision
-from corpus.vocabulary import INACTIVE_STATUSES, Status
 
 LEAD_ROLES = ("lead", "admin")
-INACTIVE = INACTIVE_STATUSES
 
 
 @dataclass(frozen=True)
@@ -63,7 +60,7 @@ class AnnotatorVersion:
 
 @dataclass(frozen=True)
 class GoldDecision:
-    id: int
+    id: int | None
     item_id: int
     tags: list[str] | None  # None only for a withdrawal
     source: str  # corpus.gold.SOURCES: agreed, single, accepted, edited, withdrawn
@@ -71,6 +68,8 @@ class GoldDecision:
     decided_by: str | None  # None for the automatic rule
     note: str | None
     created_at: datetime
+    # ``id`` is None for the automatic rule's gold not written yet (``corpus.gold.Gold``); its
+    # ``created_at`` is then the latest submission it rests on.
 
     @property
     def spans(self) -> list[tuple[int, int]]:
@@ -115,19 +114,6 @@ def _decision(row: Adjudication, users: dict[int, str]) -> GoldDecision:
 
 def _users(session: Session) -> dict[int, str]:
     return dict(session.execute(select(User.id, User.username)).all())
-
-
-def latest_decision(session: Session, item_id: int) -> Adjudication | None:
-    """The latest decision for an item, a withdrawal included."""
-    return session.scalars(
-        select(Adjudication).where(Adjudication.item_id == item_id).order_by(Adjudication.id.desc())
-    ).first()
-
-
-def gold_row(session: Session, item_id: int) -> Adjudication | None:
-    """The gold in force for an item: the latest decision, unless it is a withdrawal."""
-    row = latest_decision(session, item_id)
-    return row if row is not None and is_gold(row.source) else None
 
 
 def _lock_item(session: Session, item_id: int) -> None:
@@ -175,101 +161,6 @@ def _project_of_item(session: Session, item_id: int) -> int:
     )
 
 
-class _Version(NamedTuple):
-    """A submitted annotation as the rule and the queue read it (a plain row, not an ORM object)."""
-
-    id: int
-    item_id: int
-    annotator_id: int
-    tags: list[str]
-    no_aspects: bool
-    submitted_at: datetime | None
-    updated_at: datetime | None
-
-
-class _Decided(NamedTuple):
-    """The latest decision of an item, as a plain row."""
-
-    id: int
-    item_id: int
-    tags: list[str] | None
-    source: str
-    accepted_annotation_id: int | None
-    decided_by: int | None
-    note: str | None
-    created_at: datetime
-
-
-@dataclass
-class _ItemState:
-    """What the automatic rule and the queue need of one tagging item, read in bulk."""
-
-    item_id: int
-    translation_id: int
-    submitted: list[_Version] = field(default_factory=list)
-    assignees: set[int] = field(default_factory=set)
-    latest: _Decided | None = None
-
-    @property
-    def complete(self) -> bool:
-        done = {a.annotator_id for a in self.submitted}
-        return bool(done) and self.assignees <= done
-
-
-def _tags(raw: str | None) -> list[str] | None:
-    return None if raw is None else json.loads(raw)
-
-
-def _project_states(session: Session, project_id: int, only: list[int] | None = None) -> dict[int, _ItemState]:
-    """Every tagging item of the project (or the few ``only``) with its submitted versions, active
-    assignees and latest decision: four queries of plain rows, whatever the project's size (a
-    paper-scale project has ~48,000 items and ~95,000 annotations; ORM objects would take seconds)."""
-    in_project = (
-        select(TaggingItem.id)
-        .join(Translation, TaggingItem.translation_id == Translation.id)
-        .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
-        .where(SourceSentence.project_id == project_id)
-    )
-    if only is not None:
-        in_project = in_project.where(TaggingItem.id.in_(only))
-    states = {
-        item_id: _ItemState(item_id, translation_id)
-        for item_id, translation_id in session.execute(
-            select(TaggingItem.id, TaggingItem.translation_id).where(TaggingItem.id.in_(in_project))
-        )
-    }
-    by_translation = {s.translation_id: s for s in states.values()}
-    for row in session.execute(
-        select(Annotation.id, Annotation.item_id, Annotation.annotator_id, cast(Annotation.tags, Text),
-               Annotation.no_aspects, Annotation.submitted_at, Annotation.updated_at)
-        .where(Annotation.item_id.in_(in_project), Annotation.status == Status.SUBMITTED)
-        .order_by(Annotation.item_id, Annotation.submitted_at, Annotation.id)
-    ):
-        states[row[1]].submitted.append(_Version(row[0], row[1], row[2], _tags(row[3]), *row[4:]))
-    for translation_id, user_id in session.execute(
-        select(AnnotationAssignment.translation_id, AnnotationAssignment.user_id)
-        .join(Translation, AnnotationAssignment.translation_id == Translation.id)
-        .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
-        .where(SourceSentence.project_id == project_id, AnnotationAssignment.status.not_in(INACTIVE))
-    ):
-        if translation_id in by_translation:
-            by_translation[translation_id].assignees.add(user_id)
-    latest_ids = select(func.max(Adjudication.id)).where(Adjudication.item_id.in_(in_project)).group_by(
-        Adjudication.item_id)
-    for row in session.execute(
-        select(Adjudication.id, Adjudication.item_id, cast(Adjudication.tags, Text), Adjudication.source,
-               Adjudication.accepted_annotation_id, Adjudication.decided_by, Adjudication.note,
-               Adjudication.created_at)
-        .where(Adjudication.id.in_(latest_ids))
-    ):
-        states[row[1]].latest = _Decided(row[0], row[1], _tags(row[2]), *row[3:])
-    return states
-
-
-def _project_k(session: Session, project_id: int) -> int:
-    return session.scalar(select(Project.annotators_per_item).where(Project.id == project_id)) or 1
-
-
 def sync_agreed(engine: Engine, project_id: int) -> int:
     """Bring every item's automatic gold up to date with its annotators (e.g. after an import or a
     reassignment). Returns rows written.
@@ -288,15 +179,12 @@ def sync_agreed(engine: Engine, project_id: int) -> int:
 
 def _due_steps(session: Session, project_id: int, items: set[int] | None = None) -> dict[int, GoldStep]:
     """item id → the decision the automatic rule would append now (items that need none are left out)."""
-    k = _project_k(session, project_id)
-    only = sorted(items) if items is not None and len(items) <= 500 else None
+    k = _annotators_per_item(session, project_id)
     steps = {}
-    for s in _project_states(session, project_id, only).values():
-        if items is not None and s.item_id not in items:
-            continue
+    for s in _item_states(session, project_id, items).values():
         step = next_automatic_decision(
             s.latest.source if s.latest is not None else None, s.latest.tags if s.latest is not None else None,
-            [list(a.tags) for a in s.submitted], s.complete, k,
+            s.submitted, s.complete, k,
         )
         if step is not None:
             steps[s.item_id] = step
@@ -330,7 +218,7 @@ def apply_automatic_rule_to_new_items(
     the project back. ``submitted``: item -> (annotator id, tags) of its submitted annotations in the
     order the rule reads them (submission time, then id); ``assignees``: item -> its active assignees.
     Returns decisions written."""
-    k = _project_k(session, project_id)
+    k = _annotators_per_item(session, project_id)
     steps = {}
     for item_id, versions in submitted.items():
         done = {annotator for annotator, _ in versions}
@@ -383,30 +271,43 @@ def _project_items(session: Session, project_id: int) -> list[int]:
     )
 
 
-def _entry(
-    users: dict[int, str], item_id: int, translation_id: int, tokens: list[str], sentence_key: str, phase: str,
-    translator_id: int, submitted: list, latest, k: int,
-) -> QueueEntry:
-    """One item side by side: its annotators' versions, and the gold in force if it still holds."""
-    versions = [
-        AnnotatorVersion(a.id, users.get(a.annotator_id, "?"), list(a.tags), a.no_aspects, a.submitted_at,
-                         a.updated_at)
-        for a in submitted
+def _versions(session: Session, users: dict[int, str], state: ItemState) -> list[AnnotatorVersion]:
+    rows = {
+        row[0]: row for row in session.execute(
+            select(Annotation.id, Annotation.no_aspects, Annotation.submitted_at, Annotation.updated_at)
+            .where(Annotation.id.in_(state.annotation_ids))
+        )
+    }
+    return [
+        AnnotatorVersion(annotation_id, users.get(annotator, "?"), list(tags), rows[annotation_id][1],
+                         rows[annotation_id][2], rows[annotation_id][3])
+        for annotation_id, annotator, tags in zip(state.annotation_ids, state.annotators, state.submitted)
     ]
-    gold = latest if latest is not None and is_gold(latest.source) else None
-    decision = _decision(gold, users) if gold is not None else None
+
+
+def _gold_decision(session: Session, users: dict[int, str], item_id: int, gold: Gold | None,
+                   versions: list[AnnotatorVersion]) -> GoldDecision | None:
+    """The gold in force as the page shows it: the stored decision that carries it, or the automatic
+    rule's gold not written yet (no id; dated by the latest submission it rests on)."""
+    if gold is None:
+        return None
+    if gold.decision_id is not None:
+        return _decision(session.get(Adjudication, gold.decision_id), users)
+    moment = max((v.submitted_at for v in versions if v.submitted_at), default=None) or utcnow()
+    return GoldDecision(None, item_id, list(gold.tags), gold.source, None, None, None, moment)
+
+
+def _entry(session: Session, users: dict[int, str], state: ItemState, details: tuple, k: int) -> QueueEntry:
+    """One item side by side: its annotators' versions, and its gold in force (``corpus.gold.in_force``)."""
+    tokens, sentence_key, phase, translator_id = details
+    versions = _versions(session, users, state)
+    decision = _gold_decision(session, users, state.item_id, state.gold(k), versions)
     newest_edit = max((v.updated_at for v in versions if v.updated_at), default=None)
-    if (
-        decision is not None
-        and decision.source in AUTOMATIC_SOURCES
-        and not automatic_gold_holds(decision.tags, [v.tags for v in versions], k)
-    ):
-        decision = None  # not withdrawn yet (e.g. annotations imported since), but no longer carried
     resolved = decision is not None and (
         decision.source in AUTOMATIC_SOURCES or newest_edit is None or newest_edit <= decision.created_at
     )
     return QueueEntry(
-        item_id=item_id, translation_id=translation_id, sentence_key=sentence_key, phase=phase,
+        item_id=state.item_id, translation_id=state.translation_id, sentence_key=sentence_key, phase=phase,
         translator=users.get(translator_id, "?"), tokens=list(tokens), versions=versions,
         disagreement=token_disagreement([v.tags for v in versions]), gold=decision, resolved=resolved,
     )
@@ -431,16 +332,15 @@ def disagreement_queue(engine: Engine, project_id: int, include_resolved: bool =
     """Complete items whose annotators disagree, worst (most differing tokens) first."""
     with Session(reader(engine)) as session:
         users = _users(session)
-        k = _project_k(session, project_id)
+        k = _annotators_per_item(session, project_id)
         disagreeing = [
-            s for s in _project_states(session, project_id).values()
-            if len(s.submitted) >= 2 and s.complete and not tags_agree([a.tags for a in s.submitted])
+            s for s in _item_states(session, project_id).values()
+            if len(s.submitted) >= 2 and s.complete and not tags_agree(s.submitted)
         ]
         details = _item_details(session, [s.item_id for s in disagreeing])
         entries = []
         for state in disagreeing:
-            entry = _entry(users, state.item_id, state.translation_id, *details[state.item_id], state.submitted,
-                           state.latest, k)
+            entry = _entry(session, users, state, details[state.item_id], k)
             if include_resolved or not entry.resolved:
                 entries.append(entry)
         entries.sort(key=lambda e: (-e.disagreement, e.item_id))
@@ -449,14 +349,12 @@ def disagreement_queue(engine: Engine, project_id: int, include_resolved: bool =
 
 def item_entry(engine: Engine, item_id: int) -> QueueEntry:
     with Session(reader(engine)) as session:
-        item = session.get(TaggingItem, item_id)
-        if item is None:
-            raise ValueError(f"no tagging item {item_id}")
         project = _project_of_item(session, item_id)
-        state = _project_states(session, project, only=[item_id])[item_id]
+        if project is None:
+            raise ValueError(f"no tagging item {item_id}")
+        state = _item_states(session, project, [item_id])[item_id]
         details = _item_details(session, [item_id])[item_id]
-        return _entry(_users(session), item_id, item.translation_id, *details, state.submitted, state.latest,
-                      _project_k(session, project))
+        return _entry(session, _users(session), state, details, _annotators_per_item(session, project))
 
 
 def _require_lead(session: Session, user_id: int) -> None:
@@ -466,10 +364,13 @@ def _require_lead(session: Session, user_id: int) -> None:
 
 
 def _require_unchanged(session: Session, item_id: int, expected: int | None) -> None:
-    """Refuse a lead's decision made against a gold in force that is no longer the one in force."""
-    current = gold_row(session, item_id)
-    if (current.id if current is not None else None) != expected:
-        raise StaleDecision(item_id, expected, _decision(current, _users(session)) if current is not None else None)
+    """Refuse a lead's decision made against a gold in force (``db.gold``) that is no longer the one in force."""
+    project = _project_of_item(session, item_id)
+    state = _item_states(session, project, [item_id]).get(item_id) if project is not None else None
+    gold = state.gold(_annotators_per_item(session, project)) if state is not None else None
+    if (gold.decision_id if gold is not None else None) != expected:
+        users = _users(session)
+        raise StaleDecision(item_id, expected, _gold_decision(session, users, item_id, gold, _versions(session, users, state)))
 
 
 def accept(
@@ -521,16 +422,10 @@ def decisions(engine: Engine, item_id: int) -> list[GoldDecision]:
 
 
 def gold_count(engine: Engine, project_id: int) -> tuple[int, int]:
-    """(items with gold, tagging items) in the project."""
+    """(items with gold in force, tagging items) in the project."""
     with Session(reader(engine)) as session:
-        items = _project_items(session, project_id)
-        if not items:
-            return 0, 0
-        latest = select(func.max(Adjudication.id)).where(Adjudication.item_id.in_(items)).group_by(Adjudication.item_id)
-        with_gold = session.scalar(
-            select(func.count()).where(Adjudication.id.in_(latest), Adjudication.source != WITHDRAWN)
-        )
-        return with_gold, len(items)
+        items = _gold_in_force(session, project_id)
+        return sum(1 for i in items.values() if i.gold is not None), len(items)
 
 
 def tagging_stamp(engine: Engine, project_id: int) -> tuple:
@@ -542,7 +437,7 @@ def tagging_stamp(engine: Engine, project_id: int) -> tuple:
     with Session(reader(engine)) as session:
         assignments = session.execute(select(
             func.count(AnnotationAssignment.id), func.max(AnnotationAssignment.id),
-            func.count(AnnotationAssignment.id).filter(AnnotationAssignment.status.in_(INACTIVE)),
+            func.count(AnnotationAssignment.id).filter(AnnotationAssignment.status.in_(INACTIVE_STATUSES)),
         )).one()
         return (*latest_save(session, project_id), *assignments)
 

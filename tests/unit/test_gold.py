@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from corpus.gold import (
+    Gold,
     GoldStep,
     automatic_gold,
     automatic_gold_holds,
+    in_force,
     is_gold,
     next_automatic_decision,
 )
@@ -74,3 +76,26 @@ def test_a_withdrawal_or_no_decision_is_not_gold():
     assert [is_gold(s) for s in (None, "withdrawn", "agreed", "single", "accepted", "edited")] == [
         False, False, True, True, True, True
     ]
+
+
+@pytest.mark.parametrize(
+    ("latest", "submitted", "complete", "k", "gold"),
+    [
+        (None, [X, X], True, 2, Gold("agreed", X, None)),  # agreement the rule has not written yet
+        (None, [X, X], False, 2, None),  # 3 assigned, 2 submitted the same tags: nobody's gold yet
+        (None, [X], True, 2, None),
+        (None, [X], True, 1, Gold("single", X, None)),
+        (GoldStep("agreed", X), [X, X], True, 2, Gold("agreed", X, 7)),  # the stored decision, with its id
+        (GoldStep("agreed", X), [X, X], False, 3, Gold("agreed", X, 7)),  # a new assignee does not undo it
+        (GoldStep("agreed", X), [X, Y], True, 2, None),  # edited away, withdrawal not written yet
+        (GoldStep("agreed", X), [Y, Y], True, 2, Gold("agreed", Y, None)),
+        (GoldStep("withdrawn", None), [X, Y], True, 2, None),
+        (GoldStep("withdrawn", None), [Y, Y], True, 2, Gold("agreed", Y, None)),
+        (GoldStep("accepted", Y), [X, X], True, 2, Gold("accepted", Y, 7)),  # a lead's decision stands
+        (GoldStep("edited", Y), [X], False, 2, Gold("edited", Y, 7)),
+    ],
+    ids=["pending-agreement", "three-assigned-two-submitted", "lone-k2", "lone-k1", "stored", "new-assignee",
+         "edited-away", "agreed-again", "withdrawn", "withdrawn-then-agreed", "lead-accepted", "lead-edited"],
+)
+def test_the_gold_in_force_is_the_latest_decision_as_the_rule_leaves_it(latest, submitted, complete, k, gold):
+    assert in_force(latest, 7 if latest is not None else None, submitted, complete, k) == gold
