@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
 LABELS = "BIO"
 FLEISS_SETTINGS = "statsmodels fleiss_kappa(method='fleiss') over tokens; categories B, I, O"
@@ -110,6 +109,8 @@ def _fleiss_checks(table: np.ndarray, labels: str | None) -> KappaResult | None:
 
 
 def _statsmodels_fleiss(table: np.ndarray, n_items: int, raters: int) -> KappaResult:
+    from statsmodels.stats.inter_rater import fleiss_kappa  # here: statsmodels brings scipy (~140 MB, ~1.5 s)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         kappa = float(fleiss_kappa(table, method="fleiss"))
@@ -168,6 +169,8 @@ def fleiss_from_patterns(
     present = np.flatnonzero(frequency)
     pattern_counts = (present[:, None] // place[None, :]) % base
     representatives = np.stack([np.repeat(np.arange(n_cat), row) for row in pattern_counts])
+    from statsmodels.stats.inter_rater import aggregate_raters  # late, as in _statsmodels_fleiss
+
     patterns, _ = aggregate_raters(representatives, n_cat=n_cat)
     problem = _fleiss_checks(patterns, labels)
     if problem is not None:
@@ -458,6 +461,8 @@ def cohen_from_confusion(confusion: np.ndarray, labels: str = LABELS) -> KappaRe
         return KappaResult(
             None, f"both annotators gave every token the same label ({only}): kappa undefined", n, 2
         )
+    from statsmodels.stats.inter_rater import cohens_kappa  # late, as in _statsmodels_fleiss
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         kappa = float(cohens_kappa(confusion, return_results=False))
