@@ -41,6 +41,7 @@ from db.models import (
     TranslationAssignment,
     User,
 )
+from db.project_settings import settings_in
 from corpus.vocabulary import Status
 
 SUBMITTED = Status.SUBMITTED
@@ -204,9 +205,9 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
 
 
 def project_settings(session: Session, project_id: int) -> dict:
-    project = session.get(Project, project_id)
-    if project is None:
-        raise ValueError(f"no project with id {project_id}")
+    """The settings the dashboard states, read by the one reader (``db.project_settings``: a missing
+    project is ``ProjectNotFound``)."""
+    project = settings_in(session, project_id)
     return {
         "name": project.name,
         "translators_per_phase": project.translators_per_phase,

@@ -25,6 +25,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from db.conflicts import SavedFirst
 from db.models import Annotation, Translation
 from db.revisions import record_revision
 from db.write_gate import write_turn
@@ -37,7 +38,7 @@ ENTITY_BY_TABLE = {"translations": "translation", "annotations": "annotation"}
 PROTECTED = frozenset({"id", "version", "created_at"})
 
 
-class EditConflict(RuntimeError):
+class EditConflict(SavedFirst):
     """Somebody else saved this record since it was loaded; nothing was written.
 
     ``mine`` is what this save tried to store (the loaded snapshot with the changes applied);
@@ -52,8 +53,6 @@ class EditConflict(RuntimeError):
         self.entity_id = entity_id
         self.expected_version = expected_version
         self.current_version = current_version
-        self.mine = mine
-        self.theirs = theirs
         if theirs is None and entity_id is not None:
             detail = "it no longer exists"
         elif expected_version is None:
@@ -61,7 +60,14 @@ class EditConflict(RuntimeError):
         else:
             detail = f"you loaded version {expected_version}, it is now version {current_version}"
         super().__init__(f"{entity} {entity_id if entity_id is not None else '(new)'} was changed by someone else: "
-                         f"{detail}; reload to see both versions")
+                         f"{detail}; reload to see both versions", mine=mine, theirs=theirs,
+                         when=_stored_moment(theirs))
+
+
+def _stored_moment(theirs: dict[str, Any] | None) -> datetime | None:
+    """When the stored version was saved, from its snapshot (ISO text)."""
+    value = (theirs or {}).get("updated_at")
+    return datetime.fromisoformat(value) if isinstance(value, str) else None
 
 
 def entity_name(row: object) -> str:
