@@ -1,7 +1,7 @@
 """Benchmark of automatic gold and the adjudication queue at the paper's scale: ``python -m bench.bench_adjudication``.
 
-Builds the export benchmark's synthetic corpus (5,989 sentences, 4 translators x 2 phases, 2
-annotators on every translation) in a temporary SQLite database and prints: the first
+Builds the benchmarks' synthetic project (``bench.synthetic``: 5,989 sentences, 4 translators per
+phase, 2 of 4 annotators on every translation) in a temporary SQLite database and prints: the first
 ``sync_agreed`` (every agreed item becomes gold at once, as after a restore that bypassed the
 rule), a second one with nothing to do (what the Adjudication page pays after a change), and the
 disagreement queue. No targets are set by an issue; the page reads both once per change.
@@ -15,13 +15,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.synthetic import PAPER_SENTENCES, build_corpus
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_adjudication", description=__doc__.splitlines()[0])
-    parser.add_argument("--sentences", type=int, default=5989)
+    parser.add_argument("--sentences", type=int, default=PAPER_SENTENCES)
     args = parser.parse_args(argv)
 
-    from bench.bench_export import build_corpus
     from db.adjudication import disagreement_queue, gold_count, sync_agreed
     from db.engine import make_engine
     from db.schema import default_project, upgrade

@@ -1,10 +1,10 @@
 """Benchmark of the agreement figures at the seed paper's scale: ``python -m bench.bench_agreement``.
 
-Builds a synthetic corpus (5,989 sentences, 4 translators x 2 phases, 2 annotators on every
-translation) in a temporary SQLite database with bulk inserts, then prints: the time of all
-figures from the database, a plain ``rouge_score`` loop over the same pairs (speed-up and a check
-that every value is identical), the figures on a corpus ten times larger, and the dashboard's
-render time cold and warm (Streamlit AppTest).
+Builds the benchmarks' synthetic project (``bench.synthetic``: 5,989 sentences, 4 translators per
+phase, 2 of 4 annotators on every translation) in a temporary SQLite database with bulk inserts, then
+prints: the time of all figures from the database, a plain ``rouge_score`` loop over the same pairs
+(speed-up and a check that every value is identical), the figures on a corpus ten times larger, and
+the dashboard's render time cold and warm (Streamlit AppTest).
 """
 
 from __future__ import annotations
@@ -12,208 +12,15 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import random
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from pathlib import Path
 
+from bench.synthetic import PAPER_SENTENCES, generate, write_corpus
 from corpus.agreement import MetricsInput, SentenceInfo, TagSet, TranslationInfo
-from corpus.bio import char_span_to_token_span, spans_to_tags
-from corpus.tokens import TOKENIZER_SIGNATURE, tokenize_with_offsets
-from corpus.vocabulary import Status
 
-PAPER_SENTENCES = 5989
-TRANSLATORS = ("asha", "bilal", "chitra", "dev")
-ANNOTATORS = ("meera", "nikhil", "priya", "rohan")
 TARGETS = {"metrics_s": 1.0, "speedup": 20.0, "tenfold_s": 10.0, "render_cold_s": 1.5, "render_warm_s": 0.3}
-
-_CONSONANTS = "कखगघचछजझटठडढतथदधनपफबभमयरलवशसह"
-_MATRAS = ["", "ा", "ि", "ी", "ु", "ू", "े", "ै", "ो", "ौ", "ं"]
-_ENGLISH = "the staff was so food good great service and very but place price menu wait table we it".split()
-
-
-def _vocabulary(rng: random.Random, size: int) -> list[str]:
-    words: set[str] = set()
-    while len(words) < size:
-        n = rng.choice((1, 2, 2, 3, 3, 4))
-        words.add("".join(rng.choice(_CONSONANTS) + rng.choice(_MATRAS) for _ in range(n)))
-    return sorted(words)
-
-
-@dataclass
-class SyntheticCorpus:
-    """Plain rows ready for bulk insert, and the same data as metrics input."""
-
-    sentences: list[dict] = field(default_factory=list)
-    aspects: list[dict] = field(default_factory=list)
-    translations: list[dict] = field(default_factory=list)
-    alignments: list[dict] = field(default_factory=list)
-    items: list[dict] = field(default_factory=list)
-    annotations: list[dict] = field(default_factory=list)
-
-
-def _variant(rng: random.Random, base: list[str], vocab: list[str]) -> list[str]:
-    out: list[str] = []
-    for w in base:
-        r = rng.random()
-        if r < 0.06:
-            continue
-        out.append(rng.choice(vocab) if r < 0.22 else w)
-        if rng.random() < 0.04:
-            out.append(rng.choice(vocab))
-    return out or base[:1]
-
-
-def _tags_with_noise(rng: random.Random, n_tokens: int, spans: list[tuple[int, int]]) -> list[str]:
-    spans = list(spans)
-    r = rng.random()
-    if spans and r < 0.03:
-        spans.pop(rng.randrange(len(spans)))
-    elif r < 0.05 and n_tokens > 1:
-        start = rng.randrange(n_tokens)
-        candidate = (start, start + 1)
-        if all(candidate[1] <= s or candidate[0] >= e for s, e in spans):
-            spans.append(candidate)
-    return spans_to_tags(n_tokens, sorted(spans))
-
-
-def build_corpus(n_sentences: int, seed: int = 5) -> SyntheticCorpus:
-    """A corpus shaped like the paper's: about one aspect per sentence, 8 translations each."""
-    rng = random.Random(seed)
-    vocab = _vocabulary(rng, 6000)
-    weights = [1.0 / (i + 1) for i in range(len(vocab))]
-    corpus = SyntheticCorpus()
-    start = datetime(2026, 1, 5, 9, 0)
-    t_id = item_id = ann_id = al_id = asp_id = 0
-    for s_pk in range(1, n_sentences + 1):
-        domain = "restaurant" if s_pk % 2 else "laptop"
-        split = "test" if s_pk % 5 == 0 else "train"
-        source_words = rng.choices(_ENGLISH, k=rng.randint(6, 22))
-        n_aspects = rng.choice((0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3))
-        positions = sorted(rng.sample(range(len(source_words)), min(n_aspects, len(source_words))))
-        offsets, text_parts, pos = [], [], 0
-        for w in source_words:
-            offsets.append((pos, pos + len(w)))
-            text_parts.append(w)
-            pos += len(w) + 1
-        corpus.sentences.append({
-            "id": s_pk, "project_id": 1, "domain": domain, "split": split, "sentence_id": str(s_pk),
-            "text": " ".join(text_parts) + ".", "ordinal": s_pk, "flags": [],
-        })
-        aspect_ids = []
-        for position, p in enumerate(positions):
-            asp_id += 1
-            aspect_ids.append(asp_id)
-            corpus.aspects.append({
-                "id": asp_id, "sentence_id": s_pk, "position": position, "term": source_words[p],
-                "start": offsets[p][0], "end": offsets[p][1], "polarity": "positive", "flags": [],
-            })
-        base = rng.choices(vocab, weights=weights, k=rng.randint(7, 24))
-        aspect_words = rng.sample(range(len(base)), min(len(aspect_ids), len(base)))
-        for phase_index, phase in enumerate(("aware", "blind")):
-            for tr_index, translator in enumerate(TRANSLATORS):
-                t_id += 1
-                submitted = start + timedelta(hours=rng.randrange(24 * 7 * 8))
-                untranslatable = rng.random() < 0.01
-                words = _variant(rng, base, vocab)
-                kept_words = [base[i] for i in aspect_words if base[i] in words]
-                if phase == "blind" and kept_words and rng.random() < 0.06:
-                    victim = kept_words.pop()
-                    words = [w for w in words if w != victim]
-                text = None if untranslatable else " ".join(words) + ("।" if rng.random() < 0.8 else "")
-                corpus.translations.append({
-                    "id": t_id, "sentence_id": s_pk, "phase": phase, "translator_id": tr_index + 1,
-                    "text": text, "untranslatable": untranslatable,
-                    "untranslatable_reason": "idiom" if untranslatable else None, "status": Status.SUBMITTED,
-                    "time_spent_s": 30.0, "version": 1, "created_at": submitted, "updated_at": submitted,
-                    "submitted_at": submitted,
-                })
-                if untranslatable:
-                    continue
-                tokens = tokenize_with_offsets(text)
-                spans: list[tuple[int, int]] = []
-                for aspect_id, i in zip(aspect_ids, aspect_words):
-                    hit = next((tok for tok in tokens if tok.text == base[i]), None)
-                    if phase == "aware":
-                        al_id += 1
-                        corpus.alignments.append({
-                            "id": al_id, "translation_id": t_id, "aspect_term_id": aspect_id,
-                            "start": hit.start if hit else None, "end": hit.end if hit else None,
-                            "dropped": hit is None, "drop_reason": None if hit else "not rendered",
-                        })
-                    if hit is not None:
-                        span = char_span_to_token_span(tokens, hit.start, hit.end)
-                        if span and span not in spans:
-                            spans.append(span)
-                item_id += 1
-                corpus.items.append({
-                    "id": item_id, "translation_id": t_id, "tokens": [t.text for t in tokens],
-                    "tokenizer": TOKENIZER_SIGNATURE, "translation_version": 1, "created_at": submitted,
-                })
-                first = (tr_index + phase_index + s_pk) % len(ANNOTATORS)
-                for k in range(2):
-                    ann_id += 1
-                    when = submitted + timedelta(hours=1 + rng.randrange(72))
-                    corpus.annotations.append({
-                        "id": ann_id, "item_id": item_id, "annotator_id": len(TRANSLATORS) + 1 + (first + k) % len(ANNOTATORS),
-                        "tags": _tags_with_noise(rng, len(tokens), sorted(spans)), "no_aspects": not spans,
-                        "status": Status.SUBMITTED, "time_spent_s": 20.0, "version": 1, "created_at": when,
-                        "updated_at": when, "submitted_at": when,
-                    })
-    return corpus
-
-
-def as_metrics_input(corpus: SyntheticCorpus, annotators_per_item: int = 2) -> MetricsInput:
-    """The same data as the database loader would return it, without a database."""
-    names = {i + 1: n for i, n in enumerate((*TRANSLATORS, *ANNOTATORS))}
-    aspect_counts: dict[int, int] = {}
-    for a in corpus.aspects:
-        aspect_counts[a["sentence_id"]] = aspect_counts.get(a["sentence_id"], 0) + 1
-    mapped: dict[int, int] = {}
-    for link in corpus.alignments:
-        mapped[link["translation_id"]] = mapped.get(link["translation_id"], 0) + (0 if link["dropped"] else 1)
-    item_translation = {i["id"]: i["translation_id"] for i in corpus.items}
-    return MetricsInput(
-        [SentenceInfo(s["id"], s["sentence_id"], s["domain"], s["split"], s["text"], aspect_counts.get(s["id"], 0), s["ordinal"])
-         for s in corpus.sentences],
-        [TranslationInfo(t["id"], t["sentence_id"], t["phase"], names[t["translator_id"]], t["text"], t["untranslatable"],
-                         t["submitted_at"], mapped.get(t["id"])) for t in corpus.translations],
-        [TagSet(item_translation[a["item_id"]], names[a["annotator_id"]], "".join(a["tags"]), a["submitted_at"])
-         for a in corpus.annotations],
-        {},
-        annotators_per_item,
-    )
-
-
-def write_corpus(engine, corpus: SyntheticCorpus) -> None:
-    """Bulk inserts (executemany) into a migrated database whose first project is id 1."""
-    from sqlalchemy import insert
-
-    from db.models import (
-        Annotation,
-        AspectAlignment,
-        AspectTerm,
-        SourceSentence,
-        TaggingItem,
-        Translation,
-        User,
-        UserRole,
-    )
-
-    users = [{"id": i + 1, "username": n, "display_name": n, "active": True, "failed_logins": 0, "session_epoch": 0}
-             for i, n in enumerate((*TRANSLATORS, *ANNOTATORS))]
-    roles = [{"user_id": u["id"], "role": "translator" if u["username"] in TRANSLATORS else "annotator"} for u in users]
-    with engine.begin() as conn:
-        for table, rows in (
-            (User, users), (UserRole, roles), (SourceSentence, corpus.sentences), (AspectTerm, corpus.aspects),
-            (Translation, corpus.translations), (AspectAlignment, corpus.alignments), (TaggingItem, corpus.items),
-            (Annotation, corpus.annotations),
-        ):
-            if rows:
-                conn.execute(insert(table.__table__), rows)
 
 
 def scaled_input(base: MetricsInput, factor: int) -> MetricsInput:
@@ -304,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         engine = make_engine(url)
         upgrade(engine)
         t0 = time.perf_counter()
-        synthetic = build_corpus(args.sentences)
+        synthetic = generate(args.sentences)
         t1 = time.perf_counter()
         write_corpus(engine, synthetic)
         t2 = time.perf_counter()

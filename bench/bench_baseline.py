@@ -1,6 +1,6 @@
 """Benchmark: the CRF baseline on a paper-scale synthetic corpus (5,989 sentences); target < 60 s of training.
 
-Builds the export benchmark's synthetic project (``bench.bench_export.build_corpus``) in a temporary
+Builds the benchmarks' synthetic project (``bench.synthetic.build_corpus``) in a temporary
 SQLite database, reads both sides as ``python -m corpus baseline`` does, then times training and scoring:
 once as the project stands (train -> test split on both sides) and once as a project without a test
 split (5-fold cross-validation over train, five models per domain and side: the slow case), and one
@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.synthetic import PAPER_SENTENCES, build_corpus
+
 TARGET_S = 60.0
 
 
@@ -29,9 +31,8 @@ def _timed(fn):
     return result, time.perf_counter() - t0, time.process_time() - c0
 
 
-def run(n_sentences: int = 5989) -> dict:
+def run(n_sentences: int = PAPER_SENTENCES) -> dict:
     from corpus.baseline import CrfSettings, dataset_baseline, train
-    from bench.bench_export import build_corpus
     from db.baseline_data import english_sequences, hindi_sequences
     from db.engine import make_engine
     from db.schema import upgrade
@@ -58,7 +59,7 @@ def _f1(report: dict, side: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sentences", type=int, default=5989)
+    parser.add_argument("--sentences", type=int, default=PAPER_SENTENCES)
     args = parser.parse_args(argv)
     r = run(args.sentences)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
