@@ -1,6 +1,6 @@
 """Benchmark: the project archive of a paper-scale corpus (5,989 sentences): size, backup and restore times.
 
-Builds the synthetic project of ``bench.bench_export`` in a temporary SQLite database, adds one revision per
+Builds the benchmarks' synthetic project (``bench.synthetic``) in a temporary SQLite database, adds one revision per
 translation and annotation (a save's snapshot, as the app writes them), then times backup → restore into an
 empty SQLite database → backup again (checking the bytes are identical), and the same through PostgreSQL when
 ``--pg URL`` names an empty, migrated database (or a server where it may create one with ``--pg-create``).
@@ -51,7 +51,7 @@ def _timed(label: str, fn, results: dict):  # noqa: ANN001, ANN202
 
 
 def run(n_sentences: int, pg_url: str | None, keep: str | None = None) -> dict:
-    from bench.bench_export import build_corpus
+    from bench.synthetic import build_corpus
     from db.backup import make_backup, restore_archive
     from db.engine import make_engine
     from db.schema import upgrade

@@ -1,7 +1,7 @@
 """Benchmark: restore a paper-scale work file with ``import-work``: ``python -m bench.bench_import_work``.
 
-Builds the export benchmark's synthetic project (5,989 sentences, 4 translators x 2 phases, 2 annotators
-on every translation: ~47,900 translations, ~95,800 annotations) in a temporary SQLite database, dumps it
+Builds the benchmarks' synthetic project (``bench.synthetic``: 5,989 sentences, 4 translators per phase, 2 of
+4 annotators on every translation: ~47,900 translations, ~95,000 annotations) in a temporary SQLite database, dumps it
 as a work file (``dump-work``), then, each in a fresh subprocess so that peak memory (its own ``VmHWM``) is
 the run's own:
 
@@ -99,8 +99,8 @@ _PEAK = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM'))
 
 
 def stamp_submissions(engine) -> None:
-    """Give every submitted translation and annotation a submission time, as the app does (the generator
-    leaves it empty, and an import stamps such records with its own time: the dump would then differ)."""
+    """Give every submitted translation and annotation a submission time, as the app does (a project made
+    without one would be stamped by an import with its own time: the dump would then differ)."""
     from sqlalchemy import update
 
     from db.models import Annotation, Translation
@@ -112,8 +112,8 @@ def stamp_submissions(engine) -> None:
 
 
 def make_work_file(path: Path, n_sentences: int) -> dict:
-    """The export benchmark's synthetic project, dumped as a work file at ``path``."""
-    from bench.bench_export import build_corpus
+    """The benchmarks' synthetic project (``bench.synthetic``), dumped as a work file at ``path``."""
+    from bench.synthetic import build_corpus
     from corpus.workfile import dump_work_file
     from db.engine import make_engine
     from db.schema import upgrade
