@@ -6,7 +6,7 @@ import streamlit as st
 from corpus.spreadsheet import frame_csv
 from db.browse import domains_and_splits, list_sentences
 from ui.common import get_engine, require_role
-from ui.render import highlight_spans_html
+from ui.chips import marked_text
 from ui.text import md_escape
 
 require_role("lead")
@@ -37,7 +37,7 @@ st.download_button("Download CSV", frame_csv(table), "sentences.csv", "text/csv"
 labels = {f"{v.domain}/{v.split}/{v.sentence_id}": v for v in views}
 choice = st.selectbox("Open a sentence", list(labels), key="browse_open")
 view = labels[choice]
-st.markdown(highlight_spans_html(view.text, [(a[1], a[2]) for a in view.aspects]), unsafe_allow_html=True)
+st.markdown(marked_text(view.text, [(a[1], a[2]) for a in view.aspects]), unsafe_allow_html=True)
 if view.aspects:
     st.dataframe(pd.DataFrame([{"term": a[0], "from": a[1], "to": a[2], "polarity": a[3] or "—",
                                 "review": ", ".join(a[4])} for a in view.aspects]), hide_index=True)

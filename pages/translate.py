@@ -40,6 +40,7 @@ from db.translation import (
 )
 from db.typing import accepted_pairs, record_accepted
 from ui.api_routes import SESSION_COOKIE, SUGGEST_PATH, warm_model
+from ui.chips import marked_text
 from ui.common import get_engine, project_id, require_role
 from ui.hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
 from ui.text import md_escape
@@ -48,19 +49,6 @@ from corpus.vocabulary import Status
 TASK_PARAM = "task"
 TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)
 EDITOR_LABEL = "Your Hindi translation"
-
-
-def source_markdown(text: str, spans: list[tuple[int, int]]) -> str:
-    """The sentence with the given character spans highlighted (escaped; no HTML)."""
-    out, pos = [], 0
-    for start, end in sorted(spans):
-        if start < pos:
-            continue
-        out.append(md_escape(text[pos:start]))
-        out.append(f":orange-background[**{md_escape(text[start:end])}**]")
-        pos = end
-    out.append(md_escape(text[pos:]))
-    return "".join(out)
 
 
 user = require_role("translator")
@@ -352,7 +340,7 @@ left, right = st.columns([3, 2], gap="large")
 with left:
     st.subheader("Aspect-aware translation" if aware else "Blind translation")
     st.caption(md_escape(f"{task.domain} · {task.split} · sentence {task.sentence_id}"))
-    st.markdown(source_markdown(task.source_text, [(a.start, a.end) for a in task.aspects]))
+    st.markdown(marked_text(task.source_text, [(a.start, a.end) for a in task.aspects]), unsafe_allow_html=True)
 
     if not editable:
         st.info("Submitted. Ask your lead if it needs to be reopened.")

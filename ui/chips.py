@@ -1,5 +1,5 @@
-"""Token chips as HTML for the tagging and adjudication views. Every token and term is escaped, so a
-translation holding ``<script>`` or ``<img onerror=...>`` shows as text and never runs."""
+"""Token chips and highlighted text as HTML for the editor pages. Every token, term and text is escaped,
+so a translation holding ``<script>`` or ``<img onerror=...>`` shows as text and never runs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import html
 from collections.abc import Sequence
 
 from corpus.bio import spans_to_tags
+from corpus.highlight import highlight_segments
 
+MARK_STYLE = "background:#fff0a8"
 _BASE = "display:inline-block;margin:2px 1px;padding:2px 6px;border-radius:6px;font-size:1.05rem;"
 _STYLE = {
     "O": _BASE + "border:1px solid #ccc;background:#fafafa;",
@@ -35,16 +37,13 @@ def token_chips(
 
 
 def marked_text(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """Plain text with character spans highlighted (the English source and its aspect terms)."""
-    out, last = [], 0
-    for start, end in sorted(spans):
-        if start < last:
-            continue
-        out.append(html.escape(text[last:start]))
-        out.append(f'<mark style="background:#fff0a8">{html.escape(text[start:end])}</mark>')
-        last = end
-    out.append(html.escape(text[last:]))
-    return f'<div class="source-text">{"".join(out)}</div>'
+    """Plain text with character spans highlighted (the English source and its aspect terms), every piece
+    escaped. Which characters are marked is ``corpus.highlight``'s rule: overlapping spans merge."""
+    body = "".join(
+        f'<mark style="{MARK_STYLE}">{html.escape(piece)}</mark>' if marked else html.escape(piece)
+        for piece, marked in highlight_segments(text, spans)
+    )
+    return f'<div class="source-text" style="white-space:pre-wrap;line-height:1.8">{body}</div>'
 
 
 def span_text(tokens: Sequence[str], span: tuple[int, int]) -> str:

@@ -28,3 +28,14 @@ def test_marked_text_escapes_the_source_inside_and_outside_highlights():
     assert "<img" not in html and "<b>" not in html
     assert f'<mark style="background:#fff0a8">{ESCAPED}</mark>' in html
     assert "staff &amp; " in html and "&lt;b&gt;food&lt;/b&gt;</mark>" in html
+
+
+def test_marked_text_merges_overlapping_aspects_into_one_mark():
+    """The Tag, Adjudication, Translate and Sentences pages all mark the source this way (corpus.highlight)."""
+    text = "the staff service & food"
+    staff = (text.index("staff"), text.index("staff") + 5)
+    staff_service = (staff[0], text.index("service") + 7)
+    html = marked_text(text, [staff, staff_service, (text.index("food"), len(text))])
+    assert html.count("<mark") == 2
+    assert '<mark style="background:#fff0a8">staff service</mark> &amp; <mark' in html
+    assert ">staff</mark>" not in html
