@@ -20,6 +20,22 @@ from corpus.workfile import check_name, check_string
 
 Problems = list[LocatedError]
 
+# What a SemEval file name says (e.g. ``Laptops_Test_Gold.xml``, ``Restaurants_Train_v2.xml``).
+_NAME_DOMAINS = ("laptop", "restaurant")
+_NAME_SPLITS = ("train", "test")
+
+
+def _one_named(name: str, words: tuple[str, ...]) -> str | None:
+    found = [word for word in words if word in name]
+    return found[0] if len(found) == 1 else None
+
+
+def domain_and_split_from_name(filename: str) -> tuple[str | None, str | None]:
+    """The domain and split a file's name says, each None when it names none or both (a guess the importer
+    shows as a pre-filled choice, never a silent default)."""
+    name = filename.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
+    return _one_named(name, _NAME_DOMAINS), _one_named(name, _NAME_SPLITS)
+
 
 class _LineTreeBuilder(ET.TreeBuilder):
     """Records the source line of every element so errors can say where."""

@@ -1,10 +1,12 @@
-"""Lead: import SemEval-2014 XML or a work file from the browser — preview, then all or nothing."""
+"""Lead: import SemEval-2014 XML or a work file from the browser. For XML the domain and split are chosen
+first (filled in from the file name when it says them), the preview repeats what goes where, then all or
+nothing."""
 
 import pandas as pd
 import streamlit as st
 
 from corpus.errors import InputRejected
-from corpus.semeval import parse_semeval
+from corpus.semeval import domain_and_split_from_name, parse_semeval
 from db.importing import import_sentences
 from db.workfile import import_work_file
 from ui.common import get_engine, require_role
@@ -28,36 +30,68 @@ def error_table(errors) -> None:
 
 semeval_tab, work_tab = st.tabs(["SemEval-2014 XML", "Work file (JSONL)"])
 
+DOMAINS, SPLITS = ("restaurant", "laptop"), ("train", "test")
+
+
+def prefill_from_file_name() -> tuple[str | None, str | None]:
+    """Fill an empty domain or split choice with what the uploaded file's name says (the uploader's value
+    is in session state before it is drawn below the choices). Returns what the name says."""
+    upload = st.session_state.get("semeval_file")
+    if upload is None:
+        return None, None
+    said = domain_and_split_from_name(upload.name)
+    for key, value in zip(("semeval_domain", "semeval_split"), said):
+        if value is not None and st.session_state.get(key) is None:
+            st.session_state[key] = value
+    return said
+
+
 with semeval_tab:
-    upload = st.file_uploader("SemEval-2014 XML file", type=["xml"], key="semeval_file")
+    said_domain, said_split = prefill_from_file_name()
+    st.markdown("**1. Where the sentences go**")
     c1, c2 = st.columns(2)
-    domain = c1.selectbox("Domain", ["restaurant", "laptop"], key="semeval_domain")
-    split = c2.selectbox("Split", ["train", "test"], key="semeval_split")
+    domain = c1.selectbox("Domain", DOMAINS, index=None, key="semeval_domain", placeholder="Choose the domain")
+    split = c2.selectbox("Split", SPLITS, index=None, key="semeval_split", placeholder="Choose the split")
+    st.caption("Filled in from the file's name when it says Laptop or Restaurant and Train or Test; check them.")
+    st.markdown("**2. The file**")
+    upload = st.file_uploader("SemEval-2014 XML file", type=["xml"], key="semeval_file")
     if upload is not None:
         data = upload.getvalue()
+        differs = [f"{what} {said}" for what, said, chosen in (("domain", said_domain, domain),
+                                                               ("split", said_split, split))
+                   if said is not None and chosen is not None and said != chosen]
+        if differs:
+            st.warning(f"The file name {md_escape(upload.name)} says {' and '.join(differs)}; you chose "
+                       f"{domain}/{split}. Check before importing.")
         if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
             st.error(f"{md_escape(upload.name)}: the file is larger than {MAX_UPLOAD_MB} MB")
-            st.stop()
-        records, errors = parse_semeval(data, upload.name, domain, split)
-        if errors:
-            error_table(errors)
+        elif domain is None or split is None:
+            st.info("Choose the domain and the split of this file above; then it is checked and previewed.")
         else:
-            flagged = [r for r in records if r.flags]
-            m1, m2, m3 = st.columns(3)
-            m1.metric("Sentences", f"{len(records):,}")
-            m2.metric("Aspect terms", f"{sum(len(r.aspects) for r in records):,}")
-            m3.metric("Flagged for review", f"{len(flagged):,}")
-            if flagged:
-                with st.expander("Flagged sentences (imported as they are)"):
-                    st.dataframe(pd.DataFrame([{"sentence id": r.key.id, "flags": ", ".join(r.flags),
-                                                "text": r.text} for r in flagged]), hide_index=True)
-            if st.button(f"Import {len(records):,} sentences as {domain}/{split}", type="primary", key="semeval_import"):
-                try:
-                    summary = import_sentences(get_engine(), records, upload.name, actor_id=user.id)
-                except InputRejected as exc:
-                    error_table(exc.errors)
-                else:
-                    st.success(f"{md_escape(summary)}; {summary.unchanged} already present and unchanged.")
+            records, errors = parse_semeval(data, upload.name, domain, split)
+            if errors:
+                error_table(errors)
+            else:
+                flagged = [r for r in records if r.flags]
+                aspects = sum(len(r.aspects) for r in records)
+                st.info(f"Will import {len(records):,} sentences and {aspects:,} aspect terms from "
+                        f"{md_escape(upload.name)} into **{domain} / {split}**.")
+                m1, m2, m3 = st.columns(3)
+                m1.metric("Sentences", f"{len(records):,}")
+                m2.metric("Aspect terms", f"{aspects:,}")
+                m3.metric("Flagged for review", f"{len(flagged):,}")
+                if flagged:
+                    with st.expander("Flagged sentences (imported as they are)"):
+                        st.dataframe(pd.DataFrame([{"sentence id": r.key.id, "flags": ", ".join(r.flags),
+                                                    "text": r.text} for r in flagged]), hide_index=True)
+                if st.button(f"Import {len(records):,} sentences as {domain}/{split}", type="primary",
+                             key="semeval_import"):
+                    try:
+                        summary = import_sentences(get_engine(), records, upload.name, actor_id=user.id)
+                    except InputRejected as exc:
+                        error_table(exc.errors)
+                    else:
+                        st.success(f"{md_escape(summary)}; {summary.unchanged} already present and unchanged.")
 
 with work_tab:
     work_upload = st.file_uploader("Work file (JSONL)", type=["jsonl", "json", "txt"], key="work_file")
