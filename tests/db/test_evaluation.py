@@ -115,8 +115,8 @@ def test_no_test_split_means_nothing_to_score_against():
 
 @pytest.fixture
 def project(sqlite_url, engine):
-    """The export benchmark's synthetic project at 2% scale: train and test splits, final translations, gold."""
-    from bench.bench_export import build_corpus
+    """The benchmarks' synthetic project at 2% scale: train and test splits, final translations, gold."""
+    from bench.synthetic import build_corpus
 
     build_corpus(engine, 120)
     return sqlite_url, engine

@@ -8,7 +8,7 @@ from tests.support.app_pages import built_once, copied, open_file
 
 
 def _build(engine) -> dict:
-    from bench.bench_export import build_corpus
+    from bench.synthetic import build_corpus
     from db.models import User, UserRole
     from sqlalchemy.orm import Session
 
@@ -26,8 +26,8 @@ def built(tmp_path_factory, migrated_sqlite):
 
 @pytest.fixture
 def project_db(built, tmp_path, monkeypatch):
-    """A small synthetic project with train and test splits and gold (the export benchmark's generator), a lead;
-    built once per module, copied for each test."""
+    """A small synthetic project with train and test splits and gold (``bench.synthetic``), a lead; built once
+    per module, copied for each test."""
     engine = copied(built[0], tmp_path, monkeypatch)
     yield engine
     engine.dispose()
