@@ -26,6 +26,7 @@ from corpus.gold import (
 )
 from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.auth import check_writer
+from db.conflicts import SavedFirst
 from db.engine import reader, transaction
 from db.gold import ItemState, _annotators_per_item, _gold_in_force, _item_states
 from db.models import (
@@ -76,20 +77,23 @@ class GoldDecision:
         return tags_to_spans(self.tags) if self.tags is not None else []
 
 
-class StaleDecision(RuntimeError):
+class StaleDecision(SavedFirst):
     """A lead decided against a decision in force that has since been replaced (by another lead or the
-    automatic rule). Carries both: the id the lead saw and the decision now in force (None: no gold)."""
+    automatic rule). Carries both: the id the lead saw and the decision now in force (``theirs``, alias
+    ``current``; None: no gold). The lead's own decision stays with the page that made it (``mine`` None)."""
 
     def __init__(self, item_id: int, expected_id: int | None, current: GoldDecision | None) -> None:
         self.item_id = item_id
         self.expected_id = expected_id
         self.current = current
+        who = None
         if current is None:
             now = "the item no longer has gold"
         else:
             who = current.decided_by or "the automatic rule"
             now = f"{who} set gold ({current.source}) at {current.created_at:%Y-%m-%d %H:%M:%S} UTC"
-        super().__init__(f"the gold of this item changed since you loaded it: {now}; look at it and decide again")
+        super().__init__(f"the gold of this item changed since you loaded it: {now}; look at it and decide again",
+                         mine=None, theirs=current, who=who, when=current.created_at if current is not None else None)
 
 
 @dataclass(frozen=True)
@@ -272,17 +276,19 @@ def _project_items(session: Session, project_id: int) -> list[int]:
 
 
 def _versions(session: Session, users: dict[int, str], state: ItemState) -> list[AnnotatorVersion]:
+    """The item's submitted versions side by side, in the order they were submitted."""
     rows = {
         row[0]: row for row in session.execute(
             select(Annotation.id, Annotation.no_aspects, Annotation.submitted_at, Annotation.updated_at)
             .where(Annotation.id.in_(state.annotation_ids))
         )
     }
-    return [
+    versions = [
         AnnotatorVersion(annotation_id, users.get(annotator, "?"), list(tags), rows[annotation_id][1],
                          rows[annotation_id][2], rows[annotation_id][3])
         for annotation_id, annotator, tags in zip(state.annotation_ids, state.annotators, state.submitted)
     ]
+    return sorted(versions, key=lambda v: (v.submitted_at is None, v.submitted_at or datetime.min, v.annotation_id))
 
 
 def _gold_decision(session: Session, users: dict[int, str], item_id: int, gold: Gold | None,
