@@ -19,16 +19,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from db.auth import LoginFailed, authenticate, end_session, issue_login_code  # noqa: E402
 from ui.common import (  # noqa: E402
-    PAGES,
     TEST_TOKEN_STATE,
     client_address,
     current_user,
     get_engine,
+    pages_for,
     session_token,
 )
 
 HERE = Path(__file__).resolve().parent
-ENDED = "Your session ended (logged out, password changed, or account changed by a lead); log in again."
+ENDED = "Your session ended (logged out, password changed, or account changed by an admin); log in again."
 
 
 def login_page() -> None:
@@ -75,14 +75,15 @@ def main() -> None:
         st.navigation([st.Page(login_page, title="Log in", icon=":material/login:")]).run()
         return
     sections: dict[str, list] = {}
-    for file, title, icon, roles, section in PAGES:
-        if user.has(*roles) and (HERE / file).exists():
+    for file, title, icon, _, section in pages_for(user.roles):
+        if (HERE / file).exists():
             sections.setdefault(section, []).append(st.Page(file, title=title, icon=icon))
     with st.sidebar:
         st.text(f"{user.display_name} · {', '.join(sorted(user.roles))}")
         if st.button("Log out", key="logout"):
             logout()
-    st.navigation(sections).run()
+    # Every page the person may open stays listed (a collapsed list hid the admin's pages behind "View more").
+    st.navigation(sections, expanded=True).run()
 
 
 def show_error_without_details(exc: Exception) -> bool:

@@ -1,8 +1,12 @@
-"""The lead's user administration: roles, password resets, deactivation.
+"""User administration (the admin's Users page): accounts, roles, password resets, deactivation.
 
 Resetting a password, changing roles and deactivating end every login session the user has at once
 (``db.auth.end_all_sessions``): their open tabs are logged out and their next save is refused.
 Deactivating also moves their unfinished translation and tagging tasks to other people.
+
+Only an admin grants or removes the admin role, or changes an admin's account (a lead who could reset an
+admin's password could become one). ``actor_id`` None is the command line, run by whoever holds the
+database.
 """
 
 from __future__ import annotations
@@ -10,15 +14,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from corpus.records import ROLES
+from corpus.vocabulary import OPEN_STATUSES, Role, Status
 from db.assignment import AssignmentSummary, reassign_open_work
-from db.auth import end_all_sessions, hash_password, recent_failures, validate_password
+from db.auth import create_user, end_all_sessions, hash_password, recent_failures, validate_password
 from db.engine import reader, transaction
-from db.models import AuditEvent, User, UserRole, utcnow
+from db.models import AnnotationAssignment, AuditEvent, TranslationAssignment, User, UserRole, utcnow
 from db.tagging import AssignmentReport, reassign_open_tagging
+
+# What deactivating moves to others (``reassign_open_work`` and ``reassign_open_tagging``).
+MOVED_TRANSLATION = OPEN_STATUSES
+MOVED_TAGGING = (Status.ASSIGNED, Status.DRAFT)
+
+
+class AdminOnly(PermissionError, ValueError):
+    """A change only an admin may make (a ValueError too, so every page's refusal handler shows it)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,51 @@ def _user(session: Session, user_id: int) -> User:
     return user
 
 
+def _is_admin(session: Session, actor_id: int | None) -> bool:
+    if actor_id is None:
+        return True
+    actor = session.get(User, actor_id)
+    return actor is not None and actor.active and Role.ADMIN in actor.role_names
+
+
+def _only_an_admin_changes_admins(session: Session, actor_id: int | None, before: set[str],
+                                  after: set[str] | None = None) -> None:
+    """Refuse a non-admin who grants or removes the admin role (``before`` → ``after``) or changes an admin's
+    account (``after`` None: the roles stay)."""
+    if _is_admin(session, actor_id):
+        return
+    if after is not None and (Role.ADMIN in before) != (Role.ADMIN in after):
+        raise AdminOnly("only an admin can grant or remove the admin role")
+    if Role.ADMIN in before:
+        raise AdminOnly("only an admin can change an admin's account")
+
+
+def create_account(engine: Engine, username: str, roles: set[str], password: str | None,
+                   display_name: str | None, actor_id: int | None) -> int:
+    """``db.auth.create_user`` for the Users page: an account with the admin role only by an admin."""
+    if Role.ADMIN in roles:
+        with Session(reader(engine)) as session:
+            _only_an_admin_changes_admins(session, actor_id, set(), set(roles))
+    return create_user(engine, username, set(roles), password, display_name, actor_id=actor_id)
+
+
+@dataclass(frozen=True)
+class OpenWork:
+    """A person's unfinished tasks: what deactivating them would move to others."""
+
+    translation: int
+    tagging: int
+
+
+def open_work(engine: Engine, user_id: int) -> OpenWork:
+    with Session(reader(engine)) as session:
+        translation = session.scalar(select(func.count()).select_from(TranslationAssignment).where(
+            TranslationAssignment.user_id == user_id, TranslationAssignment.status.in_(MOVED_TRANSLATION)))
+        tagging = session.scalar(select(func.count()).select_from(AnnotationAssignment).where(
+            AnnotationAssignment.user_id == user_id, AnnotationAssignment.status.in_(MOVED_TAGGING)))
+    return OpenWork(translation or 0, tagging or 0)
+
+
 def set_roles(engine: Engine, user_id: int, roles: Iterable[str], actor_id: int | None) -> None:
     roles = set(roles)
     unknown = roles - set(ROLES)
@@ -68,7 +126,10 @@ def set_roles(engine: Engine, user_id: int, roles: Iterable[str], actor_id: int 
         raise ValueError(f"roles must be some of {', '.join(ROLES)}")
     with transaction(engine) as session:
         user = _user(session, user_id)
-        if user_id == actor_id and not roles & {"lead", "admin"} and user.role_names & {"lead", "admin"}:
+        _only_an_admin_changes_admins(session, actor_id, user.role_names, roles)
+        if user_id == actor_id and Role.ADMIN in user.role_names and Role.ADMIN not in roles:
+            raise ValueError("you cannot remove your own admin role")
+        if user_id == actor_id and not roles & {Role.LEAD, Role.ADMIN} and user.role_names & {Role.LEAD, Role.ADMIN}:
             raise ValueError("you cannot remove your own lead role")
         changed = roles != user.role_names
         for row in list(user.roles):
@@ -87,6 +148,7 @@ def reset_password(engine: Engine, user_id: int, password: str, actor_id: int | 
     """Set a new password and end the user's login sessions."""
     with transaction(engine) as session:
         user = _user(session, user_id)
+        _only_an_admin_changes_admins(session, actor_id, user.role_names)
         validate_password(password, user.username)
         user.password_hash = hash_password(password)
         end_all_sessions(session, user)
@@ -102,6 +164,7 @@ def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Reass
         raise ValueError("you cannot deactivate yourself")
     with transaction(engine) as session:
         user = _user(session, user_id)
+        _only_an_admin_changes_admins(session, actor_id, user.role_names)
         user.active = False
         end_all_sessions(session, user)
         session.flush()
@@ -118,5 +181,6 @@ def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Reass
 def reactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> None:
     with transaction(engine) as session:
         user = _user(session, user_id)
+        _only_an_admin_changes_admins(session, actor_id, user.role_names)
         user.active = True
         session.add(AuditEvent(actor_id=actor_id, action="reactivate-user", detail={"user": user.username}))

@@ -1,24 +1,28 @@
-"""Home: my work, for every role (only the logged-in user's own counts)."""
+"""Home: translators and annotators see their own work; a lead sees what waits for them (the work queue,
+each count a link to the page filtered to those items); an admin sees the admin's pages."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import streamlit as st
 
-from db.assignment import annotation_counts, coverage, my_queue, queue_counts
-from ui.common import get_engine, project_id, require_role
+from corpus.vocabulary import Phase, Role, Status
+from corpus.work_queue import OVERDUE_DAYS, WorkQueue
+from db.assignment import annotation_counts, my_queue, queue_counts
+from db.work_queue import lead_work_queue, work_stamp
+from ui.common import EVERYONE, get_engine, project_id, require_role
 from ui.text import md_escape
-from corpus.vocabulary import Status
 
 HERE = Path(__file__).resolve().parent
 
-user = require_role("translator", "annotator", "lead")
+user = require_role(*EVERYONE)
 engine = get_engine()
 
 st.title(f"Hello, {md_escape(user.display_name)}")
 
-if user.has("translator"):
+if Role.TRANSLATOR in user.roles:
     st.subheader("Translation")
     counts = queue_counts(my_queue(engine, user.id))
     total = counts.get("total", 0)
@@ -34,7 +38,7 @@ if user.has("translator"):
     else:
         st.caption("No translation tasks yet.")
 
-if user.has("annotator"):
+if Role.ANNOTATOR in user.roles:
     st.subheader("Tagging")
     counts = annotation_counts(engine, user.id)
     if counts.get("total"):
@@ -49,10 +53,66 @@ if user.has("annotator"):
     else:
         st.caption("No tagging tasks yet.")
 
-if user.has("lead"):
-    st.subheader("Project")
-    rows = coverage(engine, project_id())
-    if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+
+def _n(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _work_queue(db: str, project: int, stamp: tuple, hour) -> WorkQueue:
+    """Kept until the next change that may move a count (at paper scale reading the disagreements takes
+    about a second), and for at most an hour (overdue is counted against the hour)."""
+    return lead_work_queue(engine, project, now=hour)
+
+
+def work_queue_items(queue: WorkQueue) -> list[tuple[int, str, str, dict[str, str], str]]:
+    """(count, label, page, query parameters naming the filter, the rule) for every pending action."""
+    late_t, late_a = queue.overdue_translators, queue.overdue_annotators
+    return [
+        (queue.disagreements, _n(queue.disagreements, "disagreement", "disagreements") + " to adjudicate",
+         "pages/adjudicate.py", {"show": "open"},
+         "Tagged items whose annotators differ and whose gold no lead has settled since."),
+        (queue.without_final, _n(queue.without_final, "sentence", "sentences") + " without a final translation",
+         "pages/final.py", {"show": "undecided"},
+         "Sentences with a submitted translation and no final choice in force (neither the automatic pick "
+         "recorded nor a lead's)."),
+        (queue.untranslatable, _n(queue.untranslatable, "sentence", "sentences")
+         + " marked untranslatable to review", "pages/final.py", {"show": "untranslatable"},
+         "A translator marked the sentence untranslatable and no lead has decided its final translation."),
+        *[(queue.unassigned.get(phase, 0), _n(queue.unassigned.get(phase, 0), "sentence", "sentences")
+           + f" not yet assigned in the {phase} phase", "pages/assign.py",
+           {"phase": str(phase), "show": "unassigned"},
+           f"Sentences with no translator in the {phase} phase (a reassigned task does not count).")
+          for phase in (Phase.BLIND, Phase.AWARE)],
+        (len(late_t.people), _n(len(late_t.people), "translator", "translators") + " with overdue work ("
+         + _n(late_t.tasks, "task", "tasks") + ")", "pages/assign.py", {"show": "overdue", "kind": "translation"},
+         f"Open translation tasks (assigned, draft or skipped) assigned more than {OVERDUE_DAYS} days ago."),
+        (len(late_a.people), _n(len(late_a.people), "annotator", "annotators") + " with overdue work ("
+         + _n(late_a.tasks, "task", "tasks") + ")", "pages/assign.py", {"show": "overdue", "kind": "tagging"},
+         f"Open tagging tasks (assigned, draft or skipped) assigned more than {OVERDUE_DAYS} days ago."),
+    ]
+
+
+if Role.LEAD in user.roles:
+    st.subheader("Waiting for you")
+    pid = project_id()
+    now = datetime.now(timezone.utc).replace(tzinfo=None)  # stored times are naive UTC
+    queue = _work_queue(engine.url.render_as_string(hide_password=True), pid, work_stamp(engine, pid),
+                        now.replace(minute=0, second=0, microsecond=0))
+    if queue.empty:
+        st.success("Nothing waits for you.")
     else:
-        st.caption("Nothing assigned yet: import sentences, then use Assignments.")
+        for count, label, page, params, rule in work_queue_items(queue):
+            st.page_link(page, label=label, query_params=params, help=rule, disabled=count == 0,
+                         icon=":material/arrow_forward:" if count else ":material/check:")
+        late = sorted({*queue.overdue_translators.people, *queue.overdue_annotators.people})
+        if late:
+            st.caption("Overdue: " + md_escape(", ".join(late)))
+    st.caption(f"Overdue means an open task (assigned, draft or skipped) assigned more than {OVERDUE_DAYS} days "
+               "ago. Counts are for the whole project; hover a line for its rule.")
+
+if Role.ADMIN in user.roles:
+    st.subheader("Administration")
+    st.page_link("pages/users.py", label="Users: accounts, roles, passwords", icon=":material/group:")
+    st.page_link("pages/backup.py", label="Backup and restore", icon=":material/backup:")
+    st.page_link("pages/settings.py", label="Project settings", icon=":material/settings:")

@@ -1,4 +1,4 @@
-"""Project settings (lead): the method's knobs, and the team's transliteration glossary."""
+"""Project settings (admin): the method's knobs, and the team's transliteration glossary."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from corpus.transliterate import SCHEME_KEYS, scheme_label
 from db.project_settings import TAGGING_SCOPES, ProjectSettings, load_settings, save_settings
 from db.translation import delete_glossary_term, glossary, set_glossary_term
 from db.typing import learned_forms
-from ui.common import get_engine, project_id, require_role
+from ui.common import ADMIN, get_engine, project_id, require_role
 from ui.text import md_escape
 
-user = require_role("lead")
+user = require_role(*ADMIN)
 engine = get_engine()
 pid = project_id()
 current = load_settings(engine, pid)

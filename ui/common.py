@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 from sqlalchemy import Engine
 
+from corpus.vocabulary import Role
 from db.auth import CurrentUser, read_session_tokens_from, resume_session
 from db.engine import default_url, make_engine
 from db.schema import upgrade
@@ -22,14 +23,18 @@ SESSION_COOKIE = "corpus_session"
 # cookies, so page tests put a token here.
 TEST_TOKEN_STATE = "session_token"
 OLD_URL_PARAM = "session"  # the URL token of earlier versions: ignored, and removed from the address bar
-LEAD = ("lead",)
+LEAD = (Role.LEAD,)
+ADMIN = (Role.ADMIN,)
+EVERYONE = tuple(Role)
 
-# The router's page table, here so tests can check every page against every role.
+# The router's page table, here so tests can check every page against every role. A page opens for
+# exactly the roles listed (an admin is no lead unless given the lead role too), and each page's
+# ``require_role`` call names the same roles.
 # (file, title, icon, roles that may open it, section)
 PAGES = [
-    ("pages/home.py", "Home", ":material/home:", ("translator", "annotator", "lead"), "Work"),
-    ("pages/translate.py", "Translate", ":material/translate:", ("translator",), "Work"),
-    ("pages/tag.py", "Tag aspects", ":material/label:", ("annotator",), "Work"),
+    ("pages/home.py", "Home", ":material/home:", EVERYONE, "Work"),
+    ("pages/translate.py", "Translate", ":material/translate:", (Role.TRANSLATOR,), "Work"),
+    ("pages/tag.py", "Tag aspects", ":material/label:", (Role.ANNOTATOR,), "Work"),
     ("pages/dashboard.py", "Dashboard", ":material/monitoring:", LEAD, "Lead"),
     ("pages/assign.py", "Assignments", ":material/assignment_ind:", LEAD, "Lead"),
     ("pages/adjudicate.py", "Adjudication", ":material/gavel:", LEAD, "Lead"),
@@ -40,11 +45,21 @@ PAGES = [
     ("pages/sentences.py", "Sentences", ":material/list:", LEAD, "Corpus"),
     ("pages/statistics.py", "Statistics", ":material/table_chart:", LEAD, "Corpus"),
     ("pages/audit.py", "Audit a dataset", ":material/fact_check:", LEAD, "Corpus"),
-    ("pages/users.py", "Users", ":material/group:", LEAD, "Admin"),
-    ("pages/settings.py", "Project settings", ":material/settings:", LEAD, "Admin"),
-    ("pages/backup.py", "Backup", ":material/backup:", LEAD, "Admin"),
-    ("pages/account.py", "My account", ":material/key:", ("translator", "annotator", "lead"), "Account"),
+    ("pages/users.py", "Users", ":material/group:", ADMIN, "Admin"),
+    ("pages/settings.py", "Project settings", ":material/settings:", ADMIN, "Admin"),
+    ("pages/backup.py", "Backup", ":material/backup:", ADMIN, "Admin"),
+    ("pages/account.py", "My account", ":material/key:", EVERYONE, "Account"),
 ]
+
+
+def may_open(roles: frozenset[str] | set[str], page_roles: tuple[str, ...]) -> bool:
+    """A person opens a page when one of their roles is one the page is for (no role implies another)."""
+    return bool(set(roles) & set(page_roles))
+
+
+def pages_for(roles: frozenset[str] | set[str]) -> list[tuple]:
+    """The rows of ``PAGES`` a person with ``roles`` may open, in the table's order."""
+    return [row for row in PAGES if may_open(roles, row[3])]
 
 
 @st.cache_resource(show_spinner=False)
@@ -107,7 +122,7 @@ def require_role(*roles: str) -> CurrentUser:
     if user is None:
         st.warning("Please log in.")
         st.stop()
-    if not user.has(*roles):
+    if not may_open(user.roles, roles):
         st.error("You do not have access to this page.")
         st.stop()
     return user

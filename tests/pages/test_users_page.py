@@ -1,4 +1,5 @@
-"""User administration: service rules and the Users, Assignments, Settings and Home pages under AppTest."""
+"""User administration: service rules and the Users (admin), Assignments, Settings (admin) and Home pages
+under AppTest."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def team(app_engine):
     return {
         "engine": engine,
         "lead": add_user(engine, "lead", "lead"),
+        "admin": add_user(engine, "root", "admin"),
         "asha": add_user(engine, "asha", "translator"),
         "ravi": add_user(engine, "ravi", "translator"),
         "meera": add_user(engine, "meera", "translator"),
@@ -78,7 +80,7 @@ def test_lead_cannot_lock_themselves_out(team):
 
 
 def test_users_page_creates_a_user_who_can_log_in(team):
-    at = page(team["engine"], team["lead"], "pages/users.py")
+    at = page(team["engine"], team["admin"], "pages/users.py")
     form_inputs = at.text_input
     form_inputs[0].input("neha")
     form_inputs[1].input("Neha S.")
@@ -93,9 +95,10 @@ def test_users_page_deactivates_and_reports_reassignment(team):
     e = team["engine"]
     s = add_sentence(e, "1", "The food was fine.", ["food"])
     assign(e, team["asha"], s, "blind")
-    at = page(e, team["lead"], "pages/users.py")
+    at = page(e, team["admin"], "pages/users.py")
     at.selectbox(key="users_pick").select(team["asha"]).run()
     at.button(key="users_deactivate").click().run()
+    at.button(key="users_deactivate_yes").click().run()
     assert any("Deactivated asha" in x.value for x in at.success)
     with Session(e) as session:
         assert not session.get(User, team["asha"]).active
@@ -106,6 +109,13 @@ def test_translator_cannot_open_lead_pages(team):
         at = open_file(team["engine"], team["asha"], path)
         assert any("do not have access" in x.value for x in at.error), path
         assert not at.dataframe
+
+
+def test_a_lead_cannot_open_the_admins_pages(team):
+    for path in ("pages/users.py", "pages/settings.py"):
+        at = open_file(team["engine"], team["lead"], path)
+        assert any("do not have access" in x.value for x in at.error), path
+        assert not at.dataframe and not at.text_input
 
 
 def test_assign_page_assigns_and_is_idempotent(team):
@@ -124,7 +134,7 @@ def test_assign_page_assigns_and_is_idempotent(team):
 
 def test_settings_page_saves_settings_and_glossary(team):
     e = team["engine"]
-    at = page(e, team["lead"], "pages/settings.py")
+    at = page(e, team["admin"], "pages/settings.py")
     at.number_input[0].set_value(3)
     at.selectbox[1].select("hk")
     at.button[0].click().run()
@@ -161,7 +171,7 @@ def _pick(at: AppTest, user_id: int) -> AppTest:
 
 def test_users_page_changes_a_users_roles(team):
     e = team["engine"]
-    at = _pick(page(e, team["lead"], "pages/users.py"), team["asha"])
+    at = _pick(page(e, team["admin"], "pages/users.py"), team["asha"])
     roles = at.multiselect[1]  # the first is the new-user form's
     assert roles.value == ["translator"]
     roles.set_value(["translator", "annotator"])
@@ -174,19 +184,19 @@ def test_users_page_changes_a_users_roles(team):
             "user": "asha", "roles": ["annotator", "translator"]}
 
 
-def test_users_page_refuses_to_remove_the_leads_own_lead_role(team):
+def test_users_page_refuses_to_remove_the_admins_own_admin_role(team):
     e = team["engine"]
-    at = _pick(page(e, team["lead"], "pages/users.py"), team["lead"])
-    at.multiselect[1].set_value(["translator"])
+    at = _pick(page(e, team["admin"], "pages/users.py"), team["admin"])
+    at.multiselect[1].set_value(["lead"])
     next(b for b in at.button if b.label == "Save roles").click().run()
-    assert any("own lead role" in x.value for x in at.error)
-    assert {u.username: u.roles for u in list_users(e)}["lead"] == ("lead",)
+    assert any("own admin role" in x.value for x in at.error)
+    assert {u.username: u.roles for u in list_users(e)}["root"] == ("admin",)
 
 
 def test_users_page_resets_a_password_and_logs_the_user_out(team):
     e = team["engine"]
     token = start_session(e, team["asha"])
-    at = _pick(page(e, team["lead"], "pages/users.py"), team["asha"])
+    at = _pick(page(e, team["admin"], "pages/users.py"), team["asha"])
     new_password = next(t for t in at.text_input if t.label == "New password")
     new_password.input("short")
     next(b for b in at.button if b.label == "Reset password").click().run()
