@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from corpus.bio import tags_agree
 from corpus.vocabulary import GoldSource
 
 AGREED = GoldSource.AGREED  # two or more annotators submitted the same tags
@@ -35,6 +34,18 @@ class GoldStep:
     tags: list[str] | None
 
 
+def _same(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two tag sequences are the same tags (a list, or a string of one letter per token: readers pass either)."""
+    return a == b or list(a) == list(b)
+
+
+def _all_same(versions: Sequence[Sequence[str]], tags: Sequence[str]) -> bool:
+    for version in versions:  # a plain loop: this runs for every item of a project on every read
+        if version != tags and list(version) != list(tags):
+            return False
+    return True
+
+
 def is_gold(source: str | None) -> bool:
     """Whether a decision in force gives the item gold tags (a withdrawal, or no decision, does not)."""
     return source is not None and source != WITHDRAWN
@@ -48,7 +59,7 @@ def automatic_gold(
     Agreement needs two versions; a lone version is gold only where the project asks for one annotator
     per item, and is then labelled ``single``, not ``agreed``.
     """
-    if not complete or not submitted or not tags_agree(submitted):
+    if not complete or not submitted or not _all_same(submitted, submitted[0]):
         return None
     if len(submitted) >= 2:
         return GoldStep(AGREED, list(submitted[0]))
@@ -62,7 +73,7 @@ def automatic_gold_holds(
 ) -> bool:
     """Automatic gold stays while every submitted version still carries its tags, from at least two
     annotators unless the project asks for one (a new assignee who has not submitted yet does not undo it)."""
-    if not submitted or any(list(t) != list(tags) for t in submitted):
+    if not submitted or not _all_same(submitted, tags):
         return False
     return len(submitted) >= 2 or annotators_per_item == 1
 
@@ -83,7 +94,7 @@ def next_automatic_decision(
         return None
     rule = automatic_gold(submitted, complete, annotators_per_item)
     if rule is not None:
-        if current_source == rule.source and list(current_tags or []) == rule.tags:
+        if current_source == rule.source and _same(current_tags or [], rule.tags):
             return None
         return rule
     if current_source in AUTOMATIC_SOURCES and not automatic_gold_holds(
@@ -127,10 +138,10 @@ def in_force(
 
 
 class ItemGold(NamedTuple):
-    """A tagging item's gold in force (None: no gold), with the counts a reader needs to say why it has none."""
+    """A tagging item's gold in force (None: no gold), with what a reader needs to say why it has none."""
 
     item_id: int
     translation_id: int
     gold: Gold | None
-    submitted: int  # submitted versions
+    versions: list  # tags of the submitted versions, by annotator: one letter per token (a list if not B/I/O)
     awaited: int  # active assignees who have not submitted yet

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from collections.abc import Set as AbstractSet
 
 from sqlalchemy import Engine, Text, cast, func, select
 from sqlalchemy.orm import Session
@@ -35,21 +35,35 @@ from db.rows import fetch, tags_from_json
 #: Up to this many items are read by id; more, and the whole project is read and filtered (one scan is
 #: cheaper than many IN lists).
 _BY_ID = 500
+_NOBODY: frozenset[int] = frozenset()
 
 
-@dataclass
 class ItemState:
     """What the rule needs of one tagging item, as plain data: who submitted which tags, who is still
-    assigned, and the latest decision (a withdrawal included)."""
+    assigned, and the latest decision (a withdrawal included). Versions are in annotator order; tags are
+    one letter per token, or a list where a tag is not B, I or O."""
 
-    item_id: int
-    translation_id: int
-    annotation_ids: list[int] = field(default_factory=list)
-    annotators: list[int] = field(default_factory=list)
-    submitted: list = field(default_factory=list)  # tags per submitted version: letters, or a list if not BIO
-    assignees: set[int] = field(default_factory=set)
-    latest: GoldStep | None = None
-    latest_id: int | None = None
+    __slots__ = (
+        "annotation_ids",
+        "annotators",
+        "assignees",
+        "item_id",
+        "latest",
+        "latest_id",
+        "submitted",
+        "translation_id",
+    )
+
+    def __init__(self, item_id: int, translation_id: int, annotation_ids: list[int], annotators: list[int],
+                 submitted: list, assignees: AbstractSet[int], latest: GoldStep | None, latest_id: int | None) -> None:
+        self.item_id = item_id
+        self.translation_id = translation_id
+        self.annotation_ids = annotation_ids
+        self.annotators = annotators
+        self.submitted = submitted
+        self.assignees = assignees
+        self.latest = latest
+        self.latest_id = latest_id
 
     @property
     def complete(self) -> bool:
@@ -93,59 +107,74 @@ def _item_states(session: Session, project_id: int, items: Collection[int] | Non
     and latest decision: four queries of plain rows, whatever the project's size (a paper-scale project
     has ~48,000 items and ~95,000 annotations; ORM objects would take seconds)."""
     wanted = None if items is None else set(items)
-    in_project = (
-        select(TaggingItem.id)
-        .join(Translation, TaggingItem.translation_id == Translation.id)
-        .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
-        .where(SourceSentence.project_id == project_id)
-    )
     by_id = wanted is not None and len(wanted) <= _BY_ID
-    if by_id:
-        in_project = in_project.where(TaggingItem.id.in_(sorted(wanted)))
     conn = session.connection()
-    states = {
-        item_id: ItemState(item_id, translation_id)
-        for item_id, translation_id in fetch(
-            conn, select(TaggingItem.id, TaggingItem.translation_id).where(TaggingItem.id.in_(in_project)))
-        if wanted is None or item_id in wanted
-    }
-    if not states:
-        return states
-    for annotation_id, item_id, annotator_id, raw in fetch(conn, (
+    if by_id:
+        in_project = sorted(wanted)
+    elif session.scalar(select(func.count(Project.id))) == 1:
+        in_project = None  # one project holds every item: no join (the joins cost more than the rows)
+    else:
+        in_project = (
+            select(TaggingItem.id)
+            .join(Translation, TaggingItem.translation_id == Translation.id)
+            .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+            .where(SourceSentence.project_id == project_id)
+        )
+
+    def of_items(statement, column):
+        return statement if in_project is None else statement.where(column.in_(in_project))
+
+    translation_of = dict(fetch(conn, of_items(select(TaggingItem.id, TaggingItem.translation_id), TaggingItem.id)))
+    if wanted is not None and not by_id:
+        translation_of = {i: t for i, t in translation_of.items() if i in wanted}
+    if not translation_of:
+        return {}
+
+    versions: dict[int, tuple[list, list, list]] = {}
+    rows = fetch(conn, of_items(
         select(Annotation.id, Annotation.item_id, Annotation.annotator_id, cast(Annotation.tags, Text))
-        .where(Annotation.item_id.in_(in_project), Annotation.status == Status.SUBMITTED)
-        .order_by(Annotation.item_id, Annotation.submitted_at, Annotation.id)
-    )):
-        state = states.get(item_id)
-        if state is not None:
-            state.annotation_ids.append(annotation_id)
-            state.annotators.append(annotator_id)
-            state.submitted.append(_tags(raw))
-    by_translation = {s.translation_id: s for s in states.values()}
+        .where(Annotation.status == Status.SUBMITTED), Annotation.item_id)
+        .order_by(Annotation.item_id, Annotation.annotator_id))
+    parsed = {raw: _tags(raw) for raw in {row[3] for row in rows}}  # the same tag list recurs: parse each once
+    for annotation_id, item_id, annotator_id, raw in rows:
+        found = versions.get(item_id)
+        if found is None:
+            found = versions[item_id] = ([], [], [])
+        found[0].append(annotation_id)
+        found[1].append(annotator_id)
+        found[2].append(parsed[raw])
+    del rows
+
     assigned = (
         select(AnnotationAssignment.translation_id, AnnotationAssignment.user_id)
         .where(AnnotationAssignment.status.not_in(INACTIVE_STATUSES))
     )
     if by_id:
-        assigned = assigned.where(AnnotationAssignment.translation_id.in_(sorted(by_translation)))
-    else:
+        assigned = assigned.where(AnnotationAssignment.translation_id.in_(sorted(translation_of.values())))
+    elif in_project is not None:
         assigned = (assigned.join(Translation, AnnotationAssignment.translation_id == Translation.id)
                     .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
                     .where(SourceSentence.project_id == project_id))
+    assignees: dict[int, set[int]] = {}
     for translation_id, user_id in fetch(conn, assigned):
-        state = by_translation.get(translation_id)
-        if state is not None:
-            state.assignees.add(user_id)
-    latest_ids = (select(func.max(Adjudication.id)).where(Adjudication.item_id.in_(in_project))
-                  .group_by(Adjudication.item_id))
-    for decision_id, item_id, source, raw in fetch(conn, (
-        select(Adjudication.id, Adjudication.item_id, Adjudication.source, cast(Adjudication.tags, Text))
-        .where(Adjudication.id.in_(latest_ids))
-    )):
-        state = states.get(item_id)
-        if state is not None:
-            state.latest = GoldStep(source, None if raw is None else list(_tags(raw)))
-            state.latest_id = decision_id
+        assignees.setdefault(translation_id, set()).add(user_id)
+
+    latest_ids = of_items(select(func.max(Adjudication.id)), Adjudication.item_id).group_by(Adjudication.item_id)
+    latest: dict[int, tuple[int, GoldStep]] = {
+        item_id: (decision_id, GoldStep(source, _tags(raw)))
+        for decision_id, item_id, source, raw in fetch(conn, (
+            select(Adjudication.id, Adjudication.item_id, Adjudication.source, cast(Adjudication.tags, Text))
+            .where(Adjudication.id.in_(latest_ids))
+        ))
+    }
+
+    no_decision = (None, None)
+    states = {}
+    for item_id, translation_id in translation_of.items():
+        ids, annotators, submitted = versions.get(item_id) or ([], [], [])
+        decision_id, step = latest.get(item_id, no_decision)
+        states[item_id] = ItemState(item_id, translation_id, ids, annotators, submitted,
+                                    assignees.get(translation_id, _NOBODY), step, decision_id)
     return states
 
 
@@ -160,7 +189,7 @@ def _gold_in_force(
             return {}
     k = _annotators_per_item(session, project_id)
     return {
-        item_id: ItemGold(item_id, s.translation_id, s.gold(k), len(s.submitted), s.awaited)
+        item_id: ItemGold(item_id, s.translation_id, s.gold(k), s.submitted, s.awaited)
         for item_id, s in _item_states(session, project_id, items).items()
     }
 

@@ -9,23 +9,21 @@ from sqlalchemy.orm import Session
 
 from corpus.bio import tags_to_spans
 from corpus.glossary import GlossaryEntry
-from corpus.gold import WITHDRAWN
 from corpus.stats import LabelledSentence, StatInputs, english_labelled
 from db.engine import reader
+from db.gold import _gold_in_force
 from db.models import (
-    Adjudication,
     AspectTerm,
     FinalChoice,
     GlossaryTerm,
     SourceSentence,
-    TaggingItem,
     Translation,
     User,
 )
 from db.schema import default_project_id
 
 
-def latest_final_translations(session: Session, project_id: int) -> dict[int, int | None]:
+def _latest_final_translations(session: Session, project_id: int) -> dict[int, int | None]:
     """sentence row id → translation id of the final choice in force (None: left out by the lead)."""
     latest = (
         select(func.max(FinalChoice.id))
@@ -37,18 +35,10 @@ def latest_final_translations(session: Session, project_id: int) -> dict[int, in
     return dict(rows.all())
 
 
-def latest_gold_tags(session: Session, item_ids: list[int] | None = None) -> dict[int, list[str]]:
-    """tagging item id → the gold tags in force (the latest adjudication row)."""
-    latest = select(func.max(Adjudication.id)).group_by(Adjudication.item_id)
-    query = select(Adjudication.item_id, Adjudication.tags).where(
-        Adjudication.id.in_(latest), Adjudication.source != WITHDRAWN)  # a withdrawn decision: no gold
-    if item_ids is not None:
-        query = query.where(Adjudication.item_id.in_(item_ids))
-    return {item_id: list(tags) for item_id, tags in session.execute(query)}
-
-
 def load_stat_inputs(engine: Engine, project_id: int | None = None,
                      domain: str | None = None, split: str | None = None) -> StatInputs:
+    """Table 1's inputs: the English source with its SemEval aspects, and the final translations that have
+    gold in force (``db.gold``)."""
     with Session(reader(engine)) as session:
         project_id = project_id or default_project_id(session)
         query = select(SourceSentence.id, SourceSentence.domain, SourceSentence.text).where(
@@ -68,29 +58,16 @@ def load_stat_inputs(engine: Engine, project_id: int | None = None,
         english = [english_labelled(d, text, spans.get(sid, [])) for sid, d, text in sentences]
 
         domains = {sid: d for sid, d, _ in sentences}
-        finals = {s: t for s, t in latest_final_translations(session, project_id).items() if t is not None and s in domains}
-        items = dict(session.execute(
-            select(TaggingItem.translation_id, TaggingItem.id).where(TaggingItem.translation_id.in_(list(finals.values())))
-        ).all()) if finals else {}
-        gold = latest_gold_tags(session, list(items.values())) if items else {}
+        finals = {s: t for s, t in _latest_final_translations(session, project_id).items()
+                  if t is not None and s in domains}
+        gold = {g.translation_id: g.gold.tags for g in _gold_in_force(session, project_id).values()
+                if g.gold is not None}
         hindi = []
         for sid, tid in finals.items():
-            tags = gold.get(items.get(tid, -1))
+            tags = gold.get(tid)
             if tags is not None:
                 hindi.append(LabelledSentence(domains[sid], tuple(tags), len(tags_to_spans(tags))))
         return StatInputs(english, hindi)
-
-
-def latest_save_marker(engine: Engine) -> tuple:
-    """Changes whenever anything is saved: the cache key for derived tables on the dashboard."""
-    with Session(reader(engine)) as session:
-        return (
-            session.scalar(select(func.max(Translation.updated_at))),
-            session.scalar(select(func.count(Translation.id))),
-            session.scalar(select(func.max(Adjudication.id))),
-            session.scalar(select(func.max(FinalChoice.id))),
-            session.scalar(select(func.count(SourceSentence.id))),
-        )
 
 
 class FinalTranslation(NamedTuple):
@@ -106,7 +83,7 @@ class FinalTranslation(NamedTuple):
 def final_translations(engine: Engine, project_id: int) -> dict[int, FinalTranslation]:
     """sentence row id → its final translation in force, for sentences that have a final choice."""
     with Session(reader(engine)) as session:
-        chosen = latest_final_translations(session, project_id)
+        chosen = _latest_final_translations(session, project_id)
         ids = [t for t in chosen.values() if t is not None]
         found: dict[int, tuple] = {}
         for start in range(0, len(ids), 900):

@@ -12,7 +12,8 @@ from db.engine import reader
 from db.export_data import ExportOptions, load_export
 from db.metrics_data import load_metrics_input, load_sentence_detail
 from db.models import TaggingItem
-from db.queries import latest_gold_tags, load_stat_inputs
+from db.gold import gold_in_force
+from db.queries import load_stat_inputs
 from db.tagging import assign_annotators
 from tests.support.tagging_fixtures import (
     add_sentence,
@@ -44,8 +45,8 @@ def test_agreed_gold_is_read_while_in_force(engine, world):
     item = submit(engine, world["meera"], world["t2"], AGREED)
     submit(engine, world["kiran"], world["t2"], AGREED)
     pid = project_id(engine)
+    assert {i: g.gold.tags for i, g in gold_in_force(engine, pid).items() if g.gold} == {item: AGREED}
     with Session(reader(engine)) as session:
-        assert latest_gold_tags(session) == {item: AGREED}
         assert world["t2"] in load_metrics_input(session, pid).adjudicated
         detail = load_sentence_detail(session, pid, "restaurant", "train", "2")
     assert [list(t.adjudicated) for t in detail.translations if t.phase == "aware"] == [AGREED]
@@ -55,8 +56,8 @@ def test_agreed_gold_is_read_while_in_force(engine, world):
 def test_withdrawn_gold_is_no_gold_for_statistics_and_agreement(engine, world):
     item = withdraw_gold_of_t2(engine, world)
     pid = project_id(engine)
+    assert gold_in_force(engine, pid)[item].gold is None
     with Session(reader(engine)) as session:
-        assert item not in latest_gold_tags(session)
         assert world["t2"] not in load_metrics_input(session, pid).adjudicated
         detail = load_sentence_detail(session, pid, "restaurant", "train", "2")
     (translation,) = [t for t in detail.translations if t.phase == "aware"]
