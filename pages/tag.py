@@ -27,8 +27,9 @@ from db.tagging import (
     reopen_annotation,
     save_annotation,
 )
-from ui.chips import marked_text, token_chips
+from ui.chips import marked_text, tagging_lines
 from ui.common import get_engine, require_role, session_token
+from ui.conflict import Choice, Side, conflict_panel
 from ui.span_editor import EDITS, Commit, keys_markdown, span_editor
 from corpus.vocabulary import Status
 
@@ -313,22 +314,13 @@ with main:
 
     conflict = st.session_state.get(f"tag_conflict_{tid}")
     if conflict:
-        st.error("Your tags for this item were saved from another tab or window after you opened it. "
-                 "Nothing was overwritten. Choose which version to keep.")
-        mine_col, theirs_col = st.columns(2)
-        with mine_col:
-            st.markdown("**Your version (not saved)**")
-            st.markdown(token_chips(view.tokens, work["spans"]), unsafe_allow_html=True)
-            if work["no_aspects"]:
-                st.caption("No aspects in this sentence.")
-            st.button("Keep mine", key=f"tag_keep_mine_{tid}", on_click=on_keep_mine, args=(tid,))
-        with theirs_col:
-            theirs = conflict.theirs
-            if theirs is None:
-                st.markdown("**Saved version:** none (it no longer exists)")
-            else:
-                st.markdown(f"**Saved version {theirs.version}** · {theirs.status}")
-                st.markdown(token_chips(view.tokens, theirs.spans), unsafe_allow_html=True)
-                if theirs.no_aspects:
-                    st.caption("No aspects in this sentence.")
-            st.button("Use the saved version", key=f"tag_take_theirs_{tid}", on_click=on_take_theirs, args=(tid,))
+        theirs = conflict.theirs
+        conflict_panel(
+            conflict,
+            Side("Your version (not saved)", tagging_lines(view.tokens, work["spans"], work["no_aspects"])),
+            Side("Saved version", ["none: it no longer exists"]) if theirs is None
+            else Side(f"Saved version {theirs.version}", tagging_lines(view.tokens, theirs.spans, theirs.no_aspects),
+                      note=theirs.status),
+            replace_with_mine=Choice("Keep mine", f"tag_keep_mine_{tid}", on_keep_mine, (tid,)),
+            keep_theirs=Choice("Use the saved version", f"tag_take_theirs_{tid}", on_take_theirs, (tid,)),
+        )

@@ -42,6 +42,7 @@ from db.typing import accepted_pairs, record_accepted
 from ui.api_routes import SESSION_COOKIE, SUGGEST_PATH, warm_model
 from ui.chips import marked_text
 from ui.common import get_engine, project_id, require_role
+from ui.conflict import Choice, Side, conflict_panel
 from ui.hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
 from ui.text import md_escape
 from corpus.vocabulary import Status
@@ -312,6 +313,13 @@ def _take_theirs() -> None:
     _init_state(conflict.theirs)
 
 
+def _as_text(draft: Draft) -> str:
+    """One version of the translation as the conflict panel shows it."""
+    if draft.untranslatable:
+        return f"Marked untranslatable ({draft.reason or 'no reason yet'}). {draft.note or ''}".strip()
+    return draft.text or ""
+
+
 def _insert() -> None:
     _sync_editor()
     roman = st.session_state.get(K + "roman", "")
@@ -352,17 +360,14 @@ with left:
 
     conflict = st.session_state.get(K + "conflict")
     if conflict:
-        st.error("This translation was saved from another tab or window after you opened it. "
-                 "Nothing was overwritten. Choose which version to keep.")
-        c1, c2 = st.columns(2)
-        with c1:
-            st.markdown("**Your version (not saved)**")
-            st.text(conflict.mine.text or "(empty)")
-            st.button("Keep mine", key=K + "keep_mine", on_click=_keep_mine)
-        with c2:
-            st.markdown(f"**Saved version {conflict.theirs.version}** · {conflict.theirs.updated_at or ''}")
-            st.text(conflict.theirs.text or "(empty)")
-            st.button("Use the saved version", key=K + "take_theirs", on_click=_take_theirs)
+        conflict_panel(
+            conflict,
+            Side("Your version (not saved)", [_as_text(conflict.mine)]),
+            Side(f"Saved version {conflict.theirs.version}", [_as_text(conflict.theirs.draft)],
+                 note=conflict.theirs.translation_status),
+            replace_with_mine=Choice("Keep mine", K + "keep_mine", _keep_mine),
+            keep_theirs=Choice("Use the saved version", K + "take_theirs", _take_theirs),
+        )
 
     if scheme == PHONETIC:
         warm_model()

@@ -7,7 +7,7 @@ import html
 from collections.abc import Sequence
 
 from corpus.bio import spans_to_tags
-from corpus.highlight import highlight_segments
+from corpus.highlight import bracketed_tokens, highlight_segments
 
 MARK_STYLE = "background:#fff0a8"
 _BASE = "display:inline-block;margin:2px 1px;padding:2px 6px;border-radius:6px;font-size:1.05rem;"
@@ -53,3 +53,13 @@ def span_text(tokens: Sequence[str], span: tuple[int, int]) -> str:
 def span_where(span: tuple[int, int]) -> str:
     """Token positions as people count them (from 1)."""
     return f"token {span[0] + 1}" if span[1] - span[0] == 1 else f"tokens {span[0] + 1}–{span[1]}"
+
+
+def tagging_lines(tokens: Sequence[str], spans: Sequence[tuple[int, int]], no_aspects: bool = False) -> list[str]:
+    """A tagging as lines of plain text (for ``st.text``, e.g. in the conflict panel): the tokens with each
+    span in brackets, then each span and where it is."""
+    lines = [bracketed_tokens(tokens, spans)]
+    lines += [f"• {span_text(tokens, span)}  ({span_where(span)})" for span in spans]
+    if no_aspects:
+        lines.append("No aspects in this sentence.")
+    return lines
