@@ -18,6 +18,7 @@ from corpus.assignment import (
     plan_assignments,
     queue_order,
 )
+from corpus.vocabulary import Status
 from db.engine import read, reader, transaction
 from db.models import (
     AnnotationAssignment,
@@ -30,7 +31,6 @@ from db.models import (
     UserRole,
 )
 from db.project_settings import settings_in
-from corpus.vocabulary import Status
 
 GROUPS_SETTING = "translator_groups"
 

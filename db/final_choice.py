@@ -14,7 +14,13 @@ from datetime import datetime
 from sqlalchemy import Engine, case, func, select
 from sqlalchemy.orm import Session
 
-from corpus.agreement import MetricsInput, RougeResult, TagSet, TranslationInfo, rouge_agreement
+from corpus.agreement import (
+    MetricsInput,
+    RougeResult,
+    TagSet,
+    TranslationInfo,
+    rouge_agreement,
+)
 from corpus.agreement import aspects_kept as agreement_aspects_kept
 from corpus.final_choice import (
     POLICIES,
@@ -29,6 +35,7 @@ from corpus.final_choice import (
 from corpus.kappa import tag_string
 from corpus.records import PHASES
 from corpus.rouge import rouge_l_f_text
+from corpus.vocabulary import Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, reader, transaction
@@ -45,7 +52,6 @@ from db.models import (
 )
 from db.project_settings import settings_in
 from db.revisions import record_revision
-from corpus.vocabulary import Status
 
 LEAD_ROLES = ("lead", "admin")
 

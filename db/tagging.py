@@ -20,6 +20,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
+from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.auth import SessionEnded, check_writer
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
@@ -41,7 +42,6 @@ from db.models import (
 from db.project_settings import settings_in
 from db.revisions import record_revision
 from db.saving import is_unique_violation
-from corpus.vocabulary import INACTIVE_STATUSES, Status
 
 INACTIVE = INACTIVE_STATUSES
 SAVE_ACTIONS = ("autosave", "save", "submit")

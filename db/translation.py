@@ -23,6 +23,7 @@ from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import normalize, tokenize_with_offsets
+from corpus.vocabulary import Status
 from corpus.workfile import MAX_TEXT_CHARS, check_string
 from db.auth import SessionEnded, check_writer
 from db.conflicts import SavedFirst
@@ -38,7 +39,6 @@ from db.models import (
 )
 from db.project_settings import ProjectNotFound, load_settings
 from db.revisions import record_revision
-from corpus.vocabulary import Status
 
 ACTIONS = ("autosave", "save", "submit")
 # Time between two saves counts as work up to this many seconds (a tab left open overnight does not).

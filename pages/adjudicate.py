@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import streamlit as st
-
 import threading
+
+import streamlit as st
 
 from corpus.bio import disagreeing_tokens, spans_to_tags, tags_to_spans
 from db.adjudication import (
@@ -19,8 +19,9 @@ from db.adjudication import (
     tagging_stamp,
 )
 from db.tagging import item_source
-from ui.chips import marked_text, span_text, span_where, token_chips
+from ui.chips import marked_text, span_text, span_where, tagging_lines, token_chips
 from ui.common import get_engine, project_id, require_role, session_token
+from ui.conflict import Choice, Side, conflict_panel
 from ui.span_editor import EDITS, Commit, span_editor
 from ui.text import md_escape
 
@@ -53,7 +54,7 @@ def _decide(mine: dict, expected: int | None) -> bool:
             edit(engine, item_id, mine["tags"], user.id, expected=expected, note=note,
                  session_token=session_token())
     except StaleDecision as exc:
-        st.session_state["adj_conflict"] = {"mine": mine, "theirs": exc.current, "message": str(exc)}
+        st.session_state["adj_conflict"] = {"mine": mine, "refused": exc}
         return False
     except (ValueError, PermissionError) as exc:
         _flash("error", md_escape(str(exc)))
@@ -118,33 +119,26 @@ def on_keep_theirs() -> None:
 
 def on_replace_with_mine() -> None:
     conflict = st.session_state["adj_conflict"]
-    theirs = conflict["theirs"]
+    theirs = conflict["refused"].theirs
     if _decide(conflict["mine"], theirs.id if theirs is not None else None):
         _flash("success", "Your decision replaced the one in force (both are kept in the history).")
 
 
 def show_conflict(conflict: dict) -> None:
     """The lead's refused decision beside the one that came into force meanwhile, to decide again."""
-    mine, theirs = conflict["mine"], conflict["theirs"]
-    conflict_entry = item_entry(engine, mine["item_id"])
-    st.warning(f"{md_escape(conflict_entry.sentence_key)} · {conflict_entry.phase}: {md_escape(conflict['message'])}.")
-    ours, others = st.columns(2)
-    with ours:
-        how = f"accept {md_escape(mine['annotator'])}'s version" if mine["how"] == "accepted" else "edited tags"
-        st.markdown(f"**Your decision** ({how}, not recorded)")
-        st.markdown(token_chips(conflict_entry.tokens, tags_to_spans(mine["tags"])), unsafe_allow_html=True)
-    with others:
-        if theirs is None:
-            st.markdown("**In force now:** no gold (the automatic gold was withdrawn)")
-        else:
-            st.markdown(f"**In force now:** {md_escape(theirs.source)} by {md_escape(theirs.decided_by or 'the automatic rule')}, "
-                        f"{theirs.created_at:%Y-%m-%d %H:%M:%S} UTC")
-            st.markdown(token_chips(conflict_entry.tokens, theirs.spans), unsafe_allow_html=True)
-            for span in theirs.spans:
-                st.text(f"• {span_text(conflict_entry.tokens, span)}  ({span_where(span)})")
-    keep, replace = st.columns(2)
-    keep.button("Keep the decision in force", key="adj_conflict_keep", on_click=on_keep_theirs)
-    replace.button("Replace it with mine", key="adj_conflict_replace", type="primary", on_click=on_replace_with_mine)
+    mine, refused = conflict["mine"], conflict["refused"]
+    theirs = refused.theirs
+    shown = item_entry(engine, mine["item_id"])
+    st.subheader(f"Decided meanwhile: {md_escape(shown.sentence_key)} · {shown.phase}")
+    how = f"accept {mine['annotator']}'s version" if mine["how"] == "accepted" else "edited tags"
+    conflict_panel(
+        refused,
+        Side("Your decision (not recorded)", tagging_lines(shown.tokens, tags_to_spans(mine["tags"])), note=how),
+        Side("In force now", ["no gold (the automatic gold was withdrawn)"]) if theirs is None
+        else Side("In force now", tagging_lines(shown.tokens, theirs.spans), note=theirs.source),
+        replace_with_mine=Choice("Replace it with mine", "adj_conflict_replace", on_replace_with_mine),
+        keep_theirs=Choice("Keep the decision in force", "adj_conflict_keep", on_keep_theirs),
+    )
 
 
 st.title("Adjudication")

@@ -16,6 +16,7 @@ from db.final_choice import (
     record_auto_choices,
 )
 from ui.common import get_engine, project_id, require_role
+from ui.conflict import Choice, Side, conflict_panel
 from ui.text import md_escape
 
 user = require_role("lead")
@@ -42,7 +43,7 @@ def _choose(sentence_id: int, translation_id: int, note: str | None, expected: i
         choice = choose(engine, sentence_id, translation_id, user.id, expected=expected, note=note)
     except StaleChoice as exc:
         st.session_state["final_conflict"] = {"sentence_id": sentence_id, "translation_id": translation_id,
-                                              "note": note, "theirs": exc.current, "message": str(exc)}
+                                              "note": note, "refused": exc}
         return
     except (ValueError, PermissionError) as exc:
         _flash("error", md_escape(str(exc)))
@@ -71,7 +72,7 @@ def on_keep_theirs() -> None:
 
 def on_replace_with_mine() -> None:
     conflict = st.session_state["final_conflict"]
-    theirs = conflict["theirs"]
+    theirs = conflict["refused"].theirs
     _choose(conflict["sentence_id"], conflict["translation_id"], conflict["note"],
             theirs.id if theirs is not None else None)
 
@@ -85,23 +86,19 @@ def _described(comparison: Comparison, translation_id: int | None) -> str:
 
 def show_conflict(conflict: dict) -> None:
     """The lead's refused choice beside the one that came into force meanwhile, to choose again."""
-    theirs = conflict["theirs"]
+    refused = conflict["refused"]
+    theirs = refused.theirs
     shown = compare(engine, conflict["sentence_id"])
-    st.warning(f"{md_escape(shown.sentence_key)}: {md_escape(conflict['message'])}.")
-    ours, others = st.columns(2)
-    ours.markdown("**Your choice** (not recorded)")
-    ours.text(_described(shown, conflict["translation_id"]))
-    if theirs is None:
-        others.markdown("**In force now:** no choice")
-    else:
-        others.markdown(f"**In force now:** chosen by {md_escape(theirs.chosen_by or 'the automatic rule')}, "
-                        f"{theirs.created_at:%Y-%m-%d %H:%M:%S} UTC"
-                        + (" — overrides the automatic pick" if theirs.overridden else ""))
-        others.text(_described(shown, theirs.translation_id))
-    keep, replace = st.columns(2)
-    keep.button("Keep the choice in force", key="final_conflict_keep", on_click=on_keep_theirs)
-    replace.button("Replace it with mine", key="final_conflict_replace", type="primary",
-                   on_click=on_replace_with_mine)
+    st.subheader(f"Chosen meanwhile: {md_escape(shown.sentence_key)}")
+    conflict_panel(
+        refused,
+        Side("Your choice (not recorded)", [_described(shown, conflict["translation_id"])], note=conflict["note"]),
+        Side("In force now", ["no choice"]) if theirs is None
+        else Side("In force now", [_described(shown, theirs.translation_id)],
+                  note="overrides the automatic pick" if theirs.overridden else None),
+        replace_with_mine=Choice("Replace it with mine", "final_conflict_replace", on_replace_with_mine),
+        keep_theirs=Choice("Keep the choice in force", "final_conflict_keep", on_keep_theirs),
+    )
 
 
 st.title("Final translations")

@@ -17,6 +17,7 @@ import streamlit as st
 
 from corpus.bio import spans_to_tags
 from corpus.guidelines import load_guidelines
+from corpus.vocabulary import Status
 from db.tagging import (
     AnnotationState,
     NotAssigned,
@@ -31,7 +32,6 @@ from ui.chips import marked_text, tagging_lines
 from ui.common import get_engine, require_role, session_token
 from ui.conflict import Choice, Side, conflict_panel
 from ui.span_editor import EDITS, Commit, keys_markdown, span_editor
-from corpus.vocabulary import Status
 
 ITEM_PARAM = "item"
 FILTERS = {"Unfinished": (Status.ASSIGNED, Status.DRAFT), "Submitted": (Status.SUBMITTED,), "All": (Status.ASSIGNED, Status.DRAFT, Status.SUBMITTED)}

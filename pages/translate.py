@@ -16,12 +16,18 @@ import time
 
 import streamlit as st
 
-from corpus.aspect_map import NotContiguous, relocate, selection_to_span, span_to_selection
+from corpus.aspect_map import (
+    NotContiguous,
+    relocate,
+    selection_to_span,
+    span_to_selection,
+)
 from corpus.glossary import check_translation, suggestions
 from corpus.guidelines import load_guidelines
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import tokenize_with_offsets
 from corpus.transliterate import SCHEME_KEYS, cheat_sheet, scheme_label, to_devanagari
+from corpus.vocabulary import Status
 from db.assignment import my_queue, next_task_id
 from db.translation import (
     Draft,
@@ -45,7 +51,6 @@ from ui.common import get_engine, project_id, require_role
 from ui.conflict import Choice, Side, conflict_panel
 from ui.hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
 from ui.text import md_escape
-from corpus.vocabulary import Status
 
 TASK_PARAM = "task"
 TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)

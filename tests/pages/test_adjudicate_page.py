@@ -13,7 +13,12 @@ from db.models import Adjudication, Annotation, Revision
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.app_pages import open_file, open_page
 from tests.support.span_editor_driver import commit, editor_data
-from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
+from tests.support.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    project_id,
+)
 
 
 def plain(value: str) -> str:
@@ -147,9 +152,14 @@ def test_a_decision_another_lead_made_meanwhile_is_shown_beside_mine_and_i_decid
     at.button(key=f"adj_accept_{item}_{versions[world['kiran']]}").click().run()
     assert not at.exception
     assert any("omar set gold (accepted)" in plain(w.value) for w in at.warning)
-    assert any("**Your decision** (accept kiran's version" in m.value for m in at.markdown)
-    assert any(m.value.startswith("**In force now:** accepted by omar") for m in at.markdown)
-    assert [t.value for t in at.text] == ["• स्टाफ़ सर्विस  (tokens 2–3)"]  # omar's span; the item left the queue
+    labels = [plain(m.value) for m in at.markdown]
+    assert "**Your decision (not recorded)**" in labels and "**In force now**" in labels
+    notes = [plain(c.value) for c in at.caption]
+    assert "accept kiran's version" in notes
+    assert any(n.startswith("accepted · saved by omar at ") for n in notes)
+    # both decisions as text, kiran's (mine) then omar's; the item left the queue, so nothing else is text
+    assert [t.value for t in at.text] == ["लेकिन [स्टाफ़] सर्विस बहुत बुरी थी ।", "• स्टाफ़  (token 2)",
+                                          "लेकिन [स्टाफ़ सर्विस] बहुत बुरी थी ।", "• स्टाफ़ सर्विस  (tokens 2–3)"]
     with Session(world["engine"]) as session:
         assert session.scalars(select(Adjudication.id).where(Adjudication.item_id == item)).all() == [omars.id]
     at.button(key="adj_conflict_replace").click().run()

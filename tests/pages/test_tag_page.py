@@ -15,7 +15,12 @@ from db.models import Annotation, AnnotationAssignment, Revision
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.app_pages import APP, open_page
 from tests.support.span_editor_driver import commit, editor_data
-from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
+from tests.support.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    project_id,
+)
 
 HINDI = "लेकिन स्टाफ़ सर्विस बहुत बुरी थी।"  # लेकिन स्टाफ़ सर्विस बहुत बुरी थी ।
 OTHER = "खाना अच्छा था।"
