@@ -464,15 +464,15 @@ def test_card_code_mixing_table_equals_corpus_codemix():
 
 
 def _left_out_reasons_the_loader_gives() -> set[str]:
-    """Reason strings in db/export_data.py and corpus/export/records.py (LeftOut, RecordProblem, gold())."""
+    """Reason strings in the loader, the selection and the records (LeftOut, RecordProblem, NoGold, gold())."""
     import ast
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     reasons = set()
-    for source in ("db/export_data.py", "corpus/export/records.py"):
+    for source in ("db/export_data.py", "corpus/export/selection.py", "corpus/export/records.py"):
         for node in ast.walk(ast.parse((root / source).read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("LeftOut", "RecordProblem"):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("LeftOut", "RecordProblem", "NoGold"):
                 args = node.args[3:4] if node.func.id == "LeftOut" else node.args[:1]
                 reasons |= {a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
             if (isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 3

@@ -1,0 +1,221 @@
+"""Which sentences the export ships, with which gold labels, and why every other one is left out.
+
+A pure function over plain rows (``ExportRows``, loaded by ``db.export_data`` in one read transaction):
+per source sentence its final translation (the latest final choice) with the gold in force of its
+tagging item (``corpus.gold.in_force``, read through ``db.gold``: the one rule the adjudication, the
+statistics and the metrics use too). Sentences that the majority found untranslatable, that the lead
+left out, or that are still unresolved are listed with their reason in ``left_out``; nothing is
+dropped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
+
+from corpus.export.records import (
+    Alignment,
+    EnglishAspect,
+    ExportSentence,
+    LeftOut,
+    RecordProblem,
+    build_sentence,
+)
+from corpus.final_choice import POLICIES
+from corpus.gold import AGREED, SINGLE, Gold, ItemGold
+from corpus.vocabulary import Status
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What goes in: final translations only (default) or every translation; only agreed items; pseudonyms."""
+
+    all_translations: bool = False
+    agreed_only: bool = False
+    pseudonymize: bool = False
+    dev_fraction: float | None = None
+    seed: int = 13
+    project_id: int | None = None
+
+    def describe(self) -> str:
+        parts = ["every submitted translation (all translators, both phases)" if self.all_translations
+                 else "one final translation per sentence"]
+        parts.append("agreed items only" if self.agreed_only else "agreed or adjudicated labels")
+        if self.pseudonymize:
+            parts.append("translators and annotators pseudonymized")
+        if self.dev_fraction:
+            parts.append(f"dev fraction {self.dev_fraction:g} (seed {self.seed})")
+        return "; ".join(parts)
+
+
+class SourceRow(NamedTuple):
+    id: int
+    domain: str
+    split: str
+    sentence_id: str
+    text: str
+
+
+@dataclass
+class TranslationRow:
+    id: int
+    sentence: int
+    phase: str
+    translator_id: int
+    username: str
+    text: str | None
+    untranslatable: bool
+    status: str
+    guidelines_version: str | None
+    submitted_at: datetime | None
+
+    @property
+    def usable(self) -> bool:
+        return self.status == Status.SUBMITTED and not self.untranslatable and bool(self.text and self.text.strip())
+
+
+@dataclass
+class ExportRows:
+    """What the export reads of a project, as plain rows keyed by row id."""
+
+    sentences: list[SourceRow]  # in export order
+    annotators_per_item: int = 2
+    aspects: dict[int, list[EnglishAspect]] = field(default_factory=dict)  # sentence -> its SemEval aspects
+    categories: dict[int, list[tuple[str, str | None]]] = field(default_factory=dict)  # sentence -> categories
+    translations: dict[int, list[TranslationRow]] = field(default_factory=dict)  # sentence -> by phase, translator
+    finals: dict[int, tuple[int | None, str | None]] = field(default_factory=dict)  # sentence -> (final, note)
+    lead_decided: set[int] = field(default_factory=set)  # sentences whose final choice a lead made
+    alignments: dict[int, list[Alignment]] = field(default_factory=dict)  # translation -> aspect map links
+    gold: dict[int, ItemGold] = field(default_factory=dict)  # translation -> its tagging item's gold in force
+    frozen_tokens: dict[int, list[str]] = field(default_factory=dict)  # translation -> tagged tokens
+    proper_nouns: list[str] = field(default_factory=list)  # the glossary's keep-roman forms
+
+
+class NoGold(NamedTuple):
+    reason: str
+    detail: str = ""
+
+
+def gold_for_export(item: ItemGold | None, annotators_per_item: int, agreed_only: bool = False) -> Gold | NoGold:
+    """The gold labels a translation is exported with, or why it has none the export can use."""
+    if item is None:
+        return NoGold("not tagged")
+    if item.gold is None:
+        submitted = len(item.versions)
+        if item.awaited or submitted < annotators_per_item:
+            needed = max(annotators_per_item, submitted + item.awaited)
+            return NoGold("tagging incomplete", f"{submitted} of {needed} annotations submitted")
+        return NoGold("annotators disagree", f"{submitted} annotations differ; no adjudication")
+    source = item.gold.source
+    if agreed_only and source != AGREED:
+        why = "one annotator only (single)" if source == SINGLE else f"adjudication ({source})"
+        return NoGold("not agreed", f"gold labels come from {why}")
+    return item.gold
+
+
+def select_records(
+    rows: ExportRows, options: ExportOptions, agreement: Callable[[int, list], dict],
+    translators: dict[str, str] | None = None,
+) -> tuple[list[ExportSentence], list[LeftOut]]:
+    """The exported records and the left-out list, in export order. ``agreement(translation id, versions)``
+    gives a record's agreement figures (``corpus.export.figures.RecordFigures``); ``translators``: pseudonyms
+    by username."""
+    translators = translators or {}
+    by_id = {t.id: t for ts in rows.translations.values() for t in ts}
+    records: list[ExportSentence] = []
+    left_out: list[LeftOut] = []
+    for s in rows.sentences:
+        candidates = (_every_translation(rows, s, translators) if options.all_translations
+                      else _final_translation(rows, s, by_id))
+        for candidate in candidates:
+            if isinstance(candidate, LeftOut):
+                left_out.append(candidate)
+                continue
+            out = _record(rows, options, agreement, translators, s, *candidate)
+            (records if isinstance(out, ExportSentence) else left_out).append(out)
+    return records, left_out
+
+
+Candidate = tuple[TranslationRow, str, bool]  # a translation to export, its record uid, whether it is final
+
+
+def _every_translation(rows: ExportRows, s: SourceRow, translators: dict[str, str]) -> Iterator[Candidate | LeftOut]:
+    final_id, _ = rows.finals.get(s.id, (None, None))
+    ts = rows.translations.get(s.id, [])
+    if not ts:
+        yield LeftOut(s.domain, s.split, s.sentence_id, "not translated")
+    for t in ts:
+        if t.status != Status.SUBMITTED:
+            yield LeftOut(s.domain, s.split, s.sentence_id, "translation not submitted", "", t.id)
+        elif not t.usable:
+            yield LeftOut(s.domain, s.split, s.sentence_id, "translation untranslatable", "", t.id)
+        else:
+            translator = translators.get(t.username, t.username)
+            yield t, f"{s.domain}/{s.split}/{s.sentence_id}/{t.phase}/{translator}", t.id == final_id
+
+
+def _final_translation(rows: ExportRows, s: SourceRow, by_id: dict[int, TranslationRow]) -> Iterator[Candidate | LeftOut]:
+    final_id, note = rows.finals.get(s.id, (None, None))
+    submitted = [t for t in rows.translations.get(s.id, []) if t.status == Status.SUBMITTED]
+    untranslatable = sum(t.untranslatable for t in submitted)
+    majority_untranslatable = untranslatable * 2 > len(submitted) > 0
+    if majority_untranslatable and s.id not in rows.lead_decided:
+        final_id = None  # an automatic pick never overrules the majority; only a lead's decision does
+    if final_id is None:
+        if majority_untranslatable:
+            reason, detail = "untranslatable by majority", f"{untranslatable} of {len(submitted)} translators"
+        elif s.id in rows.finals:
+            reason, detail = "left out by lead", note or ""
+        else:
+            reason, detail = "no final translation", f"{len(submitted)} submitted translations"
+        yield LeftOut(s.domain, s.split, s.sentence_id, reason, detail)
+        return
+    t = by_id.get(final_id)
+    if t is None or not t.usable:
+        yield LeftOut(s.domain, s.split, s.sentence_id, "final translation has no text", "", final_id)
+        return
+    yield t, f"{s.domain}/{s.split}/{s.sentence_id}", True
+
+
+def _record(
+    rows: ExportRows, options: ExportOptions, agreement: Callable[[int, list], dict], translators: dict[str, str],
+    s: SourceRow, t: TranslationRow, uid: str, is_final: bool,
+) -> ExportSentence | LeftOut:
+    item = rows.gold.get(t.id)
+    gold = gold_for_export(item, rows.annotators_per_item, options.agreed_only)
+    if isinstance(gold, NoGold):
+        return LeftOut(s.domain, s.split, s.sentence_id, gold.reason, gold.detail, t.id)
+    try:
+        return build_sentence(
+            uid=uid, sentence_id=s.sentence_id, domain=s.domain, split=s.split, en_text=s.text,
+            en_aspects=rows.aspects.get(s.id, []), hi_text=t.text, frozen_tokens=rows.frozen_tokens.get(t.id, []),
+            tags=gold.tags, phase=t.phase, translator=translators.get(t.username, t.username),
+            alignments=rows.alignments.get(t.id, []), translation_id=t.id, is_final=is_final,
+            gold_source=gold.source, categories=rows.categories.get(s.id, []),
+            agreement=agreement(t.id, item.versions), guidelines_version=t.guidelines_version,
+            proper_nouns=rows.proper_nouns,
+        )
+    except RecordProblem as problem:
+        return LeftOut(s.domain, s.split, s.sentence_id, problem.reason, problem.detail, t.id)
+
+
+def selection_text(options: ExportOptions, final_policy: str, per_item: int) -> str:
+    """How the records were selected, for the dataset card."""
+    gold = (f"Gold labels are the latest decision in force for the tagging item: the lead's (`accepted` or `edited`) "
+            f"or automatic, the tags of the {per_item} submitted annotation(s) when they all agree (`agreed`), or, "
+            "in a project with one annotator per item, that annotator's tags (`single`). Automatic gold that the "
+            "annotators' later edits no longer support is withdrawn, and such an item counts as unresolved.")
+    if options.agreed_only:
+        gold += " Only items whose labels were agreed without the lead editing or choosing are included."
+    if options.all_translations:
+        return ("Every submitted translation of every sentence (all translators, both phases) that has gold labels, "
+                "for augmentation research; `is_final` marks the one chosen as final. " + gold)
+    return (f"One translation per source sentence: the lead's latest final choice, which the lead may override. The "
+            f"automatic choice (`corpus.final_choice`) takes in each phase the translation with the highest mean "
+            f"ROUGE-L against the others, ties going to more aspects kept, then the earlier submission; then, under "
+            f"the project policy `{final_policy}`: {POLICIES.get(final_policy, 'see the project settings.')} "
+            f"Sentences the majority marked untranslatable (unless a lead chose one of their translations: an automatic "
+            f"pick never overrules the majority), that the lead left out, or that are still unresolved are "
+            f"not exported and are counted below. " + gold)
