@@ -36,7 +36,14 @@ import regex
 from indic_transliteration import sanscript
 
 from corpus.records import PHASES
-from corpus.tokens import TOKENIZER_SIGNATURE, is_word, normalize, tokenize_with_offsets, words
+from corpus.rouge import f_from_lcs, lcs_with_masks, rouge_l_f_text
+from corpus.tokens import (
+    TOKENIZER_SIGNATURE,
+    is_word,
+    normalize,
+    tokenize_with_offsets,
+    words,
+)
 
 PHONETIC_NAME = "phonetic-key"
 PHONETIC_VERSION = "1.0"
@@ -262,38 +269,23 @@ def normalized_words(text: str) -> list[str]:
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str], equal: Callable[[str, str], bool]) -> int:
-    """Longest common subsequence under an equality predicate (need not be transitive)."""
+    """Longest common subsequence under an equality predicate (need not be transitive), by the official
+    ROUGE-L's LCS (``corpus.rouge.lcs_with_masks``): its bit-parallel recurrence holds for any match
+    table, so the only difference is which positions of ``a`` each word of ``b`` matches."""
     if not a or not b:
         return 0
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0]
-        for j, y in enumerate(b, 1):
-            cur.append(prev[j - 1] + 1 if equal(x, y) else max(prev[j], cur[j - 1]))
-        prev = cur
-    return prev[-1]
-
-
-def _f1(lcs: int, n_a: int, n_b: int) -> float:
-    if lcs == 0 or n_a == 0 or n_b == 0:
-        return 0.0
-    precision, recall = lcs / n_a, lcs / n_b
-    return 2 * precision * recall / (precision + recall)
+    masks = {w: sum(1 << i for i, x in enumerate(a) if equal(x, w)) for w in set(b)}
+    return lcs_with_masks(masks, len(a), b)
 
 
 def normalized_rouge_l(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> float:
     """ROUGE-L F (β = 1) over hyphen-joined words, phonetically equal words counting as equal. Symmetric."""
     wa, wb = normalized_words(a), normalized_words(b)
-    return _f1(lcs_length(wa, wb, lambda x, y: _match(x, y, threshold)), len(wa), len(wb))
+    return f_from_lcs(lcs_length(wa, wb, lambda x, y: _match(x, y, threshold)), len(wa), len(wb))
 
 
 def raw_rouge_l(a: str, b: str) -> float:
-    """The official figure: exact ROUGE-L F over canonical words (corpus.rouge's, when present)."""
-    try:
-        from corpus.rouge import rouge_l_f_text
-    except ImportError:
-        wa, wb = words(a), words(b)
-        return _f1(lcs_length(wa, wb, str.__eq__), len(wa), len(wb))
+    """The official figure: exact ROUGE-L F over canonical words (``corpus.rouge``), never changed here."""
     return rouge_l_f_text(a, b)
 
 
@@ -447,7 +439,7 @@ def normalized_pair_f(texts: Sequence[str | None], pair_a: Sequence[int], pair_b
                 continue
             # words_match is symmetric (exact costs), so the unit's partners are the same predicate.
             equal = lambda x, y, near=near: x == y or y in near.get(x, nothing)  # noqa: E731
-        out.append(_f1(lcs_length(wa, wb, equal), len(wa), len(wb)))
+        out.append(f_from_lcs(lcs_length(wa, wb, equal), len(wa), len(wb)))
     return out
 
 

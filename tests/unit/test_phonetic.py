@@ -259,3 +259,30 @@ def test_report_ranks_changes_largest_first_and_keeps_the_limit():
     assert report["changed_pairs"] == 2
     [row] = report["changes"]  # blind moves 2/3 -> 1 (1/3), aware 4/7 -> 6/7 (2/7)
     assert row["phase"] == "blind" and row["change"] == pytest.approx(1 / 3)
+
+
+def _dp_lcs(a, b, equal) -> int:
+    """The textbook LCS table, as the reference for the bit-parallel one."""
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b, 1):
+            cur.append(prev[j - 1] + 1 if equal(x, y) else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
+
+
+def test_the_phonetic_lcs_is_the_official_bit_parallel_one_under_any_match_table():
+    """corpus.phonetic counts its LCS with corpus.rouge's algorithm; a predicate that is not transitive
+    (words one letter apart match) must give the textbook table's length."""
+    import random
+
+    from corpus.phonetic import lcs_length
+
+    rng = random.Random(5)
+    near = lambda x, y: abs(ord(x) - ord(y)) <= 1  # a~b, b~c, but not a~c
+    for _ in range(400):
+        a = [rng.choice("abcdef") for _ in range(rng.randint(0, 12))]
+        b = [rng.choice("abcdef") for _ in range(rng.randint(0, 12))]
+        for equal in (near, str.__eq__):
+            assert lcs_length(a, b, equal) == _dp_lcs(a, b, equal), (a, b)
