@@ -157,7 +157,7 @@ def tagging_targets(session: Session, project_id: int) -> list[Translation]:
     return [t for t in submitted if t.id in keep]
 
 
-def active_annotators(session: Session) -> list[User]:
+def _active_annotators(session: Session) -> list[User]:
     return list(
         session.scalars(
             select(User)
@@ -183,7 +183,7 @@ def assign_annotators(
         return report
 
 
-def translators_of_sentences(session: Session, sentence_ids: set[int]) -> set[tuple[int, int]]:
+def _translators_of_sentences(session: Session, sentence_ids: set[int]) -> set[tuple[int, int]]:
     """(user, sentence) for everyone who translates, translated or is due to translate a sentence, in either
     phase: a translation row, or a task not taken from them. Such a person never tags a colleague's
     translation of that sentence, which would leak it into their own and break the independence of
@@ -204,8 +204,8 @@ def translators_of_sentences(session: Session, sentence_ids: set[int]) -> set[tu
 
 
 def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int | None) -> AssignmentReport:
-    annotators = active_annotators(session)
-    translating = translators_of_sentences(session, {t.sentence_id for t in targets})
+    annotators = _active_annotators(session)
+    translating = _translators_of_sentences(session, {t.sentence_id for t in targets})
     existing = list(
         session.scalars(select(AnnotationAssignment).where(AnnotationAssignment.status.not_in(INACTIVE)))
     )
@@ -361,7 +361,7 @@ def freeze_item(session: Session, translation: Translation) -> TaggingItem:
     return item
 
 
-def suggestions_for(session: Session, item: TaggingItem, translation: Translation) -> list[Suggestion]:
+def _suggestions_for(session: Session, item: TaggingItem, translation: Translation) -> list[Suggestion]:
     """Token spans from the translator's aspect map, when the frozen tokens still match the text."""
     if translation.text is None or tokenize(translation.text) != list(item.tokens):
         return []
@@ -429,7 +429,7 @@ def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
             source_text=sentence.text if show_source else None,
             source_aspects=[a.term for a in sentence.aspects] if show_source else [],
             source_aspect_spans=[(a.start, a.end) for a in sentence.aspects] if show_source else [],
-            suggestions=suggestions_for(session, item, translation) if project.prefill_from_aspect_map else [],
+            suggestions=_suggestions_for(session, item, translation) if project.prefill_from_aspect_map else [],
             annotation=_stored_state(session, _own_annotation(session, item.id, user_id), len(item.tokens)),
             text_changed=tokenize(translation.text or "") != list(item.tokens),
         )
