@@ -167,15 +167,11 @@ def cmd_stats(args: argparse.Namespace, engine) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace, engine) -> int:
-    from sqlalchemy.orm import Session
-
     from corpus.metrics import format_report
-    from db.engine import reader
     from db.metrics_data import metrics_report
-    from db.schema import default_project_id
+    from db.schema import default_project
 
-    with Session(reader(engine)) as session:
-        report = metrics_report(session, default_project_id(session))
+    report = metrics_report(engine, default_project(engine))
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
     else:

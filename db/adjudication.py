@@ -24,7 +24,7 @@ from corpus.gold import (
     GoldStep,
     next_automatic_decision,
 )
-from corpus.vocabulary import INACTIVE_STATUSES, Status
+from corpus.vocabulary import Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
@@ -32,7 +32,6 @@ from db.gold import ItemState, _annotators_per_item, _gold_in_force, _item_state
 from db.models import (
     Adjudication,
     Annotation,
-    AnnotationAssignment,
     Revision,
     SourceSentence,
     TaggingItem,
@@ -435,15 +434,10 @@ def gold_count(engine: Engine, project_id: int) -> tuple[int, int]:
 
 
 def tagging_stamp(engine: Engine, project_id: int) -> tuple:
-    """Changes whenever anything the queue and the automatic rule read changes: every save (the
-    dashboard's fingerprint) and every change of who is assigned to tag what (a reassignment changes
-    which items are complete)."""
+    """Changes whenever anything the queue and the automatic rule read changes: every save and every
+    change of who is assigned to tag what (a reassignment changes which items are complete); the
+    dashboard's fingerprint (``db.metrics_data.latest_save``) covers both."""
     from db.metrics_data import latest_save
 
-    with Session(reader(engine)) as session:
-        assignments = session.execute(select(
-            func.count(AnnotationAssignment.id), func.max(AnnotationAssignment.id),
-            func.count(AnnotationAssignment.id).filter(AnnotationAssignment.status.in_(INACTIVE_STATUSES)),
-        )).one()
-        return (*latest_save(session, project_id), *assignments)
+    return latest_save(engine, project_id)
 

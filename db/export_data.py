@@ -42,7 +42,7 @@ from corpus.metrics import compute_agreement, paused_gc
 from corpus.tokens import TOKENIZER_SIGNATURE
 from db.engine import reader
 from db.gold import _gold_in_force
-from db.metrics_data import load_metrics_input
+from db.metrics_data import _load_metrics_input
 from db.models import (
     AspectAlignment,
     AspectCategory,
@@ -74,7 +74,7 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         settings = dict(project.settings or {})
         rows = _export_rows(session, project_id, project.annotators_per_item, options.all_translations)
         user_order = [u for (u,) in session.execute(select(User.username).order_by(User.id)).all()]
-        metrics_input = load_metrics_input(session, project_id)
+        metrics_input = _load_metrics_input(session, project_id, rows.gold)
 
     # Every agreement figure comes from the one implementation behind `python -m corpus metrics --json`.
     agreement_figures = compute_agreement(metrics_input)

@@ -39,9 +39,9 @@ from corpus.vocabulary import Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, reader, transaction
-from db.metrics_data import load_metrics_input
+from db.gold import _gold_in_force
+from db.metrics_data import _load_metrics_input
 from db.models import (
-    Adjudication,
     Annotation,
     AspectAlignment,
     FinalChoice,
@@ -103,17 +103,10 @@ def _key(s: SourceSentence) -> str:
 
 
 def _gold_tags(session: Session, item_ids: list[int]) -> dict[int, list[str]]:
-    """The in-force (latest) gold tags per tagging item."""
+    """The gold tags in force per tagging item, read through the one reader (``db.gold``)."""
     if not item_ids:
         return {}
-    latest = (
-        select(Adjudication.item_id, func.max(Adjudication.id).label("last"))
-        .where(Adjudication.item_id.in_(item_ids))
-        .group_by(Adjudication.item_id)
-        .subquery()
-    )
-    rows = session.execute(select(Adjudication.item_id, Adjudication.tags).join(latest, Adjudication.id == latest.c.last))
-    return {item_id: list(tags) for item_id, tags in rows if tags is not None}  # None: gold withdrawn
+    return {i: g.gold.tags for i, g in _gold_in_force(session, items=item_ids).items() if g.gold is not None}
 
 
 def _aspects_kept(session: Session, translations: list[Translation]) -> dict[int, int | None]:
@@ -293,7 +286,7 @@ def project_candidates(session: Session, project_id: int) -> dict[int, list[Cand
     agreement figures are (``db.metrics_data.load_metrics_input``) and scored by their vectorised ROUGE-L:
     the same candidates, aspect counts and means (the rule compares means rounded to 12 places, as the
     figures do, so both name the same winner), fast enough for a paper-scale project."""
-    data = load_metrics_input(session, project_id)
+    data = _load_metrics_input(session, project_id)
     kept = agreement_aspects_kept(data)
     means = translation_means(rouge_agreement(data, kept))
     out: dict[int, list[Candidate]] = defaultdict(list)

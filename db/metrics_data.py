@@ -1,19 +1,20 @@
 """Load what the agreement figures need, in a handful of flat queries, as plain records.
 
 The metrics themselves (``corpus.metrics``) never see the database; the dashboard and the CLI call
-``load_metrics_input`` or ``metrics_report``. Only submitted translations and submitted annotations
-of submitted translations count. ``latest_save`` is the dashboard's cache key: it changes with every
-save, submission, import or adjudication.
+``load_metrics_input`` or ``metrics_report``, which take an Engine and read in one read-only
+transaction of their own (``_load_metrics_input`` is the same read inside a transaction a ``db``
+service holds). Only submitted translations and submitted annotations of submitted translations
+count; gold is the gold in force (``db.gold``). ``latest_save`` is the dashboard's cache key: it
+changes with every save, submission, import, adjudication or change of who tags what.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import repeat
 
-from sqlalchemy import Connection, Text, case, cast, func, select
+from sqlalchemy import Engine, Text, case, cast, func, select
 from sqlalchemy.orm import Session
 
 from corpus.agreement import (
@@ -23,10 +24,13 @@ from corpus.agreement import (
     TranslationInfo,
     columns,
 )
-from corpus.gold import WITHDRAWN
+from corpus.gold import ItemGold
 from corpus.kappa import tag_string
 from corpus.metrics import compute_report, paused_gc
 from corpus.progress import ProgressCount
+from corpus.vocabulary import INACTIVE_STATUSES, Status
+from db.engine import reader
+from db.gold import _gold_in_force
 from db.models import (
     Adjudication,
     Annotation,
@@ -41,8 +45,8 @@ from db.models import (
     TranslationAssignment,
     User,
 )
-from db.project_settings import settings_in
-from corpus.vocabulary import Status
+from db.project_settings import load_settings
+from db.rows import fetch, moments, tags_from_json
 
 SUBMITTED = Status.SUBMITTED
 
@@ -51,72 +55,27 @@ def _in_project(project_id: int):
     return SourceSentence.project_id == project_id
 
 
-_JSON_PUNCTUATION = str.maketrans("", "", '[]", ')
-
-
-def tags_from_json(raw: str | None) -> str | None:
-    """The stored JSON tag list as one letter per token. The canonical spelling (``json.dumps``, also
-    PostgreSQL's) is checked by rebuilding it, with no JSON parse; anything else goes through
-    ``json.loads``. None when a tag is not B, I or O."""
-    if raw is None:
-        return None
-    letters = raw.translate(_JSON_PUNCTUATION)
-    canonical = '["' + '", "'.join(letters) + '"]' if letters else "[]"
-    if raw == canonical and not letters.strip("BIO"):
-        return letters
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    return tag_string(value) if isinstance(value, list) else None
-
-
-def _fetch(conn: Connection, statement) -> list[tuple]:
-    """Rows as plain DB-API tuples, skipping SQLAlchemy's per-row objects (most of the load time at
-    corpus scale). Values come back as the driver gives them: see ``_moment``."""
-    compiled = statement.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
-    if compiled.positional:
-        params = tuple(compiled.params[name] for name in compiled.positiontup)
-    else:
-        params = compiled.params
-    cursor = conn.connection.dbapi_connection.cursor()
-    try:
-        cursor.execute(str(compiled), params)
-        return cursor.fetchall()
-    finally:
-        cursor.close()
-
-
-def _moment(value) -> datetime | None:
-    """SQLite returns DateTime columns as ISO strings, PostgreSQL as datetimes."""
-    if value is None or isinstance(value, datetime):
-        return value
-    return datetime.fromisoformat(value)
-
-
-def _moments(values: list | tuple) -> list[datetime | None]:
-    """``_moment`` over a column, deciding the driver's type once instead of per value."""
-    if not any(v.__class__ is str for v in values):
-        return list(values)
-    try:
-        return list(map(datetime.fromisoformat, values))
-    except TypeError:  # a NULL among the strings
-        parse = datetime.fromisoformat
-        return [parse(v) if v.__class__ is str else _moment(v) for v in values]
-
-
 def _columns(rows: list[tuple], width: int) -> list[list]:
     """Rows as columns (one list per column), also when there are no rows."""
     return columns(rows, *range(width))
 
 
-def load_metrics_input(session: Session, project_id: int) -> MetricsInput:
-    """Sentences, submitted translations, submitted tag sets and latest adjudications of a project."""
-    with paused_gc():
+def load_metrics_input(engine: Engine, project_id: int) -> MetricsInput:
+    """Sentences, submitted translations, submitted tag sets and the gold in force of a project."""
+    with Session(reader(engine)) as session:
         return _load_metrics_input(session, project_id)
 
 
-def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
+def _load_metrics_input(
+    session: Session, project_id: int, gold: dict[int, ItemGold] | None = None
+) -> MetricsInput:
+    """``load_metrics_input`` inside the caller's transaction; ``gold``: the project's gold in force
+    (``db.gold``) when the caller has read it already."""
+    with paused_gc():
+        return _read_metrics_input(session, project_id, gold)
+
+
+def _read_metrics_input(session: Session, project_id: int, gold: dict[int, ItemGold] | None) -> MetricsInput:
     conn = session.connection()
     k = conn.execute(select(Project.annotators_per_item).where(Project.id == project_id)).scalar()
     if k is None:
@@ -133,7 +92,7 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
     )
     sentences = [
         SentenceInfo(pk, sid, domain, split, text, aspect_counts.get(pk, 0), ordinal or 0)
-        for pk, sid, domain, split, text, ordinal in _fetch(
+        for pk, sid, domain, split, text, ordinal in fetch(
             conn,
             select(
                 SourceSentence.id, SourceSentence.sentence_id, SourceSentence.domain, SourceSentence.split,
@@ -146,14 +105,14 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
     # Aspect maps of every translation: only those of the submitted translations kept below are used.
     mapped = {
         pk: int(n or 0)
-        for pk, n in _fetch(
+        for pk, n in fetch(
             conn,
             select(AspectAlignment.translation_id, func.sum(case((AspectAlignment.dropped.is_(False), 1), else_=0)))
             .group_by(AspectAlignment.translation_id),
         )
     }
     in_sentences = {s.pk for s in sentences}
-    rows = _fetch(
+    rows = fetch(
         conn,
         select(
             Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
@@ -166,12 +125,12 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
     del rows
     # tuple.__new__ skips the NamedTuple's Python-level __new__: half the cost per record.
     translations = list(map(tuple.__new__, repeat(TranslationInfo), zip(
-        pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable), _moments(submitted),
+        pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable), moments(submitted),
         map(mapped.get, pk),
     )))
     known = set(pk)
 
-    rows = _fetch(
+    rows = fetch(
         conn,
         select(TaggingItem.translation_id, Annotation.annotator_id, cast(Annotation.tags, Text), Annotation.submitted_at)
         .join(TaggingItem, TaggingItem.id == Annotation.item_id)
@@ -185,29 +144,25 @@ def _load_metrics_input(session: Session, project_id: int) -> MetricsInput:
     tags = list(map(parsed.__getitem__, raw))
     invalid = tags.count(None)
     tag_sets = list(map(tuple.__new__, repeat(TagSet), zip(
-        translation_pk, map(users.__getitem__, uid), tags, _moments(submitted),
+        translation_pk, map(users.__getitem__, uid), tags, moments(submitted),
     )))
     if invalid:
         tag_sets = [ts for ts in tag_sets if ts.tags is not None]
 
-    latest = select(func.max(Adjudication.id)).group_by(Adjudication.item_id)
     adjudicated: dict[int, str] = {}
-    for translation_pk, raw in conn.execute(
-        select(TaggingItem.translation_id, cast(Adjudication.tags, Text))
-        .join(TaggingItem, TaggingItem.id == Adjudication.item_id)
-        .where(Adjudication.id.in_(latest), Adjudication.source != WITHDRAWN)  # withdrawn: no gold
-    ):
-        tags = tags_from_json(raw) if translation_pk in known else None
-        if tags is not None:
-            adjudicated[translation_pk] = tags
+    for item in (gold if gold is not None else _gold_in_force(session, project_id)).values():
+        if item.gold is not None and item.translation_id in known:
+            tags = tag_string(item.gold.tags)
+            if tags is not None:
+                adjudicated[item.translation_id] = tags
 
     return MetricsInput(sentences, translations, tag_sets, adjudicated, k, invalid)
 
 
-def project_settings(session: Session, project_id: int) -> dict:
+def project_settings(engine: Engine, project_id: int) -> dict:
     """The settings the dashboard states, read by the one reader (``db.project_settings``: a missing
     project is ``ProjectNotFound``)."""
-    project = settings_in(session, project_id)
+    project = load_settings(engine, project_id)
     return {
         "name": project.name,
         "translators_per_phase": project.translators_per_phase,
@@ -216,17 +171,24 @@ def project_settings(session: Session, project_id: int) -> dict:
     }
 
 
-def metrics_report(session: Session, project_id: int) -> dict:
+def metrics_report(engine: Engine, project_id: int) -> dict:
     """The JSON-ready report of ``metrics --json`` (keys: ``corpus.metrics.REPORT_KEYS``)."""
-    return compute_report(load_metrics_input(session, project_id))
+    return compute_report(load_metrics_input(engine, project_id))
 
 
-def latest_save(session: Session, project_id: int) -> tuple:
+def latest_save(engine: Engine, project_id: int) -> tuple:
     """A cheap fingerprint of everything the figures depend on; any save changes it.
 
     Counts catch inserts and deletes, summed versions catch every ORM update (optimistic locking
-    bumps them), and the latest revision id catches every recorded save.
+    bumps them), the latest revision id catches every recorded save, and the annotation assignments
+    (count, newest, inactive) catch a change of who tags what, which changes which items are complete
+    and so their gold.
     """
+    with Session(reader(engine)) as session:
+        return _latest_save(session, project_id)
+
+
+def _latest_save(session: Session, project_id: int) -> tuple:
 
     def scalar(*columns):
         return select(*columns).scalar_subquery()
@@ -249,16 +211,25 @@ def latest_save(session: Session, project_id: int) -> tuple:
             select(Project.annotators_per_item).where(Project.id == project_id).scalar_subquery(),
         )
     ).one()
-    row = (*rest[:2], *translations, rest[2], *annotations, *rest[3:])
+    assignments = session.execute(select(
+        func.count(AnnotationAssignment.id), func.max(AnnotationAssignment.id),
+        func.count(AnnotationAssignment.id).filter(AnnotationAssignment.status.in_(INACTIVE_STATUSES)),
+    )).one()
+    row = (*rest[:2], *translations, rest[2], *annotations, *rest[3:], *assignments)
     return (project_id, *(v.isoformat() if isinstance(v, datetime) else v for v in row))
 
 
 # --- Progress and sentence detail (dashboard) --------------------------------------------------------
 
 
-def load_progress(session: Session, project_id: int, submitted: bool = True) -> list[ProgressCount]:
+def load_progress(engine: Engine, project_id: int, submitted: bool = True) -> list[ProgressCount]:
     """Work done (translations, annotations) and work waiting (open assignments), grouped.
     ``submitted=False`` leaves out submitted work (the dashboard counts it from the metrics input)."""
+    with Session(reader(engine)) as session:
+        return _load_progress(session, project_id, submitted)
+
+
+def _load_progress(session: Session, project_id: int, submitted: bool) -> list[ProgressCount]:
     rows: list[ProgressCount] = []
     done_translation = Translation.status != SUBMITTED if not submitted else Translation.id.is_not(None)
     done_annotation = Annotation.status != SUBMITTED if not submitted else Annotation.id.is_not(None)
@@ -327,7 +298,7 @@ class TranslationDetail:
     submitted_at: datetime | None
     tokens: list[str] | None = None
     tag_sets: dict[str, list[str]] = field(default_factory=dict)  # annotator -> tags (submitted only)
-    adjudicated: list[str] | None = None
+    adjudicated: list[str] | None = None  # the gold in force (None: no gold)
 
 
 @dataclass
@@ -340,8 +311,17 @@ class SentenceDetail:
     translations: list[TranslationDetail]
 
 
-def load_sentence_detail(session: Session, project_id: int, domain: str, split: str, sentence_id: str) -> SentenceDetail | None:
-    """One sentence with all its translations and their tag sets, for side-by-side review."""
+def load_sentence_detail(
+    engine: Engine, project_id: int, domain: str, split: str, sentence_id: str
+) -> SentenceDetail | None:
+    """One sentence with all its translations, their tag sets and gold in force, for side-by-side review."""
+    with Session(reader(engine)) as session:
+        return _load_sentence_detail(session, project_id, domain, split, sentence_id)
+
+
+def _load_sentence_detail(
+    session: Session, project_id: int, domain: str, split: str, sentence_id: str
+) -> SentenceDetail | None:
     sentence = session.scalars(
         select(SourceSentence).where(
             _in_project(project_id) & (SourceSentence.domain == domain) & (SourceSentence.split == split)
@@ -378,12 +358,9 @@ def load_sentence_detail(session: Session, project_id: int, domain: str, split: 
                 .order_by(User.username)
             ):
                 details[items[item_id][0]].tag_sets[name] = list(tags or [])
-            for item_id, tags in session.execute(
-                select(Adjudication.item_id, Adjudication.tags)
-                .where(Adjudication.item_id.in_(list(items)))
-                .order_by(Adjudication.id)
-            ):
-                details[items[item_id][0]].adjudicated = None if tags is None else list(tags)  # None: withdrawn
+            for item_id, item in _gold_in_force(session, project_id, list(items)).items():
+                if item.gold is not None:
+                    details[items[item_id][0]].adjudicated = list(item.gold.tags)
     return SentenceDetail(
         sentence.domain, sentence.split, sentence.sentence_id, sentence.text,
         [a.term for a in sentence.aspects], list(details.values()),

@@ -20,7 +20,6 @@ from corpus.metrics import EXPLANATIONS, compute_agreement, dashboard_tables, se
 from corpus.phonetic import spelling_tolerant_report
 from corpus.progress import filter_counts, person_progress, phase_progress, submitted_counts
 from corpus.spreadsheet import frame_csv
-from db.engine import read
 from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, project_settings
 from db.queries import final_translations, keep_roman_glossary
 from ui.common import get_engine, project_id, require_role
@@ -36,7 +35,7 @@ DB_KEY = engine.url.render_as_string(hide_password=True)
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _input(db: str, project: int, stamp: tuple):
     """The raw records (about 150,000 at paper scale) are kept as they are, not pickled on every hit."""
-    return read(engine, load_metrics_input, project)
+    return load_metrics_input(engine, project)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -58,8 +57,8 @@ def _all_sentences(db: str, project: int, stamp: tuple, domains: tuple[str, ...]
 @st.cache_data(show_spinner=False, max_entries=4)
 def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
     data = filter_input(_input(db, project, stamp), domains, splits)
-    open_work = read(engine, load_progress, project, submitted=False)
-    settings = read(engine, project_settings, project)
+    open_work = load_progress(engine, project, submitted=False)
+    settings = project_settings(engine, project)
     counts = filter_counts(open_work, domains, splits) + submitted_counts(data)
     return {
         "phases": phase_progress(counts, len(data.sentences), settings["translators_per_phase"], settings["annotators_per_item"]),
@@ -121,7 +120,7 @@ def file_name(*parts: str) -> str:
 NOT_DEFINED = "—"
 
 
-stamp = read(engine, latest_save, pid)
+stamp = latest_save(engine, pid)
 everything = _input(DB_KEY, pid, stamp)
 all_domains = sorted({s.domain for s in everything.sentences})
 all_splits = sorted({s.split for s in everything.sentences})
@@ -259,7 +258,7 @@ if sentences:
     pick = st.selectbox("Open a sentence", ["-"] + labels, key="dash_open")
     if pick != "-":
         row = sentences[labels.index(pick)]
-        detail = read(engine, load_sentence_detail, pid, row["domain"], row["split"], row["sentence_id"])
+        detail = load_sentence_detail(engine, pid, row["domain"], row["split"], row["sentence_id"])
         if detail is None:
             st.warning("That sentence is no longer in the project.")
         else:

@@ -10,15 +10,21 @@ from sqlalchemy.orm import Session
 
 from cli.commands import main
 from corpus.metrics import REPORT_KEYS
-from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, metrics_report, tags_from_json
+from db.metrics_data import (
+    latest_save,
+    load_metrics_input,
+    load_progress,
+    load_sentence_detail,
+    metrics_report,
+    tags_from_json,
+)
 from db.models import Annotation, Translation, User
 from tests.support.metrics_fixtures import build_small_project, expected_rouge
 
 
 def test_report_from_the_database_has_the_hand_checked_figures(any_engine):
     pid = build_small_project(any_engine)
-    with Session(any_engine) as session:
-        report = metrics_report(session, pid)
+    report = metrics_report(any_engine, pid)
     assert tuple(report) == REPORT_KEYS
     expected = expected_rouge()
     assert report["rouge_l"]["aware"] == pytest.approx(expected["aware"])
@@ -38,8 +44,7 @@ def test_report_from_the_database_has_the_hand_checked_figures(any_engine):
 
 def test_drafts_never_count(any_engine):
     pid = build_small_project(any_engine)
-    with Session(any_engine) as session:
-        data = load_metrics_input(session, pid)
+    data = load_metrics_input(any_engine, pid)
     translators = {(t.phase, t.translator) for t in data.translations if t.sentence_pk}
     assert ("blind", "chitra") not in translators  # a draft translation
     assert len(data.tag_sets) == 8  # the draft annotation is left out
@@ -48,8 +53,7 @@ def test_drafts_never_count(any_engine):
 
 def test_loader_reads_aspect_maps_and_submission_times(any_engine):
     pid = build_small_project(any_engine)
-    with Session(any_engine) as session:
-        data = load_metrics_input(session, pid)
+    data = load_metrics_input(any_engine, pid)
     mapped = {(t.phase, t.translator, t.text): t.aspects_mapped for t in data.translations}
     assert mapped[("aware", "asha", "स्टाफ़ बुरा था")] == 1
     assert mapped[("aware", "chitra", "खाना अच्छा था")] == 0  # its map drops the aspect
@@ -59,21 +63,18 @@ def test_loader_reads_aspect_maps_and_submission_times(any_engine):
 
 def test_a_save_changes_the_cache_fingerprint(any_engine):
     pid = build_small_project(any_engine)
-    with Session(any_engine) as session:
-        before = latest_save(session, pid)
-        assert latest_save(session, pid) == before
+    before = latest_save(any_engine, pid)
+    assert latest_save(any_engine, pid) == before
     with Session(any_engine) as session:
         translation = session.scalars(select(Translation).where(Translation.phase == "blind")).first()
         translation.text = "नया अनुवाद"
         session.commit()
-    with Session(any_engine) as session:
-        assert latest_save(session, pid) != before
+    assert latest_save(any_engine, pid) != before
 
 
 def test_progress_counts_work_per_person_and_status(any_engine):
     pid = build_small_project(any_engine)
-    with Session(any_engine) as session:
-        counts = load_progress(session, pid)
+    counts = load_progress(any_engine, pid)
     by_key: dict[tuple, int] = {}
     for c in counts:
         key = (c.kind, c.phase, c.person, c.status)
@@ -86,8 +87,7 @@ def test_progress_counts_work_per_person_and_status(any_engine):
 
 def test_sentence_detail_shows_every_translation_and_its_tag_sets(any_engine):
     pid = build_small_project(any_engine)
-    with Session(any_engine) as session:
-        detail = load_sentence_detail(session, pid, "restaurant", "train", "r1")
+    detail = load_sentence_detail(any_engine, pid, "restaurant", "train", "r1")
     assert detail.aspects == ["staff"]
     aware = {t.translator: t for t in detail.translations if t.phase == "aware"}
     assert set(aware) == {"asha", "bilal", "chitra"}
@@ -96,8 +96,8 @@ def test_sentence_detail_shows_every_translation_and_its_tag_sets(any_engine):
 
 
 def test_unknown_project_is_an_error(engine):
-    with Session(engine) as session, pytest.raises(ValueError, match="no project"):
-        load_metrics_input(session, 999)
+    with pytest.raises(ValueError, match="no project"):
+        load_metrics_input(engine, 999)
 
 
 @pytest.mark.parametrize(
@@ -114,8 +114,7 @@ def test_invalid_stored_tags_are_counted_not_used(engine):
     with Session(engine) as session:
         session.execute(update(Annotation).where(Annotation.id == 1).values(tags=["B", "X", "O"]))
         session.commit()
-    with Session(engine) as session:
-        report = metrics_report(session, pid)
+    report = metrics_report(engine, pid)
     assert report["fleiss_kappa"]["invalid_tag_sets"] == 1
 
 
@@ -139,8 +138,8 @@ def test_metrics_command_prints_a_table_2_summary_with_the_signature(engine, sql
 
 def test_usernames_not_ids_appear_in_pairs(engine):
     pid = build_small_project(engine)
+    report = metrics_report(engine, pid)
     with Session(engine) as session:
-        report = metrics_report(session, pid)
         names = set(session.scalars(select(User.username)))
     assert {r["translator_a"] for r in report["rouge_l_pairs"]} <= names
 
@@ -149,10 +148,9 @@ def test_dashboard_progress_from_the_metrics_input_equals_the_full_count(any_eng
     from corpus.progress import phase_progress, submitted_counts
 
     pid = build_small_project(any_engine)
-    with Session(any_engine) as session:
-        full = load_progress(session, pid)
-        open_work = load_progress(session, pid, submitted=False)
-        data = load_metrics_input(session, pid)
+    full = load_progress(any_engine, pid)
+    open_work = load_progress(any_engine, pid, submitted=False)
+    data = load_metrics_input(any_engine, pid)
 
     def totals(counts):
         out: dict[tuple, int] = {}

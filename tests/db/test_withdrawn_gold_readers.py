@@ -10,11 +10,12 @@ from sqlalchemy.orm import Session
 from db.adjudication import decisions
 from db.engine import reader
 from db.export_data import ExportOptions, load_export
+from db.gold import gold_in_force
 from db.metrics_data import load_metrics_input, load_sentence_detail
 from db.models import TaggingItem
-from db.gold import gold_in_force
 from db.queries import load_stat_inputs
 from db.tagging import assign_annotators
+from tests.db.test_adjudication import edit_submitted, make_world, submit
 from tests.support.tagging_fixtures import (
     add_sentence,
     add_translation,
@@ -22,7 +23,6 @@ from tests.support.tagging_fixtures import (
     project_id,
     set_project,
 )
-from tests.db.test_adjudication import edit_submitted, make_world, submit
 
 AGREED = ["B", "O", "B", "O", "O", "O"]
 CHANGED = ["B", "O", "O", "O", "O", "O"]
@@ -46,9 +46,8 @@ def test_agreed_gold_is_read_while_in_force(engine, world):
     submit(engine, world["kiran"], world["t2"], AGREED)
     pid = project_id(engine)
     assert {i: g.gold.tags for i, g in gold_in_force(engine, pid).items() if g.gold} == {item: AGREED}
-    with Session(reader(engine)) as session:
-        assert world["t2"] in load_metrics_input(session, pid).adjudicated
-        detail = load_sentence_detail(session, pid, "restaurant", "train", "2")
+    assert world["t2"] in load_metrics_input(engine, pid).adjudicated
+    detail = load_sentence_detail(engine, pid, "restaurant", "train", "2")
     assert [list(t.adjudicated) for t in detail.translations if t.phase == "aware"] == [AGREED]
     assert len(load_stat_inputs(engine).hindi) == 0  # no final translation chosen yet: statistics count finals
 
@@ -57,9 +56,8 @@ def test_withdrawn_gold_is_no_gold_for_statistics_and_agreement(engine, world):
     item = withdraw_gold_of_t2(engine, world)
     pid = project_id(engine)
     assert gold_in_force(engine, pid)[item].gold is None
-    with Session(reader(engine)) as session:
-        assert world["t2"] not in load_metrics_input(session, pid).adjudicated
-        detail = load_sentence_detail(session, pid, "restaurant", "train", "2")
+    assert world["t2"] not in load_metrics_input(engine, pid).adjudicated
+    detail = load_sentence_detail(engine, pid, "restaurant", "train", "2")
     (translation,) = [t for t in detail.translations if t.phase == "aware"]
     assert translation.adjudicated is None
     assert sorted(map(list, translation.tag_sets.values())) == sorted([AGREED, CHANGED])

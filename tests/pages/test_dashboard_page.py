@@ -174,8 +174,8 @@ def test_filtering_by_split_recomputes_figures_progress_and_sentences(project_db
     assert t2.loc["ROUGE-L F (weighted)", "best"] == pytest.approx(4 / 5)
     assert pd.isna(t2.loc["ROUGE-L F (weighted)", "blind"])  # r2 has no blind translation
     with Session(project_db) as session:
-        data = filter_input(load_metrics_input(session, session.scalars(select(SourceSentence.project_id)).first()),
-                            ("laptop", "restaurant"), ("test",))
+        project = session.scalars(select(SourceSentence.project_id)).first()
+    data = filter_input(load_metrics_input(project_db, project), ("laptop", "restaurant"), ("test",))
     expected = dashboard_tables(data, compute_agreement(data))
     pd.testing.assert_frame_equal(t2.reset_index(), pd.DataFrame(expected["table2"]), check_dtype=False)
     lowest = frame_with(at, "token_agreement")
