@@ -3,7 +3,8 @@
 Each count is one plain rule, stated here and on the Home page:
 
 - **disagreements to adjudicate**: complete tagging items whose annotators disagree and whose gold no
-  lead has settled since (``db.adjudication.disagreement_queue`` decides which; it hands in how many);
+  lead has settled since (``db.adjudication.disagreement_queue`` decides which; the caller hands in how
+  many, or None while they are not counted yet);
 - **sentences without a final translation**: a sentence with at least one submitted, translated
   candidate and no final choice in force (neither the automatic rule's recorded pick nor a lead's);
 - **sentences not yet assigned**, per phase: a sentence with no active translation task in that phase
@@ -27,14 +28,20 @@ OVERDUE_DAYS = 7
 
 
 class TaskRow(NamedTuple):
-    """A translation task (``unit``: the sentence) or a tagging task (``unit``: the translation)."""
+    """A translation or tagging task, as overdue work is judged."""
 
     person: str
     person_active: bool
-    unit: int
-    phase: str | None  # the translation phase of a translation task; None for a tagging task
     status: str
     assigned_at: datetime
+
+
+class CoverageRow(NamedTuple):
+    """A sentence has at least one translation task in ``phase`` with ``status``."""
+
+    sentence: int
+    phase: str
+    status: str
 
 
 class SubmittedRow(NamedTuple):
@@ -60,7 +67,7 @@ class Overdue:
 
 @dataclass(frozen=True)
 class WorkQueue:
-    disagreements: int = 0
+    disagreements: int | None = 0  # None: not counted yet
     without_final: int = 0
     unassigned: Mapping[str, int] = field(default_factory=dict)  # phase -> sentences
     overdue_translators: Overdue = Overdue()
@@ -69,7 +76,7 @@ class WorkQueue:
 
     @property
     def empty(self) -> bool:
-        return not (self.disagreements or self.without_final or any(self.unassigned.values())
+        return self.disagreements == 0 and not (self.without_final or any(self.unassigned.values())
                     or self.overdue_translators.tasks or self.overdue_annotators.tasks or self.untranslatable)
 
 
@@ -80,27 +87,27 @@ def overdue(tasks: Iterable[TaskRow], now: datetime, days: int = OVERDUE_DAYS) -
     return Overdue(tuple(sorted({t.person for t in late})), len(late))
 
 
-def unassigned(sentences: Iterable[int], translation_tasks: Iterable[TaskRow]) -> dict[str, int]:
+def unassigned(sentences: Iterable[int], coverage: Iterable[CoverageRow]) -> dict[str, int]:
     """Per phase (blind first, the order they are worked in): sentences without an active task in it."""
-    covered = {(t.unit, t.phase) for t in translation_tasks if t.status != Status.REASSIGNED}
+    covered = {(c.sentence, c.phase) for c in coverage if c.status != Status.REASSIGNED}
     ids = set(sentences)
     return {phase: sum(1 for s in ids if (s, phase) not in covered) for phase in (Phase.BLIND, Phase.AWARE)}
 
 
 def work_queue(
-    sentences: Iterable[int], translation_tasks: Iterable[TaskRow], tagging_tasks: Iterable[TaskRow],
-    submitted: Iterable[SubmittedRow], finals: Iterable[FinalRow], disagreements: int, now: datetime,
-    overdue_days: int = OVERDUE_DAYS,
+    sentences: Iterable[int], coverage: Iterable[CoverageRow], translation_tasks: Iterable[TaskRow],
+    tagging_tasks: Iterable[TaskRow], submitted: Iterable[SubmittedRow], finals: Iterable[FinalRow],
+    disagreements: int | None, now: datetime, overdue_days: int = OVERDUE_DAYS,
 ) -> WorkQueue:
     """Every count of the lead's queue (the rules are in the module docstring)."""
-    translation_tasks, submitted = list(translation_tasks), list(submitted)
+    submitted = list(submitted)
     in_force = {f.sentence: f.by_lead for f in finals}
     translated = {s.sentence for s in submitted if not s.untranslatable and s.has_text}
     marked = {s.sentence for s in submitted if s.untranslatable}
     return WorkQueue(
         disagreements=disagreements,
         without_final=len(translated - set(in_force)),
-        unassigned=unassigned(sentences, translation_tasks),
+        unassigned=unassigned(sentences, coverage),
         overdue_translators=overdue(translation_tasks, now, overdue_days),
         overdue_annotators=overdue(tagging_tasks, now, overdue_days),
         untranslatable=sum(1 for s in marked if not in_force.get(s, False)),

@@ -20,9 +20,22 @@ from sqlalchemy.orm import Session
 from corpus.records import ROLES
 from corpus.vocabulary import OPEN_STATUSES, Role, Status
 from db.assignment import AssignmentSummary, reassign_open_work
-from db.auth import create_user, end_all_sessions, hash_password, recent_failures, validate_password
+from db.auth import (
+    create_user,
+    end_all_sessions,
+    hash_password,
+    recent_failures,
+    validate_password,
+)
 from db.engine import reader, transaction
-from db.models import AnnotationAssignment, AuditEvent, TranslationAssignment, User, UserRole, utcnow
+from db.models import (
+    AnnotationAssignment,
+    AuditEvent,
+    TranslationAssignment,
+    User,
+    UserRole,
+    utcnow,
+)
 from db.tagging import AssignmentReport, reassign_open_tagging
 
 # What deactivating moves to others (``reassign_open_work`` and ``reassign_open_tagging``).

@@ -3,15 +3,17 @@ each count a link to the page filtered to those items); an admin sees the admin'
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import streamlit as st
 
 from corpus.vocabulary import Phase, Role, Status
 from corpus.work_queue import OVERDUE_DAYS, WorkQueue
+from db.adjudication import tagging_stamp
 from db.assignment import annotation_counts, my_queue, queue_counts
-from db.work_queue import lead_work_queue, work_stamp
+from db.work_queue import lead_work_queue, open_disagreements, queue_stamp
 from ui.common import EVERYONE, get_engine, project_id, require_role
 from ui.text import md_escape
 
@@ -59,23 +61,30 @@ def _n(n: int, one: str, many: str) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _work_queue(db: str, project: int, stamp: tuple, hour) -> WorkQueue:
-    """Kept until the next change that may move a count (at paper scale reading the disagreements takes
-    about a second), and for at most an hour (overdue is counted against the hour)."""
-    return lead_work_queue(engine, project, now=hour)
+def _work_queue(db: str, project: int, stamp: tuple, hour: datetime) -> WorkQueue:
+    """Every count but the disagreements, kept until the next change that may move one, and for at most
+    an hour (overdue is judged against the hour)."""
+    return lead_work_queue(engine, project, now=hour, count_disagreements=False)
 
 
-def work_queue_items(queue: WorkQueue) -> list[tuple[int, str, str, dict[str, str], str]]:
-    """(count, label, page, query parameters naming the filter, the rule) for every pending action."""
-    late_t, late_a = queue.overdue_translators, queue.overdue_annotators
+@st.cache_data(show_spinner=False, max_entries=4)
+def _disagreements(db: str, project: int, stamp: tuple) -> int:
+    """Kept until the next tagging change: at paper scale the adjudication queue takes seconds to read."""
+    return open_disagreements(engine, project)
+
+
+def work_queue_items(queue: WorkQueue) -> list[tuple[int | None, str, str, dict[str, str], str]]:
+    """(count, label, page, query parameters naming the filter, the rule) for every pending action;
+    count None: not counted yet."""
+    late_t, late_a, d = queue.overdue_translators, queue.overdue_annotators, queue.disagreements
     return [
-        (queue.disagreements, _n(queue.disagreements, "disagreement", "disagreements") + " to adjudicate",
+        (d, "Counting disagreements…" if d is None else _n(d, "disagreement", "disagreements") + " to adjudicate",
          "pages/adjudicate.py", {"show": "open"},
          "Tagged items whose annotators differ and whose gold no lead has settled since."),
         (queue.without_final, _n(queue.without_final, "sentence", "sentences") + " without a final translation",
          "pages/final.py", {"show": "undecided"},
-         "Sentences with a submitted translation and no final choice in force (neither the automatic pick "
-         "recorded nor a lead's)."),
+         ("Sentences with a submitted translation and no final choice in force (neither the automatic pick "
+          "recorded nor a lead's).")),
         (queue.untranslatable, _n(queue.untranslatable, "sentence", "sentences")
          + " marked untranslatable to review", "pages/final.py", {"show": "untranslatable"},
          "A translator marked the sentence untranslatable and no lead has decided its final translation."),
@@ -93,21 +102,34 @@ def work_queue_items(queue: WorkQueue) -> list[tuple[int, str, str, dict[str, st
     ]
 
 
+def show_item(where, item: tuple) -> None:
+    _, label, page, params, rule = item
+    where.page_link(page, label=label, query_params=params, help=rule, icon=":material/arrow_forward:")
+
+
 if Role.LEAD in user.roles:
     st.subheader("Waiting for you")
     pid = project_id()
-    now = datetime.now(timezone.utc).replace(tzinfo=None)  # stored times are naive UTC
-    queue = _work_queue(engine.url.render_as_string(hide_password=True), pid, work_stamp(engine, pid),
-                        now.replace(minute=0, second=0, microsecond=0))
-    if queue.empty:
-        st.success("Nothing waits for you.")
+    db_key = engine.url.render_as_string(hide_password=True)
+    tagging = tagging_stamp(engine, pid)
+    hour = datetime.now(UTC).replace(tzinfo=None, minute=0, second=0, microsecond=0)  # stored times: naive UTC
+    queue = _work_queue(db_key, pid, (*tagging, *queue_stamp(engine)), hour)
+    first, *others = work_queue_items(queue)
+    line = st.empty()  # the disagreements' line, filled in when they are counted
+    line.caption(first[1])
+    for item in others:
+        if item[0]:
+            show_item(st, item)
+    late = sorted({*queue.overdue_translators.people, *queue.overdue_annotators.people})
+    if late:
+        st.caption("Overdue: " + md_escape(", ".join(late)))
+    queue = replace(queue, disagreements=_disagreements(db_key, pid, tagging))
+    if queue.disagreements:
+        show_item(line, work_queue_items(queue)[0])
+    elif queue.empty:
+        line.success("Nothing waits for you.")
     else:
-        for count, label, page, params, rule in work_queue_items(queue):
-            st.page_link(page, label=label, query_params=params, help=rule, disabled=count == 0,
-                         icon=":material/arrow_forward:" if count else ":material/check:")
-        late = sorted({*queue.overdue_translators.people, *queue.overdue_annotators.people})
-        if late:
-            st.caption("Overdue: " + md_escape(", ".join(late)))
+        line.empty()
     st.caption(f"Overdue means an open task (assigned, draft or skipped) assigned more than {OVERDUE_DAYS} days "
                "ago. Counts are for the whole project; hover a line for its rule.")
 

@@ -6,8 +6,16 @@ from __future__ import annotations
 import pytest
 
 from db.auth import authenticate
-from db.users import AdminOnly, create_account, deactivate_user, list_users, open_work, reactivate_user, \
-    reset_password, set_roles
+from db.users import (
+    AdminOnly,
+    create_account,
+    deactivate_user,
+    list_users,
+    open_work,
+    reactivate_user,
+    reset_password,
+    set_roles,
+)
 from tests.support.translation_fixtures import add_sentence, add_user, assign
 
 

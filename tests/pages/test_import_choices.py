@@ -81,6 +81,6 @@ def test_a_choice_made_before_the_upload_is_kept_and_a_differing_name_is_pointed
     assert (at.selectbox(key="semeval_domain").value, at.selectbox(key="semeval_split").value) == (
         "restaurant", "train")  # the empty split is filled in, the chosen domain stays
     assert [w.value for w in at.warning] == [
-        "The file name Laptops\\_Train\\_v2\\.xml says domain laptop; you chose restaurant/train. "
-        "Check before importing."]
+        ("The file name Laptops\\_Train\\_v2\\.xml says domain laptop; you chose restaurant/train. "
+         "Check before importing.")]
     assert at.button(key="semeval_import").label == "Import 8 sentences as restaurant/train"

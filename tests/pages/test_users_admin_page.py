@@ -12,7 +12,12 @@ from db.models import User
 from db.tagging import assign_annotators
 from tests.support.app_pages import open_page
 from tests.support.tagging_fixtures import add_translation
-from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id
+from tests.support.translation_fixtures import (
+    add_sentence,
+    add_user,
+    assign,
+    project_id,
+)
 
 
 @pytest.fixture

@@ -5,7 +5,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from corpus.vocabulary import Status
-from corpus.work_queue import FinalRow, Overdue, SubmittedRow, TaskRow, WorkQueue, overdue, unassigned, work_queue
+from corpus.work_queue import (
+    CoverageRow,
+    FinalRow,
+    Overdue,
+    SubmittedRow,
+    TaskRow,
+    WorkQueue,
+    overdue,
+    unassigned,
+    work_queue,
+)
 
 NOW = datetime(2026, 3, 10, 12, 0)
 OLD = NOW - timedelta(days=8)
@@ -13,7 +23,17 @@ FRESH = NOW - timedelta(days=2)
 
 
 def task(person, unit, phase, status, when, active=True):
-    return TaskRow(person, active, unit, phase, status, when)
+    """A task on ``unit`` (a sentence in ``phase``, or a translation for a tagging task, phase None)."""
+    return person, active, unit, phase, status, when
+
+
+def as_task(row) -> TaskRow:
+    person, active, _, _, status, when = row
+    return TaskRow(person, active, status, when)
+
+
+def coverage(rows) -> list[CoverageRow]:
+    return [CoverageRow(unit, phase, status) for _, _, unit, phase, status, _ in rows]
 
 
 # Sentences 1..5. Translation tasks:
@@ -44,7 +64,8 @@ FINALS = [FinalRow(1, False), FinalRow(3, True), FinalRow(4, False)]
 
 
 def test_every_count_of_a_small_project_matches_the_hand_count():
-    queue = work_queue(range(1, 6), TRANSLATION, TAGGING, SUBMITTED, FINALS, disagreements=3, now=NOW)
+    queue = work_queue(range(1, 6), coverage(TRANSLATION), map(as_task, TRANSLATION), map(as_task, TAGGING),
+                       SUBMITTED, FINALS, disagreements=3, now=NOW)
     assert queue == WorkQueue(
         disagreements=3,                 # handed in by the adjudication rule
         without_final=1,                 # sentence 2
@@ -60,19 +81,20 @@ def test_every_count_of_a_small_project_matches_the_hand_count():
 def test_a_task_exactly_seven_days_old_is_not_overdue_yet():
     rows = [task("asha", 1, "blind", Status.ASSIGNED, NOW - timedelta(days=7)),
             task("ravi", 1, "blind", Status.ASSIGNED, NOW - timedelta(days=7, seconds=1))]
-    assert overdue(rows, NOW) == Overdue(("ravi",), 1)
-    assert overdue(rows, NOW, days=30) == Overdue()
+    assert overdue(map(as_task, rows), NOW) == Overdue(("ravi",), 1)
+    assert overdue(map(as_task, rows), NOW, days=30) == Overdue()
 
 
 def test_unassigned_counts_each_phase_blind_first():
-    counts = unassigned([1, 2], [task("asha", 1, "blind", Status.ASSIGNED, NOW)])
+    counts = unassigned([1, 2], coverage([task("asha", 1, "blind", Status.ASSIGNED, NOW)]))
     assert list(counts.items()) == [("blind", 1), ("aware", 2)]
 
 
 def test_a_project_with_nothing_waiting_is_empty():
-    queue = work_queue([1], [task("asha", 1, "blind", Status.SUBMITTED, OLD),
-                             task("asha", 1, "aware", Status.SUBMITTED, OLD)],
-                       [], [SubmittedRow(1, False, True)], [FinalRow(1, False)], 0, NOW)
+    done = [task("asha", 1, "blind", Status.SUBMITTED, OLD), task("asha", 1, "aware", Status.SUBMITTED, OLD)]
+    queue = work_queue([1], coverage(done), map(as_task, done), [], [SubmittedRow(1, False, True)],
+                       [FinalRow(1, False)], 0, NOW)
     assert queue.empty and queue.unassigned == {"blind": 0, "aware": 0}
     assert WorkQueue().empty
     assert not WorkQueue(unassigned={"blind": 0, "aware": 1}).empty
+    assert not WorkQueue(disagreements=None).empty  # not counted yet: not known to be empty
