@@ -63,6 +63,23 @@ def _drop_postgres(url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _installed_components_scanned_once():
+    """Every new AppTest scans the metadata of every installed package for Streamlit components (about
+    half a second, most of a short page test); the installed packages do not change during a run, so
+    the scan runs once per worker and each AppTest gets its result."""
+    if "streamlit" not in sys.modules:  # no collected test uses Streamlit
+        yield
+        return
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    found = scan()
+    manifest_scanner.scan_component_manifests = lambda max_workers=None: list(found)
+    yield
+    manifest_scanner.scan_component_manifests = scan
+
+
 @pytest.fixture(scope="session")
 def migrated_sqlite(tmp_path_factory) -> Path:
     """A SQLite file migrated to head (with the default project), made once; tests get copies."""
