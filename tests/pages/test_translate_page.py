@@ -439,12 +439,12 @@ def test_using_the_saved_version_after_a_conflict_puts_it_in_the_editor(world):
     assert (data["text"], data["saved"]) == ("दूसरी खिड़की", "दूसरी खिड़की") and data["rev"] > rev
 
 
-def test_the_lead_sees_the_forms_translators_taught_the_typing_help(world):
+def test_the_admin_sees_the_forms_translators_taught_the_typing_help(world):
     e, blind = world["engine"], world["blind"]
     at = open_page(e, world["asha"], task=blind)
     type_text(at, blind, "मीरा", accepted=[("mera", "मीरा")])
-    lead = add_user(e, "lena", "lead")
-    settings = open_page(e, lead, page="pages/settings.py")
+    admin = add_user(e, "ada", "admin")  # Project settings is an admin's page
+    settings = open_page(e, admin, page="pages/settings.py")
     assert not settings.exception, settings.exception
     (table,) = [d.value for d in settings.dataframe if "typed" in d.value.columns]
     assert list(table["typed"]) == ["mera"] and list(table["written as"]) == ["मीरा"]
