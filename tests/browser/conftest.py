@@ -87,6 +87,12 @@ class AppServer:
 
 
 @pytest.fixture
+def database(engine, sqlite_url):
+    """A fresh, migrated SQLite database for a server: (its URL, an engine on it)."""
+    return sqlite_url, engine
+
+
+@pytest.fixture
 def start_app():
     """Call with a database URL; returns a running AppServer, stopped after the test."""
     servers: list[AppServer] = []

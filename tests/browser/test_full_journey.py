@@ -22,7 +22,6 @@ from sqlalchemy.orm import Session
 from corpus.metrics import compute_report
 from corpus.tokens import normalize, tokenize
 from db.auth import create_user
-from db.engine import make_engine
 from db.metrics_data import load_metrics_input
 from db.models import (
     Adjudication,
@@ -34,7 +33,7 @@ from db.models import (
     Translation,
     User,
 )
-from db.schema import default_project_id, upgrade
+from db.schema import default_project_id
 
 pytestmark = pytest.mark.browser
 
@@ -87,21 +86,17 @@ def semeval_xml() -> str:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def journey_db(request, tmp_path):
+def journey_db(request):
     """An empty, migrated database with the team's accounts; the PG variant gets a fresh database."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'journey.db'}"
-    else:
-        url = request.getfixturevalue("pg_url")  # skips with the reason when PostgreSQL is down
-    engine = make_engine(url)
-    upgrade(engine)
+    # postgres_engine skips with the reason when PostgreSQL is down
+    engine = request.getfixturevalue("engine" if request.param == "sqlite" else "postgres_engine")
+    url = engine.url.render_as_string(hide_password=False)
     create_user(engine, LEAD, {"lead"}, PASSWORD)
     for name in TRANSLATORS:
         create_user(engine, name, {"translator"}, PASSWORD)
     for name in ANNOTATORS:
         create_user(engine, name, {"annotator"}, PASSWORD)
-    yield request.param, url, engine
-    engine.dispose()
+    return request.param, url, engine
 
 
 class Journey:

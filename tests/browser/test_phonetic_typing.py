@@ -16,9 +16,7 @@ from sqlalchemy.orm import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from db.engine import make_engine  # noqa: E402
 from db.models import Translation  # noqa: E402
-from db.schema import upgrade  # noqa: E402
 from db.typing import learned_forms, suggest_for  # noqa: E402
 from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id  # noqa: E402
 
@@ -30,16 +28,13 @@ HINDI = "मेरा कीबोर्ड बहुत अच्छा है"
 
 
 @pytest.fixture
-def typing_db(tmp_path):
-    url = f"sqlite:///{tmp_path / 'typing.db'}"
-    engine = make_engine(url)
-    upgrade(engine)
+def typing_db(database):
+    url, engine = database
     asha = add_user(engine, "asha", "translator")
     for n, (text, term) in enumerate((("My keyboard is very good.", "keyboard"),
                                       ("The Sony screen is sharp.", "screen")), start=1):
         assign(engine, asha, add_sentence(engine, f"K-{n}", text, [term], domain="laptop", ordinal=n), "blind")
-    yield url, engine
-    engine.dispose()
+    return url, engine
 
 
 def model_ready(page, server_url: str, engine) -> None:

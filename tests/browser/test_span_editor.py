@@ -17,9 +17,7 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from db.engine import make_engine
 from db.models import Annotation, TaggingItem
-from db.schema import upgrade
 from db.tagging import assign_annotators
 from tests.support.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id
 
@@ -31,15 +29,6 @@ HINDI = "लेकिन स्टाफ़ सर्विस और खान�
 HINDI_2 = "पर स्टाफ़ सर्विस और खाना बहुत ख़राब था।"  # a colleague's translation of the same sentence
 AMAP = {"staff service": "स्टाफ़ सर्विस", "food": "खाना"}
 FIGURES = ROOT / "test-artifacts" / "span-editor-figures.jsonl"
-
-
-@pytest.fixture
-def database(tmp_path):
-    url = f"sqlite:///{tmp_path / 'browser.db'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    yield url, engine
-    engine.dispose()
 
 
 def one_item(engine, text: str = HINDI, aspect_map: dict | None = None) -> tuple[int, int]:

@@ -9,9 +9,7 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from db.engine import make_engine
 from db.models import Annotation, Revision
-from db.schema import upgrade
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id, set_project
 
@@ -24,15 +22,6 @@ XSS_SOURCE = f"The <b>staff</b> {XSS_TERM} was bad."
 # Usernames allow no spaces, but these pass that rule and would run if a page put them into HTML unescaped.
 XSS_ANNOTATOR = "<img/src/onerror=window.__xss=4>"
 XSS_TRANSLATOR = "<svg/onload=window.__xss=5>"
-
-
-@pytest.fixture
-def database(tmp_path):
-    url = f"sqlite:///{tmp_path / 'browser.db'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    yield url, engine
-    engine.dispose()
 
 
 def open_tagging(page, base_url: str, username: str) -> None:

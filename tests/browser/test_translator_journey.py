@@ -17,9 +17,7 @@ from sqlalchemy.orm import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from db.engine import make_engine  # noqa: E402
 from db.models import AspectAlignment, Revision, Translation  # noqa: E402
-from db.schema import upgrade  # noqa: E402
 from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, assign  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -32,16 +30,13 @@ AWARE = "इस Lenovo की बैटरी लाइफ़ शानदार
 
 
 @pytest.fixture
-def translator_db(tmp_path):
-    url = f"sqlite:///{tmp_path / 'journey.db'}"
-    engine = make_engine(url)
-    upgrade(engine)
+def translator_db(database):
+    url, engine = database
     sid = add_sentence(engine, "L-42", SOURCE, ["battery life"], domain="laptop", split="test")
     asha = add_user(engine, "asha", "translator")
     assign(engine, asha, sid, "blind")
     assign(engine, asha, sid, "aware")
-    yield url, engine
-    engine.dispose()
+    return url, engine
 
 
 def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(translator_db, start_app, browser_page):
