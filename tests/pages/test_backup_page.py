@@ -52,7 +52,7 @@ def team(app_engine):
     engine = app_engine
     return {
         "engine": engine,
-        "lead": create_user(engine, "lead", {"lead"}, "lead-password-1"),
+        "lead": create_user(engine, "lead", {"admin"}, "lead-password-1"),  # the Backup page is the admin's
         "asha": create_user(engine, "asha", {"translator"}, "asha-password-1"),
     }
 
