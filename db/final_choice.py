@@ -198,7 +198,7 @@ def _in_force(session: Session, sentence_ids: list[int]) -> dict[int, ChoiceInFo
     return out
 
 
-def policy_in(session: Session, project_id: int) -> str:
+def _policy_in(session: Session, project_id: int) -> str:
     """The project's final policy, read in the caller's transaction (``db.project_settings``: a missing
     project is ``ProjectNotFound``); a ValueError if the stored policy is not one the rule knows."""
     policy = settings_in(session, project_id).final_policy
@@ -208,8 +208,8 @@ def policy_in(session: Session, project_id: int) -> str:
 
 
 def project_policy(engine: Engine, project_id: int) -> str:
-    """``policy_in`` in a read-only transaction of its own (for pages and tools)."""
-    return read(engine, policy_in, project_id)
+    """``_policy_in`` in a read-only transaction of its own (for pages and tools)."""
+    return read(engine, _policy_in, project_id)
 
 
 def _sentences(session: Session, project_id: int, lock: bool = False) -> list[SourceSentence]:
@@ -240,7 +240,7 @@ class OverviewRow:
 
 def overview(engine: Engine, project_id: int) -> list[OverviewRow]:
     with Session(reader(engine)) as session:
-        policy = policy_in(session, project_id)
+        policy = _policy_in(session, project_id)
         sentences = _sentences(session, project_id)
         ids = [s.id for s in sentences]
         cands = candidates_by_sentence(session, ids)
@@ -265,7 +265,7 @@ def compare(engine: Engine, sentence_id: int) -> Comparison:
         sentence = session.get(SourceSentence, sentence_id)
         if sentence is None:
             raise ValueError(f"no sentence {sentence_id}")
-        policy = policy_in(session, sentence.project_id)
+        policy = _policy_in(session, sentence.project_id)
         cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
         votes = {phase: sum(1 for c in cands if c.phase == phase and c.untranslatable) for phase in PHASES}
         return Comparison(
@@ -308,7 +308,7 @@ def record_auto_choices(engine: Engine, project_id: int, by: int | None = None) 
     with transaction(engine) as session:
         if by is not None:
             check_writer(session, by)
-        policy = policy_in(session, project_id)
+        policy = _policy_in(session, project_id)
         sentences = _sentences(session, project_id, lock=True)
         ids = [s.id for s in sentences]
         cands = project_candidates(session, project_id)
@@ -354,7 +354,7 @@ def choose(
             raise StaleChoice(sentence_id, expected, current, mine=translation_id)
         if translation.status != Status.SUBMITTED or translation.untranslatable or not (translation.text or "").strip():
             raise ValueError("only a submitted, translated candidate can be the final translation")
-        policy = policy_in(session, sentence.project_id)
+        policy = _policy_in(session, sentence.project_id)
         cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
         auto = choose_final(cands, policy).candidate
         auto_id = auto.translation_id if auto else None
