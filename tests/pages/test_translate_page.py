@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from db.models import AspectAlignment, Revision, Translation
 from db.translation import Draft, glossary, save_translation, set_glossary_term
+from tests.support import app_pages
 from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id, token_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,8 +24,8 @@ HINDI = "पनीर टिक्का ठंडा था लेकिन ह
 
 
 @pytest.fixture
-def world(engine, sqlite_url, monkeypatch):
-    monkeypatch.setenv("DATABASE_URL", sqlite_url)
+def world(app_engine):
+    engine = app_engine
     sid = add_sentence(engine, "7", SOURCE, list(TERMS), ordinal=1)
     sid2 = add_sentence(engine, "8", "Prices are fair.", ["Prices"], ordinal=2)
     asha = add_user(engine, "asha", "translator")
@@ -42,17 +43,11 @@ def world(engine, sqlite_url, monkeypatch):
 
 
 def open_page(engine, user_id, page="pages/translate.py", task=None, token=None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     token = token or token_for(engine, user_id)
-    at.session_state["session_token"] = token  # what the page reads when no cookie came (AppTest)
-    at.query_params["session"] = token  # the URL token of earlier versions
+    query = {"session": token}  # the URL token of earlier versions
     if task is not None:
-        at.query_params["task"] = str(task)
-    at.run()
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+        query["task"] = str(task)
+    return app_pages.open_page(engine, user_id, page, token=token, query=query)
 
 
 def rendered(at: AppTest) -> list[str]:

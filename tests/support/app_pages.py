@@ -33,10 +33,14 @@ def open_file(engine: Engine, user: int | str | None, page: str, *, timeout: flo
     return at.run()
 
 
-def open_page(engine: Engine, user: int | str, page: str, *, timeout: float = 60) -> AppTest:
-    """Open ``page`` through the app's navigation as ``user``; the page must run without an exception."""
+def open_page(engine: Engine, user: int | str, page: str, *, timeout: float = 60, token: str | None = None,
+              query: dict[str, str] | None = None) -> AppTest:
+    """Open ``page`` through the app's navigation as ``user`` (or with the login ``token``), the address
+    carrying ``query``; the page must run without an exception."""
     at = AppTest.from_file(str(APP), default_timeout=timeout)
-    at.session_state["session_token"] = login_token(engine, user)
+    at.session_state["session_token"] = token or login_token(engine, user)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
     at.run()
     at.switch_page(page)
     at.run()
