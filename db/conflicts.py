@@ -4,8 +4,8 @@ A save names what its author loaded (a version, or the decision in force they sa
 has moved on, nothing is written and the save raises a ``SavedFirst``: it carries both versions, and who
 saved theirs and when, so every page shows the same panel (``ui/conflict.py``) and the author either keeps
 theirs or replaces it with theirs knowingly. Each kind of record raises its own subclass (``StaleTranslation``,
-``StaleAnnotation``, ``StaleDecision``, ``StaleChoice``, ``EditConflict``), so a caller that cares about one
-kind catches it by name, and one that handles them all catches ``SavedFirst``.
+``StaleAnnotation``, ``StaleDecision``, ``StaleChoice``), so a caller that cares about one kind catches it by
+name, and one that handles them all catches ``SavedFirst``.
 """
 
 from __future__ import annotations

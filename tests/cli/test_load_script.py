@@ -1,4 +1,5 @@
-"""Smoke test of `python -m bench.load`: a short run saves, reports latency, and verifies nothing was lost."""
+"""Smoke test of `python -m bench.load`: a short run saves through the pages' save functions, reports latency,
+and verifies nothing was lost."""
 
 from __future__ import annotations
 
@@ -22,17 +23,20 @@ def _figures(out: str) -> dict[str, float]:
     failures = int(re.search(r"^failures: (\d+)", out, re.M).group(1))
     lost = int(re.search(r"^lost: (\d+)", out, re.M).group(1))
     p50, p95 = map(float, re.search(r"p50 ([\d.]+), p95 ([\d.]+)", out).groups())
-    conflicts = int(re.search(r"^conflicts .*: (\d+)", out, re.M).group(1))
-    return {"saves": saves, "failures": failures, "lost": lost, "p50": p50, "p95": p95, "conflicts": conflicts}
+    conflicts = int(re.search(r"^conflicts \(stale tab refused\): (\d+)", out, re.M).group(1))
+    submits = int(re.search(r"of which submits: (\d+)", out).group(1))
+    return {"saves": saves, "failures": failures, "lost": lost, "p50": p50, "p95": p95, "conflicts": conflicts,
+            "submits": submits}
 
 
 def test_load_script_on_a_temporary_sqlite_file_loses_nothing():
-    result = _run("--think-ms", "20", "--stale-share", "0.3")
+    result = _run("--think-ms", "20", "--stale-share", "0.3", "--submit-share", "0.1")
     assert result.returncode == 0, result.stdout + result.stderr
     figures = _figures(result.stdout)
     assert "database: sqlite" in result.stdout
     assert figures["saves"] > 20
     assert figures["conflicts"] > 0  # stale tabs were refused, not written over newer saves
+    assert figures["submits"] > 0
     assert figures["failures"] == 0 and figures["lost"] == 0
     assert "verification problems: 0" in result.stdout
     assert 0 < figures["p50"] <= figures["p95"]
@@ -56,5 +60,5 @@ def test_load_script_fails_when_the_latency_goal_is_missed():
 def test_load_script_documents_its_flags(flag):
     result = subprocess.run([sys.executable, "-m", "bench.load", flag], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0
-    for option in ("--seconds", "--db", "--users", "--think-ms"):
+    for option in ("--seconds", "--db", "--users", "--think-ms", "--submit-share", "--tasks"):
         assert option in result.stdout

@@ -1,10 +1,14 @@
 """Two people saving the same record never silently overwrite each other; many saving at once lose nothing.
 
-Every test runs on SQLite (WAL, BEGIN IMMEDIATE) and on PostgreSQL (``any_engine``).
+Every save here goes through the functions the pages call (``db.translation.save_translation`` and
+``db.tagging.save_annotation``), most of them through the load generator's page-like wrappers
+(``bench.load.save_text`` / ``save_tags``) on the tasks its seed assigns. Every test runs on SQLite
+(WAL, BEGIN IMMEDIATE) and on PostgreSQL (``any_engine``).
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -14,10 +18,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
 
-from bench.load import save_tags, save_translation_text, seed_load_data
+from bench.load import save_tags, save_text, seed_load_data
+from db.conflicts import SavedFirst
 from db.models import Annotation, Revision, Translation
-from db.saving import EditConflict, run_transaction, save_with_version, snapshot
+from db.translation import StaleTranslation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,18 +39,23 @@ def _translation(engine, row_id: int) -> Translation:
         return session.get(Translation, row_id)
 
 
-def _save_until_accepted(engine, user_id: int, sid: int, phase: str, text: str) -> int:
+def _blind_task(seed, user: int, n: int = 0):
+    """The user's ``n``-th blind task (each sentence's aware task stays locked until it is submitted)."""
+    return [t for t in seed.translation_tasks[user] if t.phase == "blind"][n]
+
+
+def _save_until_accepted(engine, user_id: int, task, text: str) -> int:
     """What a page does on conflict: reload, keep my text, save again. Returns how many conflicts it met."""
     conflicts = 0
     while True:
         with Session(engine) as session:
-            row = session.scalars(select(Translation).where(
-                Translation.sentence_id == sid, Translation.phase == phase, Translation.translator_id == user_id)).one()
-            version = row.version
+            version = session.scalars(select(Translation.version).where(
+                Translation.sentence_id == task.sentence_id, Translation.phase == task.phase,
+                Translation.translator_id == user_id)).one()
         try:
-            save_translation_text(engine, user_id, sid, phase, text, version)
+            save_text(engine, user_id, task, text, version)
             return conflicts
-        except EditConflict:
+        except StaleTranslation:
             conflicts += 1
 
 
@@ -60,42 +71,41 @@ def _run_at_once(worker, count: int, timeout: float) -> None:
 def test_stale_save_is_refused_with_both_versions(any_engine):
     seed = seed_load_data(any_engine, users=2, tasks_per_user=1)
     user = seed.users[0]
-    sid, phase = seed.translation_tasks[user][0]
-    row_id, v1 = save_translation_text(any_engine, user, sid, phase, "पहला", None)
-    _, v2 = save_translation_text(any_engine, user, sid, phase, "दूसरा (टैब A)", v1)
-    assert (v1, v2) == (1, 2)
+    task = _blind_task(seed, user)
+    v1 = save_text(any_engine, user, task, "पहला", 0)
+    v2 = save_text(any_engine, user, task, "दूसरा (टैब A)", v1.version)
+    assert (v1.version, v2.version) == (1, 2)
 
-    with pytest.raises(EditConflict) as caught:
-        save_translation_text(any_engine, user, sid, phase, "तीसरा (टैब B, पुराना)", v1)
+    with pytest.raises(StaleTranslation) as caught:
+        save_text(any_engine, user, task, "तीसरा (टैब B, पुराना)", v1.version)
     conflict = caught.value
-    assert (conflict.expected_version, conflict.current_version) == (1, 2)
-    assert conflict.mine["text"] == "तीसरा (टैब B, पुराना)"
-    assert conflict.theirs["text"] == "दूसरा (टैब A)"
-    assert "reload" in str(conflict)
-    assert _translation(any_engine, row_id).text == "दूसरा (टैब A)"
-    assert [r.version for r in _revisions(any_engine, "translation", row_id)] == [1, 2]
+    assert isinstance(conflict, SavedFirst)
+    assert conflict.theirs.version == 2 and "version 2" in str(conflict)
+    assert conflict.mine.text == "तीसरा (टैब B, पुराना)"
+    assert conflict.theirs.text == "दूसरा (टैब A)"
+    assert _translation(any_engine, v1.translation_id).text == "दूसरा (टैब A)"
+    assert [r.version for r in _revisions(any_engine, "translation", v1.translation_id)] == [1, 2]
 
 
-def test_save_from_a_row_loaded_before_someone_else_saved_is_refused_at_flush(any_engine):
-    """The ORM's ``UPDATE ... WHERE version = :loaded`` catches what the explicit check cannot see:
-    a row read in an earlier transaction that someone else has changed since."""
+def test_a_row_loaded_before_someone_else_saved_is_refused_at_flush(any_engine):
+    """The models' version counter (``UPDATE ... WHERE version = :loaded``) catches what an explicit check
+    cannot see: a row read in an earlier transaction that someone else has changed since. The save
+    functions turn that StaleDataError into their conflict."""
     seed = seed_load_data(any_engine, users=2, tasks_per_user=1)
     user = seed.users[0]
-    sid, phase = seed.translation_tasks[user][0]
-    row_id, _ = save_translation_text(any_engine, user, sid, phase, "मूल", None)
+    task = _blind_task(seed, user)
+    row_id = save_text(any_engine, user, task, "मूल", 0).translation_id
 
     mine = Session(any_engine, expire_on_commit=False)
     stale_row = mine.get(Translation, row_id)
     mine.commit()  # the page keeps the row it showed, at version 1
-    save_translation_text(any_engine, user, sid, phase, "किसी और ने बदला", 1)
+    save_text(any_engine, user, task, "किसी और ने बदला", 1)
 
-    with pytest.raises(EditConflict) as caught:
-        save_with_version(mine, stale_row, 1, {"text": "मेरा बदलाव"}, author_id=user)
+    stale_row.text = "मेरा बदलाव"
+    with pytest.raises(StaleDataError):
+        mine.flush()
     mine.rollback()
     mine.close()
-    assert caught.value.current_version == 2
-    assert caught.value.theirs["text"] == "किसी और ने बदला"
-    assert caught.value.mine["text"] == "मेरा बदलाव"
     assert _translation(any_engine, row_id).text == "किसी और ने बदला"
     assert len(_revisions(any_engine, "translation", row_id)) == 2
 
@@ -103,16 +113,16 @@ def test_save_from_a_row_loaded_before_someone_else_saved_is_refused_at_flush(an
 def test_first_saves_racing_to_create_the_same_record_leave_one_and_tell_the_other(any_engine):
     seed = seed_load_data(any_engine, users=2, tasks_per_user=1)
     user = seed.users[0]
-    sid, phase = seed.translation_tasks[user][0]
+    task = _blind_task(seed, user)
     outcome: dict[str, object] = {}
 
     first = Session(any_engine)
-    first.add(Translation(sentence_id=sid, phase=phase, translator_id=user, text="टैब A पहले"))
+    first.add(Translation(sentence_id=task.sentence_id, phase=task.phase, translator_id=user, text="टैब A पहले"))
     first.flush()  # inserted, not committed: the other tab's insert must wait, then be told
 
     def other_tab() -> None:
         try:
-            outcome["result"] = save_translation_text(any_engine, user, sid, phase, "टैब B", None)
+            outcome["result"] = save_text(any_engine, user, task, "टैब B", 0)
         except Exception as exc:  # noqa: BLE001
             outcome["result"] = exc
 
@@ -123,20 +133,20 @@ def test_first_saves_racing_to_create_the_same_record_leave_one_and_tell_the_oth
     first.close()
     thread.join(timeout=30)
     result = outcome["result"]
-    assert isinstance(result, EditConflict), result
-    assert result.theirs is not None and result.theirs["text"] == "टैब A पहले"
+    assert isinstance(result, StaleTranslation), result
+    assert result.theirs is not None and result.theirs.text == "टैब A पहले"
     with Session(any_engine) as session:
-        texts = session.scalars(select(Translation.text).where(Translation.sentence_id == sid,
+        texts = session.scalars(select(Translation.text).where(Translation.sentence_id == task.sentence_id,
                                                                 Translation.translator_id == user)).all()
     assert texts == ["टैब A पहले"]
 
 
 def test_many_threads_saving_at_once_lose_and_duplicate_nothing(any_engine):
-    threads_n, saves_each = 8, 12
-    seed = seed_load_data(any_engine, users=threads_n, tasks_per_user=1)
+    threads_n, saves_each = 6, 8
+    seed = seed_load_data(any_engine, users=threads_n, tasks_per_user=2)
     shared_user = seed.users[0]
-    shared_sid, shared_phase = seed.translation_tasks[shared_user][0]
-    shared_id, _ = save_translation_text(any_engine, shared_user, shared_sid, shared_phase, "आरंभ", None)
+    shared_task = _blind_task(seed, shared_user, 0)
+    shared_id = save_text(any_engine, shared_user, shared_task, "आरंभ", 0).translation_id
     errors: list[BaseException] = []
     conflicts = [0] * threads_n
     own_ids: dict[int, int] = {}
@@ -144,15 +154,15 @@ def test_many_threads_saving_at_once_lose_and_duplicate_nothing(any_engine):
     def worker(i: int) -> None:
         try:
             user = seed.users[i]
-            sid, phase = seed.translation_tasks[user][1]
-            version = None
+            task = _blind_task(seed, user, 1)
+            version, tag_version = 0, None
             for n in range(saves_each):
-                row_id, version = save_translation_text(any_engine, user, sid, phase, f"धागा {i} सहेजना {n}", version)
-                own_ids[i] = row_id
-                item_id, n_tokens = seed.tagging_tasks[user][0]
-                save_tags(any_engine, user, item_id, ["O"] * n_tokens, None if n == 0 else n)
+                saved = save_text(any_engine, user, task, f"धागा {i} सहेजना {n}", version)
+                own_ids[i], version = saved.translation_id, saved.version
+                item = seed.tagging_tasks[user][0]
+                tag_version = save_tags(any_engine, user, item, ["O"] * item.n_tokens, tag_version).version
                 # everyone also edits one shared translation, retrying on conflict as a page would
-                conflicts[i] += _save_until_accepted(any_engine, shared_user, shared_sid, shared_phase, f"{i}/{n}")
+                conflicts[i] += _save_until_accepted(any_engine, shared_user, shared_task, f"{i}/{n}")
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
@@ -178,37 +188,37 @@ import sys
 sys.path.insert(0, {root!r})
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from bench.load import save_translation_text
+from bench.load import TranslationTask, save_text
+from db.conflicts import SavedFirst
 from db.engine import make_engine
 from db.models import Translation
-from db.saving import EditConflict
 engine = make_engine({url!r})
-me, user, sid, phase, saves = {me}, {user}, {sid}, {phase!r}, {saves}
+me, user, task, saves = {me}, {user}, TranslationTask(*{task!r}), {saves}
 for n in range(saves):
     while True:
         with Session(engine) as s:
-            v = s.scalars(select(Translation.version).where(Translation.sentence_id == sid,
-                          Translation.phase == phase, Translation.translator_id == user)).one()
+            v = s.scalars(select(Translation.version).where(Translation.sentence_id == task.sentence_id,
+                          Translation.phase == task.phase, Translation.translator_id == user)).one()
         try:
-            save_translation_text(engine, user, sid, phase, f"process {{me}} save {{n}}", v)
+            save_text(engine, user, task, f"process {{me}} save {{n}}", v)
             break
-        except EditConflict:
+        except SavedFirst:
             pass
 print("done", flush=True)
 """
 
 
 def test_several_processes_saving_the_same_record_lose_nothing(any_engine):
-    processes_n, saves_each = 3, 15
+    processes_n, saves_each = 3, 10
     seed = seed_load_data(any_engine, users=1, tasks_per_user=1)
     user = seed.users[0]
-    sid, phase = seed.translation_tasks[user][0]
-    row_id, _ = save_translation_text(any_engine, user, sid, phase, "आरंभ", None)
+    task = _blind_task(seed, user)
+    row_id = save_text(any_engine, user, task, "आरंभ", 0).translation_id
     url = any_engine.url.render_as_string(hide_password=False)
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _WRITER.format(root=str(ROOT), url=url, me=i, user=user, sid=sid, phase=phase,
-                                                  saves=saves_each)],
+            [sys.executable, "-c", _WRITER.format(root=str(ROOT), url=url, me=i, user=user, saves=saves_each,
+                                                  task=(task.assignment_id, task.sentence_id, str(task.phase)))],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         for i in range(processes_n)
@@ -227,37 +237,32 @@ def test_several_processes_saving_the_same_record_lose_nothing(any_engine):
         assert [t for t in texts if t.startswith(f"process {i} ")] == [f"process {i} save {n}" for n in range(saves_each)]
 
 
-def test_snapshot_is_json_safe(any_engine):
+def test_the_revision_a_save_writes_is_json_safe(any_engine):
     seed = seed_load_data(any_engine, users=1, tasks_per_user=1)
     user = seed.users[0]
-    sid, phase = seed.translation_tasks[user][0]
-    row_id, _ = save_translation_text(any_engine, user, sid, phase, "पाठ", None)
-    import json
-
-    def work(session):
-        return snapshot(session.get(Translation, row_id))
-
-    data = run_transaction(any_engine, work)
-    assert json.loads(json.dumps(data))["text"] == "पाठ"
+    saved = save_text(any_engine, user, _blind_task(seed, user), "पाठ", 0, "submit")
+    (revision,) = _revisions(any_engine, "translation", saved.translation_id)
+    payload = json.loads(json.dumps(revision.payload))
+    assert payload["text"] == "पाठ" and payload["status"] == "submitted" and payload["submitted_at"]
 
 
-def test_a_save_may_not_touch_identity_or_version(any_engine):
+def test_a_save_keeps_the_record_and_moves_its_version_by_one(any_engine):
     seed = seed_load_data(any_engine, users=1, tasks_per_user=1)
     user = seed.users[0]
-    sid, phase = seed.translation_tasks[user][0]
-    row_id, _ = save_translation_text(any_engine, user, sid, phase, "पाठ", None)
-
-    def work(session):
-        save_with_version(session, session.get(Translation, row_id), 1, {"version": 7}, author_id=user)
-
-    with pytest.raises(ValueError, match="may not change version"):
-        run_transaction(any_engine, work)
-    assert _translation(any_engine, row_id).version == 1
+    task = _blind_task(seed, user)
+    first = save_text(any_engine, user, task, "पाठ", 0)
+    before = _translation(any_engine, first.translation_id)
+    second = save_text(any_engine, user, task, "नया पाठ", first.version)
+    after = _translation(any_engine, first.translation_id)
+    assert second.translation_id == first.translation_id
+    assert (after.id, after.created_at, after.sentence_id, after.translator_id) == \
+        (before.id, before.created_at, before.sentence_id, before.translator_id)
+    assert (before.version, after.version, after.text) == (1, 2, "नया पाठ")
 
 
 # ----------------------------------------------------------------------------- the app's own save path
-# The tests above drive db.saving (the load script's path); these drive db.translation.save_translation,
-# which the Translate page calls, from several threads at once.
+# These drive db.translation.save_translation directly, from several threads at once, on tasks built with
+# the tests' own fixtures.
 
 
 def _translation_world(engine, translators: int) -> tuple[list[int], list[int]]:

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from bench.load import save_translation_text, seed_load_data
+from bench.load import save_text, seed_load_data
 from db.models import Revision, Translation
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,23 +28,23 @@ import sys
 sys.path.insert(0, {root!r})
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from bench.load import save_translation_text
+from bench.load import TranslationTask, save_text
 from db.engine import make_engine, transaction
 from db.models import Revision, Translation
 engine = make_engine({url!r})
-user, tasks, run = {user}, {tasks!r}, {run}
+user, tasks, run = {user}, [TranslationTask(*t) for t in {tasks!r}], {run}
 versions = {{}}
 with Session(engine) as s:
-    for sid, phase in tasks:
-        versions[(sid, phase)] = s.scalars(select(Translation.version).where(Translation.sentence_id == sid,
-            Translation.phase == phase, Translation.translator_id == user)).first()
+    for task in tasks:
+        versions[task] = s.scalars(select(Translation.version).where(Translation.sentence_id == task.sentence_id,
+            Translation.phase == task.phase, Translation.translator_id == user)).first()
 n = 0
 while True:
-    for sid, phase in tasks:
+    for task in tasks:
         text = f"run {{run}} save {{n}}"
-        row_id, version = save_translation_text(engine, user, sid, phase, text, versions[(sid, phase)])
-        versions[(sid, phase)] = version
-        print(f"ACK {{row_id}} {{version}} {{text}}", flush=True)
+        saved = save_text(engine, user, task, text, versions[task])
+        row_id, versions[task] = saved.translation_id, saved.version
+        print(f"ACK {{row_id}} {{saved.version}} {{text}}", flush=True)
         n += 1
     if n % 12 == 0:
         batch = f"{{run}}-{{n}}"
@@ -60,6 +60,7 @@ while True:
 
 
 def _start_writer(url: str, user: int, tasks: list, run: int) -> subprocess.Popen:
+    tasks = [(t.assignment_id, t.sentence_id, str(t.phase)) for t in tasks]
     code = _WRITER.format(root=str(ROOT), url=url, user=user, tasks=tasks, run=run, batch_rows=BATCH_ROWS)
     return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -104,9 +105,9 @@ def test_sigkill_mid_batch_keeps_every_acknowledged_save_and_a_sound_file(engine
     url = engine.url.render_as_string(hide_password=False)
     seed = seed_load_data(engine, users=1, tasks_per_user=2)
     user = seed.users[0]
-    tasks = seed.translation_tasks[user]
-    for sid, phase in tasks:
-        save_translation_text(engine, user, sid, phase, "आरंभ", None)
+    tasks = [t for t in seed.translation_tasks[user] if t.phase == "blind"]  # aware ones open after submission
+    for task in tasks:
+        save_text(engine, user, task, "आरंभ", 0)
     engine.dispose()
 
     all_acks, all_batches = [], []
@@ -138,9 +139,10 @@ def test_sigkill_mid_batch_keeps_every_acknowledged_save_and_a_sound_file(engine
     assert set(batch_rows.values()) <= {BATCH_ROWS}, "a killed batch is partly visible"
 
     # The database keeps working after the crashes: saves continue from the stored versions.
-    for sid, phase in tasks:
+    for task in tasks:
         with Session(engine) as session:
             version = session.scalars(select(Translation.version).where(
-                Translation.sentence_id == sid, Translation.phase == phase, Translation.translator_id == user)).one()
-        save_translation_text(engine, user, sid, phase, "पुनः आरंभ के बाद", version)
+                Translation.sentence_id == task.sentence_id, Translation.phase == task.phase,
+                Translation.translator_id == user)).one()
+        save_text(engine, user, task, "पुनः आरंभ के बाद", version)
     assert _integrity(path) == "ok"

@@ -11,7 +11,6 @@ from streamlit.testing.v1 import AppTest
 from db.adjudication import StaleDecision
 from db.conflicts import SavedFirst
 from db.final_choice import StaleChoice
-from db.saving import EditConflict
 from db.tagging import StaleAnnotation
 from db.translation import StaleTranslation
 from ui.conflict import headline, saved_by
@@ -83,7 +82,7 @@ def test_the_buttons_run_the_pages_callbacks():
 
 def test_every_saved_first_exception_is_one_family():
     """A page or the load generator can catch any of them as SavedFirst; the old names still work."""
-    for kind in (StaleTranslation, StaleAnnotation, StaleDecision, StaleChoice, EditConflict):
+    for kind in (StaleTranslation, StaleAnnotation, StaleDecision, StaleChoice):
         assert issubclass(kind, SavedFirst) and issubclass(kind, RuntimeError), kind
 
 
