@@ -254,7 +254,7 @@ def test_pseudonymized_metrics_file_names_no_one(engine):
 def test_the_bulk_automatic_pick_names_the_same_translation_as_the_final_translations_page(engine):
     """``export`` records picks through ``record_auto_choices``, which scores a whole project in bulk; the
     page compares one sentence at a time. Same candidates, aspect counts, means and winner."""
-    from bench.bench_export import build_corpus
+    from bench.synthetic import build_corpus
     from corpus.final_choice import choose_final
     from db.final_choice import candidates_by_sentence, project_candidates
     from db.models import Project
