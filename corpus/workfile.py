@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from functools import lru_cache
+from json.scanner import make_scanner
 from typing import Any
 
 from corpus.bio import validate_tags
@@ -120,14 +121,27 @@ def _require(obj: dict, field: str, kind: type | tuple[type, ...], sid: str | No
     return value
 
 
-def _optional_str(obj: dict, field: str, sid: str | None) -> str | None:
-    if obj.get(field) is None:
-        return None
+_LIMITS = {**FREE_TEXT_LIMITS, **MAX_LENGTHS}
+_MISSING = object()
+
+
+def _string(obj: dict, field: str, sid: str | None = None) -> str:
+    """``_require(obj, field, str, sid)``, with a quick yes for the usual value (a printable string within
+    its limit): a paper-scale file checks ~600,000 of them."""
+    value = obj.get(field, _MISSING)
+    if value.__class__ is str and value.isprintable() and len(value) <= _LIMITS.get(field, len(value)):
+        return value
     return _require(obj, field, str, sid)
 
 
+def _optional_str(obj: dict, field: str, sid: str | None) -> str | None:
+    if obj.get(field) is None:
+        return None
+    return _string(obj, field, sid)
+
+
 def _text(obj: dict, field: str, sid: str | None = None) -> str:
-    value = _require(obj, field, str, sid)
+    value = _string(obj, field, sid)
     if not value.strip():
         raise _LineError(f"field {field!r} is empty", sid)
     return value
@@ -135,6 +149,8 @@ def _text(obj: dict, field: str, sid: str | None = None) -> str:
 
 def _sentence_id(obj: dict, field: str) -> str:
     value = obj.get(field)
+    if value.__class__ is str and value.isprintable() and 0 < len(value) <= _LIMITS[field] and not value.isspace():
+        return value  # the usual case, decided as below
     if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() == "":
         raise _LineError(f"missing or invalid field {field!r}")
     if problem := check_string(str(value), field):
@@ -144,17 +160,41 @@ def _sentence_id(obj: dict, field: str) -> str:
 
 def _username(obj: dict, field: str, sid: str) -> str:
     """The same rule as accounts made in the app: no spaces (nor invisible format characters)."""
-    value = _text(obj, field, sid)
+    value = obj.get(field)
+    if value.__class__ is str:
+        try:
+            return _checked_username(value, field)
+        except _LineError as exc:
+            raise _LineError(exc.message, sid) from None
+    return _text(obj, field, sid)  # missing or not a string: its error
+
+
+@lru_cache(maxsize=1 << 12)
+def _checked_username(value: str, field: str) -> str:
+    """A username that passes ``_username``'s checks, decided once per name (a few names repeat on every
+    line of a file) and returned as the first string seen for it, which every record naming it shares."""
+    if problem := check_string(value, field):
+        raise _LineError(problem)
+    if not value.strip():
+        raise _LineError(f"field {field!r} is empty")
     if any(c.isspace() or unicodedata.category(c) == "Cf" for c in value):
-        raise _LineError(f"field {field!r}: a username cannot contain spaces or invisible characters", sid)
+        raise _LineError(f"field {field!r}: a username cannot contain spaces or invisible characters")
     return value
+
+
+#: One string per phase and status for every record (a file repeats them on every line).
+_PHASES = {phase: sys.intern(phase) for phase in PHASES}
+_STATUSES = {status: sys.intern(str(status)) for status in (Status.DRAFT, Status.SUBMITTED)}
+# Plain strings: a StrEnum member compares ~5x slower than a str, and a file compares ~300,000 statuses.
+_SUBMITTED = _STATUSES[Status.SUBMITTED]
+_RECORD_STATUSES = tuple(_STATUSES.values())
 
 
 def _phase(obj: dict, sid: str) -> str:
     phase = obj.get("phase")
     if phase not in PHASES:
         raise _LineError(f"unknown phase {phase!r} (expected aware or blind)", sid)
-    return phase
+    return _PHASES[phase]
 
 
 def _parse_sentence(obj: dict) -> SentenceRecord:
@@ -212,8 +252,8 @@ def _parse_aspect_map(value: Any, sid: str) -> tuple[AspectLink, ...]:
     return tuple(links)
 
 
-def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
-    sid = key.id
+def _parse_translation(obj: dict, sid: str) -> tuple:
+    """The translation's fields after its key (``TranslationRecord`` order, without ``line``)."""
     phase = _phase(obj, sid)
     translator = _username(obj, "translator", sid)
     untranslatable = obj.get("untranslatable", False)
@@ -224,8 +264,8 @@ def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
         raise _LineError("field 'text' must be a string or null", sid)
     if text is not None and (problem := check_string(text, "text")):
         raise _LineError(problem, sid)
-    status = obj.get("status", Status.SUBMITTED)
-    if status not in (Status.DRAFT, Status.SUBMITTED):
+    status = obj.get("status", _SUBMITTED)
+    if status not in _RECORD_STATUSES:
         raise _LineError(f"unknown status {status!r}", sid)
     time_spent_s = obj.get("time_spent_s")
     if time_spent_s is not None and (isinstance(time_spent_s, bool) or not isinstance(time_spent_s, (int, float))
@@ -233,7 +273,7 @@ def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
         raise _LineError("field 'time_spent_s' must be a number of seconds >= 0", sid)
     if text is not None:
         text = normalize(text)
-    if not untranslatable and status == Status.SUBMITTED and (text is None or not text.strip()):
+    if not untranslatable and status == _SUBMITTED and (not text or text.isspace()):
         raise _LineError("a translation that is not untranslatable needs a non-empty text", sid)
     reason = _optional_str(obj, "reason", sid)
     reason_text = _optional_str(obj, "reason_text", sid)
@@ -243,12 +283,9 @@ def _parse_translation(obj: dict, key: SentenceKey) -> TranslationRecord:
     for link in aspect_map:
         if link.end is not None and (text is None or link.end > len(text)):
             raise _LineError(f"aspect_map span {link.start}:{link.end} is outside the translation", sid)
-    return TranslationRecord(
-        key=key, phase=phase, translator=translator, text=text, untranslatable=untranslatable, reason=reason,
-        reason_text=reason_text, aspect_map=aspect_map, time_spent_s=time_spent_s,
-        guidelines_version=_optional_str(obj, "guidelines_version", sid), status=status,
-        submitted_at=_optional_str(obj, "submitted_at", sid) if status == Status.SUBMITTED else None,
-    )
+    return (phase, translator, text, untranslatable, reason, reason_text, aspect_map, time_spent_s,
+            _optional_str(obj, "guidelines_version", sid), _STATUSES[status],
+            _optional_str(obj, "submitted_at", sid) if status == _SUBMITTED else None)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -257,17 +294,29 @@ def _canonical_token(token: str) -> str:
     return sys.intern(normalize(token))
 
 
-def _parse_annotation(obj: dict, key: SentenceKey) -> AnnotationRecord:
-    sid = key.id
+_PLAIN_BIO = re.compile("(?:O|BI*)*")
+
+
+def plainly_valid_bio(tags: list) -> bool:
+    """A quick yes for tags ``corpus.bio.validate_tags`` finds no problem in: every tag is one of B, I, O
+    and no I starts the sentence or follows O (one regex over the joined tags). A no is left to
+    ``validate_tags``, which names the problems (``tests/unit/test_workfile_parse.py`` pins the two equal)."""
+    if not set(map(type, tags)) <= {str}:
+        return False
+    text = "".join(tags)
+    return len(text) == len(tags) and "" not in tags and _PLAIN_BIO.fullmatch(text) is not None
+
+
+def _parse_annotation(obj: dict, sid: str) -> tuple:
+    """The annotation's fields after its key (``AnnotationRecord`` order, without ``line``)."""
     phase = _phase(obj, sid)
     translator = _username(obj, "translator", sid)
     annotator = _username(obj, "annotator", sid)
     tags = _require(obj, "tags", list, sid)
-    problems = validate_tags(tags)
-    if problems:
+    if not plainly_valid_bio(tags) and (problems := validate_tags(tags)):
         raise _LineError(f"invalid BIO tags: {'; '.join(str(p) for p in problems[:5])}", sid)
-    status = obj.get("status", Status.SUBMITTED)
-    if status not in (Status.DRAFT, Status.SUBMITTED):
+    status = obj.get("status", _SUBMITTED)
+    if status not in _RECORD_STATUSES:
         raise _LineError(f"unknown status {status!r}", sid)
     tokens = obj.get("tokens")
     if tokens is not None:
@@ -276,8 +325,12 @@ def _parse_annotation(obj: dict, key: SentenceKey) -> AnnotationRecord:
         tokens = tuple(map(_canonical_token, tokens))
         if len(tokens) != len(tags):
             raise _LineError(f"{len(tokens)} tokens but {len(tags)} tags", sid)
-    return AnnotationRecord(key, phase, translator, annotator, tokens, tuple(tags), status,
-                            _optional_str(obj, "submitted_at", sid) if status == Status.SUBMITTED else None)
+    return (phase, translator, annotator, tokens, tuple(tags), _STATUSES[status],
+            _optional_str(obj, "submitted_at", sid) if status == _SUBMITTED else None)
+
+
+_scan_json = make_scanner(json.JSONDecoder())
+"""``json.loads``'s own (C) scanner without its wrapper: one JSON value at a position, and where it ends."""
 
 
 def _lines(data: bytes | str) -> Iterator[tuple[int, bytes | str]]:
@@ -294,47 +347,46 @@ def _lines(data: bytes | str) -> Iterator[tuple[int, bytes | str]]:
         start, number = end + 1, number + 1
 
 
-def _decoded(raw: bytes | str, first: bool) -> str:
-    if isinstance(raw, str):
-        return raw
-    return raw.decode("utf-8-sig" if first else "utf-8")
-
-
 def parse_work_file(
     data: bytes | str, filename: str, known_keys: Iterable[SentenceKey] = ()
 ) -> tuple[WorkFile, list[LocatedError]]:
     """Parse every line; references resolve against the file's sentences plus ``known_keys`` (the database).
 
     One pass over the lines keeps records, not parsed JSON objects (a paper-scale file's objects took
-    ~700 MB): a translation or annotation is parsed at once and its sentence resolved at the end, when
-    every sentence of the file is known. Errors come as before: unreadable lines, then sentences, then
-    translations and annotations, each in line order; a line that names an unknown sentence says so
-    before any other problem it has."""
+    ~700 MB): a translation or annotation is checked at once and becomes a record at the end, when every
+    sentence of the file is known and its key can be resolved. Errors come as before: unreadable lines,
+    then sentences, then translations and annotations, each in line order; a line that names an unknown
+    sentence says so before any other problem it has."""
     line_errors: list[LocatedError] = []
     sentence_errors: list[LocatedError] = []
     work = WorkFile()
     seen_sentences: dict[SentenceKey, int] = {}
-    pending: list[tuple[int, str, tuple | None, Any]] = []  # line, type, where it points, record or _LineError
+    pending: list[tuple | None] = []  # line, type, where it points, fields or _LineError, its sentence_id
     for number, raw in _lines(data):
         try:
-            line = _decoded(raw, number == 1)
+            line = raw if raw.__class__ is str else raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as exc:
             return WorkFile(), [LocatedError(filename, f"not valid UTF-8 ({exc.reason})", line=number)]
         line = line.removesuffix("\r")
-        if not line.strip():
+        if not line or line.isspace():
             continue
         try:
-            obj = json.loads(line)
+            obj, end = _scan_json(line, 0)
+        except Exception:  # noqa: BLE001  (json.loads below words the error)
+            end = -1
+        try:
+            if end != len(line):  # an error, or whitespace around the value: as json.loads reads it
+                obj = json.loads(line)
         except json.JSONDecodeError as exc:
             line_errors.append(LocatedError(filename, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number))
             continue
         except (ValueError, RecursionError) as exc:  # e.g. nesting too deep, a number with too many digits
             line_errors.append(LocatedError(filename, f"not valid JSON: {str(exc) or type(exc).__name__}", line=number))
             continue
-        if not isinstance(obj, dict) or obj.get("type") not in ("sentence", "translation", "annotation"):
-            line_errors.append(LocatedError(filename, "each line must be an object with type sentence, translation or annotation", line=number))
-            continue
-        if obj["type"] == "sentence":
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        if kind == "translation" or kind == "annotation":
+            pending.append((number, kind, *_parse_work_line(obj, kind), obj.get("sentence_id")))
+        elif kind == "sentence":
             try:
                 record = _parse_sentence(obj)
             except _LineError as exc:
@@ -345,55 +397,60 @@ def parse_work_file(
                 continue
             seen_sentences[record.key] = number
             work.sentences.append(_with_line(record, number))
-            continue
-        pending.append((number, obj["type"], *_parse_work_line(obj), obj.get("sentence_id")))
+        else:
+            line_errors.append(LocatedError(filename, "each line must be an object with type sentence, translation or annotation", line=number))
 
+    # Every record of a sentence shares its key (and the key's strings): one per sentence, not per line.
+    keys: dict[SentenceKey, SentenceKey] = {key: key for key in seen_sentences}
     by_id: dict[str, set[SentenceKey]] = {}
     for key in list(seen_sentences) + list(known_keys):
+        key = keys.setdefault(key, key)
         by_id.setdefault(key.id, set()).add(key)
 
     errors = line_errors + sentence_errors
     seen_work: dict[tuple, int] = {}
-    for number, kind, where, parsed, obj_sid in pending:
+    for i, entry in enumerate(pending):
+        pending[i] = None  # let the entry go once it is a record
+        number, kind, where, fields, obj_sid = entry
         try:
             if where is None:  # no usable sentence id: the resolution's own error
-                raise parsed
-            key = _resolve_id(*where, by_id)
-            if isinstance(parsed, _LineError):
-                raise parsed
+                raise fields
+            sid, domain, split = where
+            if domain.__class__ is str and split.__class__ is str:  # fully named (as dump-work writes)
+                key = keys.get((domain, split, sid))
+                if key is None:
+                    raise _LineError("refers to an unknown sentence", sid)
+            else:
+                key = _resolve_id(sid, domain, split, by_id)
+            if fields.__class__ is _LineError:
+                raise fields
         except _LineError as exc:
             sid = obj_sid if where is None else where[0]
             errors.append(LocatedError(filename, exc.message, line=number, sentence_id=exc.sentence_id or str(sid)))
             continue
-        if kind == "translation":
-            identity = ("translation", key, parsed.phase, parsed.translator)
-        else:
-            identity = ("annotation", key, parsed.phase, parsed.translator, parsed.annotator)
+        # fields: phase, translator, then (annotations) annotator
+        identity = (kind, key, *fields[:2]) if kind == "translation" else (kind, key, *fields[:3])
         if identity in seen_work:
             errors.append(LocatedError(filename, f"duplicate {kind} (first at line {seen_work[identity]})", line=number, sentence_id=key.id))
             continue
         seen_work[identity] = number
-        # Names repeat on every line: one string each instead of one per line (~30 MB at paper scale).
-        record = replace(parsed, key=key, line=number, phase=sys.intern(parsed.phase),
-                         translator=sys.intern(parsed.translator), status=sys.intern(str(parsed.status)),
-                         **({"annotator": sys.intern(parsed.annotator)} if kind == "annotation" else {}))
-        (work.translations if kind == "translation" else work.annotations).append(record)
+        if kind == "translation":
+            work.translations.append(TranslationRecord(key, *fields, number))
+        else:
+            work.annotations.append(AnnotationRecord(key, *fields, number))
     return work, errors
 
 
-def _parse_work_line(obj: dict) -> tuple[tuple | None, Any]:
-    """A translation or annotation line parsed before its sentence is resolved: the fields naming the
-    sentence (None if its id is unusable) and the record (its key still provisional) or the line's error."""
+def _parse_work_line(obj: dict, kind: str) -> tuple[tuple | None, Any]:
+    """A translation or annotation line checked before its sentence is resolved: the fields naming the
+    sentence (None if its id is unusable) and the record's fields after its key, or the line's error."""
     try:
         sid = _sentence_id(obj, "sentence_id")
     except _LineError as exc:
         return None, exc
     where = (sid, obj.get("domain"), obj.get("split"))
-    provisional = SentenceKey("", "", sid)
     try:
-        if obj["type"] == "translation":
-            return where, _parse_translation(obj, provisional)
-        return where, _parse_annotation(obj, provisional)
+        return where, (_parse_translation(obj, sid) if kind == "translation" else _parse_annotation(obj, sid))
     except _LineError as exc:
         return where, exc
 
