@@ -83,6 +83,10 @@ def _sqlite_datetime(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return fast
 
 
+def _from_json_text(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda text: process(None if text is None else json.loads(text))
+
+
 def _chunks(rows: Iterable[Sequence[Any]], size: int) -> Iterator[list[Sequence[Any]]]:
     it = iter(rows)
     while chunk := list(islice(it, size)):
@@ -114,14 +118,15 @@ def insert_rows(session: Session, model: Any, columns: Sequence[str], rows: Iter
     per_distinct: list[tuple[int, Callable[[Any], Any]]] = []  # the rest: mostly a few values
     for i, name in enumerate(columns):
         column_type = table.c[name].type
-        if isinstance(column_type, JSON):
-            if name in json_text and native_json:
-                continue
-            if native_json:
-                per_value.append((i, _json_serializer(dialect, column_type)))
-                continue
         impl = column_type.dialect_impl(dialect)
         process = impl.bind_processor(dialect)
+        if isinstance(column_type, JSON):
+            if native_json:
+                if name not in json_text:
+                    per_value.append((i, _json_serializer(dialect, column_type)))
+                continue
+            if name in json_text and process is not None:  # the dialect wraps values itself: the value again
+                process = _from_json_text(process)
         if process is not None and getattr(impl, "_storage_format", None) == _SQLITE_DATETIME_FORMAT:
             process = _sqlite_datetime(process)
         if process is not None:

@@ -652,14 +652,17 @@ def _gold_inputs(plan: _Plan, stored: _Stored, ids: dict, keys: list[tuple[int, 
     submitted: dict[int, list] = {item_id: [] for item_id in new_items}
     assignees: dict[int, set[int]] = {item_id: set() for item_id in new_items}
     existing: set[int] = set()
-    order = sorted(range(len(keys)), key=lambda i: (plan.annotations[i].submitted_at or datetime.max, i))
+    annotations = plan.annotations
+    order = sorted(range(len(keys)), key=lambda i: (annotations[i].submitted_at or datetime.max, i))
     for i in order:
-        (item_id, annotator_id), a = keys[i], plan.annotations[i]
+        item_id, annotator_id = keys[i]
         if item_id not in new_items:
             existing.add(item_id)
             continue
+        a = annotations[i]
         assignees[item_id].add(annotator_id)
-        assignees[item_id] |= active.get(ids[a.task][0], set())
+        if active and (others := active.get(ids[a.task][0])):
+            assignees[item_id] |= others
         if a.record.status == _SUBMITTED:
             submitted[item_id].append((annotator_id, a.record.tags))
     return submitted, assignees, existing

@@ -214,3 +214,63 @@ def test_a_file_whose_sentence_ids_another_import_added_meanwhile_is_refused_not
     refused = _resolved_differently(work, "w.jsonl", {SentenceKey("laptop", "train", "1")})
     assert [(e.line, e.sentence_id) for e in refused] == [(1, "1")]
     assert "import the file again" in refused[0].message
+
+
+def _stored_rows(engine) -> dict[str, list]:
+    """What an import writes beyond the work file's own fields, in id order: revisions with their
+    payloads, decisions, frozen tokens, flags and times, as Python values."""
+    with Session(engine) as s:
+        return {
+            "revisions": s.execute(select(Revision.entity, Revision.entity_id, Revision.version, Revision.action,
+                                          Revision.payload).order_by(Revision.id)).all(),
+            "adjudications": s.execute(select(Adjudication.item_id, Adjudication.tags, Adjudication.source)
+                                       .order_by(Adjudication.id)).all(),
+            "items": s.execute(select(TaggingItem.translation_id, TaggingItem.tokens, TaggingItem.tokenizer)
+                               .order_by(TaggingItem.id)).all(),
+            "annotations": s.execute(select(Annotation.item_id, Annotation.tags, Annotation.status,
+                                            Annotation.no_aspects, Annotation.submitted_at)
+                                     .order_by(Annotation.id)).all(),
+            "translations": s.execute(select(Translation.untranslatable, Translation.submitted_at,
+                                             Translation.time_spent_s).order_by(Translation.id)).all(),
+        }
+
+
+def test_postgresql_imports_by_copy_and_stores_what_sqlite_stores(engine, postgres_engine, tmp_path, monkeypatch):
+    import db.bulk
+
+    data = _generated_work(tmp_path, sentences=30)
+    copied: list[str] = []
+    real_copy = db.bulk._copy_rows
+
+    def spy(connection, table, *rest):
+        copied.append(table.name)
+        return real_copy(connection, table, *rest)
+
+    monkeypatch.setattr(db.bulk, "_copy_rows", spy)
+    import_work_file(engine, data, "project.jsonl")
+    assert copied == []  # SQLite: the driver's executemany
+    import_work_file(postgres_engine, data, "project.jsonl")
+    assert {"translations", "aspect_alignments", "tagging_items", "annotations", "annotation_assignments",
+            "revisions", "adjudications"} <= set(copied)
+    assert dump_work_file(load_work(postgres_engine)).encode() == dump_work_file(load_work(engine)).encode() == data
+    assert _stored_rows(postgres_engine) == _stored_rows(engine)
+
+
+def test_postgresql_without_copy_stores_the_same_as_with_it(postgres_engine, pg_url, tmp_path, monkeypatch):
+    """The executemany path stays right on PostgreSQL (JSON given as text is stored as JSON, not as a
+    JSON string): the fallback for a driver without COPY."""
+    import db.bulk
+    from db.engine import make_engine
+    from db.schema import upgrade
+
+    data = _generated_work(tmp_path, sentences=12)
+    import_work_file(postgres_engine, data, "project.jsonl")
+    monkeypatch.setattr(db.bulk, "USE_COPY", False)
+    plain = make_engine(pg_url)
+    try:
+        upgrade(plain)
+        import_work_file(plain, data, "project.jsonl")
+        assert dump_work_file(load_work(plain)).encode() == data
+        assert _stored_rows(plain) == _stored_rows(postgres_engine)
+    finally:
+        plain.dispose()
