@@ -134,7 +134,7 @@ def in_force(
         if latest is None or not is_gold(latest.source):
             return None
         return Gold(latest.source, list(latest.tags or []), latest_id)
-    return Gold(step.source, list(step.tags), None) if is_gold(step.source) else None
+    return Gold(step.source, step.tags, None) if is_gold(step.source) else None  # a new list already
 
 
 class ItemGold(NamedTuple):
