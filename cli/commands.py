@@ -139,6 +139,7 @@ def cmd_backup(args: argparse.Namespace, engine) -> int:
 def cmd_restore(args: argparse.Namespace, engine) -> int:
     import time
 
+    from corpus.progress_bar import TerminalProgress
     from db.backup import RestoreRefused, restore_archive
 
     path = Path(args.file)
@@ -146,7 +147,8 @@ def cmd_restore(args: argparse.Namespace, engine) -> int:
         raise CommandError(args.file, "cannot read file: no such file")
     started = time.perf_counter()
     try:
-        result = restore_archive(engine, path, args.file, replace=args.replace)
+        with TerminalProgress(enabled=False if args.no_progress else None) as progress:
+            result = restore_archive(engine, path, args.file, replace=args.replace, progress=progress)
     except RestoreRefused as exc:
         where, _, message = str(exc).partition(": ")
         raise CommandError(where, message or where) from exc
@@ -394,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.zip")
     p.add_argument("--replace", action="store_true",
                    help="replace everything in a database that is not empty (one transaction)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("stats", help="corpus statistics (seed paper Table 1)")
