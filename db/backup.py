@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from collections.abc import Callable
 from typing import IO, Any
 
 from sqlalchemy import JSON, Boolean, DateTime, Engine, Float, Integer, String, Table, func, select, text
@@ -45,7 +46,7 @@ from corpus.workfile import dump_work_file
 from db.engine import is_sqlite, reader
 from db.models import Annotation, Base, Revision, SourceSentence, Translation
 from db.write_gate import write_turn
-from db.workfile import WorkImportSummary, import_work_file, load_work
+from db.workfile import ProgressCallback, WorkImportSummary, import_work_file, load_work, progress_for
 
 #: The backup zips of the earlier release (a work file and, on SQLite, a database file).
 LEGACY_FORMAT = "corpus-backup"
@@ -383,9 +384,10 @@ def _delete_everything(conn: Connection) -> None:
 
 
 def _insert_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: TableSpec,
-                  entry: archive.TableEntry) -> None:
+                  entry: archive.TableEntry, advance: Callable[[int], None]) -> None:
+    """The table's rows, ``advance(n)`` after every ``n`` written."""
     if conn.dialect.name == "postgresql":
-        _copy_table(conn, reader_, table, spec, entry)
+        _copy_table(conn, reader_, table, spec, entry, advance)
         return
     batch: list[dict[str, Any]] = []
     first = 1
@@ -396,6 +398,7 @@ def _insert_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: 
         except SQLAlchemyError as exc:
             raise RestoreRefused(f"{reader_.where}/{entry.file}:{first}-{last}: cannot be stored "
                                  f"({_reason(exc)}); nothing was restored") from None
+        advance(len(batch))
         batch.clear()
 
     last = 0
@@ -414,7 +417,7 @@ def _reason(exc: Exception) -> str:
 
 
 def _copy_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: TableSpec,
-                entry: archive.TableEntry) -> None:
+                entry: archive.TableEntry, advance: Callable[[int], None]) -> None:
     """PostgreSQL: COPY the rows in, in the restore's transaction (several times faster than INSERTs)."""
     import psycopg
 
@@ -422,12 +425,15 @@ def _copy_table(conn: Connection, reader_: ArchiveReader, table: Table, spec: Ta
     as_json = {c.name for c in spec.columns if c.kind == "json"}
     columns = ", ".join(f'"{n}"' for n in names)
     driver = conn.connection.driver_connection
-    line = 0
+    line = count = 0
     try:
         with driver.cursor() as cursor, cursor.copy(f'COPY "{table.name}" ({columns}) FROM STDIN') as copy:
-            for line, row in reader_.rows(spec, entry):
+            for count, (line, row) in enumerate(reader_.rows(spec, entry), start=1):
                 copy.write_row([json.dumps(row[n], ensure_ascii=False)
                                 if n in as_json and row[n] is not None else row[n] for n in names])
+                if count % BATCH_ROWS == 0:
+                    advance(BATCH_ROWS)
+        advance(count % BATCH_ROWS)
     except psycopg.Error as exc:
         # COPY counts lines as the archive does: its "line N" is the file's line
         at = re.search(r"\bline (\d+)", getattr(exc.diag, "context", None) or "")
@@ -448,13 +454,15 @@ def _reset_sequences(conn: Connection) -> None:
 
 def restore_archive(
     engine: Engine, source: str | Path | IO[bytes] | bytes, filename: str, replace: bool = False,
-    limits: Limits = Limits(),
+    limits: Limits = Limits(), progress: ProgressCallback | None = None,
 ) -> RestoreResult:
     """Restore a project archive: into an empty database, or over everything when ``replace``; all or nothing.
 
     The zip's names, sizes and manifest are checked before the transaction; each row is checked as it is read
     and each file's checksum at its end, inside the transaction, so a bad row anywhere rolls everything back
-    (one pass over the archive: a separate checking pass doubled the restore time)."""
+    (one pass over the archive: a separate checking pass doubled the restore time). ``progress`` (else the
+    ``db.workfile.import_progress`` block's callback) hears ("restoring", rows written, rows declared)."""
+    report = progress_for(progress)
     if isinstance(source, Path):
         source = str(source)
     specs = table_specs()
@@ -468,6 +476,14 @@ def restore_archive(
             if not replace:
                 _refuse_unless_empty(holdings(engine), filename)
             entries = {e.name: e for e in reader_.manifest.tables}
+            total = sum(entry.rows for entry in entries.values())
+            written = [0]
+
+            def advance(rows: int) -> None:
+                written[0] += rows
+                report("restoring", min(written[0], total), total)
+
+            report("restoring", 0, total)
             with write_turn(engine), engine.begin() as conn:
                 _lock_everything(conn)
                 if not replace:
@@ -475,8 +491,9 @@ def restore_archive(
                 _delete_everything(conn)
                 for table in archived_tables():
                     if table.name in entries:
-                        _insert_table(conn, reader_, table, specs[table.name], entries[table.name])
+                        _insert_table(conn, reader_, table, specs[table.name], entries[table.name], advance)
                 _reset_sequences(conn)
+                report("restoring", total, total)
             counted = reader_.manifest.counts()
     except ArchiveRefused as exc:
         raise RestoreRefused(str(exc)) from None

@@ -146,7 +146,8 @@ def load_work(engine: Engine, project_id: int | None = None) -> WorkFile:
 ProgressCallback = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: what the import is doing and how far it is within that stage. The
 stages, in order: "reading" (parsing the file), "checking" (records against what is stored),
-"writing" (records written), "gold" (the automatic rule); the commit follows the last report."""
+"writing" (records written), "gold" (the automatic rule); the commit follows the last report. An
+archive restore (``db.backup.restore_archive``) reports one stage, "restoring" (rows written)."""
 
 _progress_hook: ContextVar[ProgressCallback | None] = ContextVar("import_progress", default=None)
 
@@ -166,6 +167,11 @@ def _no_progress(stage: str, done: int, total: int) -> None:
     pass
 
 
+def progress_for(progress: ProgressCallback | None) -> ProgressCallback:
+    """Where a long write reports: the caller's callback, else the one ``import_progress`` set, else nowhere."""
+    return progress or _progress_hook.get() or _no_progress
+
+
 def _known_keys(session: Session, project_id: int) -> list[SentenceKey]:
     return [
         SentenceKey(*row)
@@ -183,7 +189,7 @@ def import_work_file(
 ) -> WorkImportSummary:
     """Import a work file all or nothing. The file is parsed and checked before the write lock is
     taken; the write itself is one transaction of set-based inserts."""
-    report = progress or _progress_hook.get() or _no_progress
+    report = progress_for(progress)
     report("reading", 0, 1)
     with Session(reader(engine)) as session:
         project_id = default_project_id(session)
@@ -226,8 +232,7 @@ def _resolved_differently(work: WorkFile, filename: str, added: set[SentenceKey]
 def import_work(engine: Engine, work: WorkFile, source: str = "<work file>",
                 progress: ProgressCallback | None = None) -> WorkImportSummary:
     with cycle_collection_paused(), transaction(engine) as session:
-        return _write_work(session, default_project_id(session), work, source,
-                           progress or _progress_hook.get() or _no_progress)
+        return _write_work(session, default_project_id(session), work, source, progress_for(progress))
 
 
 # ------------------------------------------------------------------ what is stored, as plain rows

@@ -80,8 +80,12 @@ if upload is not None:
         bar = st.empty()
 
         def _show_progress(stage: str, done: int, total: int) -> None:
-            """A work file's import reports reading, checking and writing; the bar follows it."""
-            bar.progress(min(done / total, 1.0) if total else 1.0, text=f"Work file: {stage}…")
+            """A work file's import reports reading, checking, writing and gold; an archive's restore, the
+            rows it has written ("restoring"). The bar follows either."""
+            share = min(done / total, 1.0) if total else 1.0
+            label = f"Restoring the backup: {done:,} of {total:,} rows" if stage == "restoring" \
+                else f"Work file: {stage}…"
+            bar.progress(share, text=label)
 
         try:
             with st.spinner("Checking and restoring…"), import_progress(_show_progress):

@@ -215,3 +215,27 @@ def test_a_restore_that_meets_another_import_says_so_and_restores_nothing(team, 
     assert any("another import or restore holds the project" in e.value for e in at.error)
     with Session(team["engine"]) as session:
         assert session.scalar(select(func.count()).select_from(SourceSentence)) == 0
+
+
+def test_an_archive_restore_shows_how_many_rows_it_has_written(team, tmp_path):
+    """The bar follows the restore's rows; one that fails half-way leaves it where the restore stopped."""
+    archive, _ = _source_archive(tmp_path)
+    src = zipfile.ZipFile(io.BytesIO(archive))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name in src.namelist():
+            body = src.read(name)
+            zf.writestr(name, body.replace("लेकिन".encode(), "किंतु".encode()) if name == "translations.jsonl"
+                        else body)
+    at = open_page(team["engine"], team["lead"])
+    at.file_uploader(key="restore_file").upload("tampered.zip", out.getvalue(), "application/zip")
+    at.run()
+    at.checkbox(key="restore_replace").check()
+    at.run()
+    click_restore(at)
+    bars = [b.proto for b in at.get("progress")]
+    declared = sum(table["rows"] for table in json.loads(src.read("manifest.json"))["tables"])
+    match = [re.fullmatch(r"Restoring the backup: (\d+) of ([\d,]+) rows", b.text) for b in bars]
+    assert any(match), [b.text for b in bars]
+    done, total = next((int(m.group(1)), int(m.group(2).replace(",", ""))) for m in match if m)
+    assert total == declared and 0 < done < total  # the tables before translations.jsonl were written

@@ -1,0 +1,111 @@
+"""A save on a page while another process holds SQLite's write lock (``python -m corpus import-work`` or a
+restore): the page says the project is busy and the work is kept, never a traceback; the next save, once
+the lock is gone, stores the kept text. The database-level version: tests/db/test_busy_saves.py."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+import db.engine
+from db.engine import ProjectBusy, reader
+from db.models import Translation
+from tests.pages.test_translate_page import open_page, type_text
+from tests.support.translation_fixtures import add_sentence, add_user, assign
+
+FIRST = "खाना बढ़िया था।"
+SECOND = "खाना बढ़िया था, सेवा धीमी थी।"
+
+
+@contextmanager
+def write_lock_held(sqlite_url: str):
+    """Another connection (another process, as far as the app can tell) in a write transaction."""
+    other = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+@pytest.fixture
+def task(app_engine, monkeypatch):
+    monkeypatch.setattr(db.engine, "BUSY_TIMEOUT_S", 0.3)  # the page's engine waits 0.3 s, not 30
+    engine = app_engine
+    user = add_user(engine, "asha", "translator")
+    sentence = add_sentence(engine, "1", "The food was great but the service was slow.", ("food",), ordinal=1)
+    return engine, user, assign(engine, user, sentence, "blind")
+
+
+def stored_text(engine) -> str | None:
+    with Session(reader(engine)) as session:  # a read: it needs no write lock
+        return session.scalars(select(Translation.text)).one_or_none()
+
+
+def test_a_save_while_the_project_is_busy_says_so_keeps_the_text_and_the_next_save_stores_it(task, sqlite_url):
+    engine, user, aid = task
+    at = open_page(engine, user, task=aid)
+    type_text(at, aid, FIRST)  # a pause in typing: the autosave stores it
+    assert stored_text(engine) == FIRST
+    with write_lock_held(sqlite_url):
+        type_text(at, aid, SECOND)  # the autosave meets the lock (type_text asserts no exception)
+        assert [e.value for e in at.error] == [ProjectBusy.MESSAGE]
+        assert "Traceback" not in "".join(str(e.value) for e in at.error)
+        assert at.session_state[f"tx{aid}_text"] == SECOND  # the work is kept in the editor
+        assert stored_text(engine) == FIRST
+    at.button(key=f"tx{aid}_save").click().run()
+    assert not at.exception, at.exception
+    assert not at.error
+    assert stored_text(engine) == SECOND
+
+
+def test_a_submit_while_the_project_is_busy_stays_on_the_task_with_the_message(task, sqlite_url):
+    engine, user, aid = task
+    at = open_page(engine, user, task=aid)
+    type_text(at, aid, FIRST)
+    with write_lock_held(sqlite_url):
+        at.button(key=f"tx{aid}_submit").click().run()
+        assert not at.exception, at.exception
+        assert ProjectBusy.MESSAGE in [e.value for e in at.error]
+        assert at.session_state[f"tx{aid}_text"] == FIRST
+    with Session(engine) as session:
+        assert session.scalars(select(Translation.status)).one() == "draft"  # the autosave's, not a submission
+    at.button(key=f"tx{aid}_submit").click().run()
+    assert not at.exception, at.exception
+    with Session(engine) as session:
+        assert session.scalars(select(Translation.status)).one() == "submitted"
+
+
+def test_a_tag_save_while_the_project_is_busy_says_so_and_the_next_change_saves_the_spans(app_engine, sqlite_url,
+                                                                                            monkeypatch):
+    from db.models import Annotation
+    from db.tagging import assign_annotators
+    from tests.pages.test_tag_page import tagging_page
+    from tests.support import tagging_fixtures as tf
+    from tests.support.span_editor_driver import commit, editor_data
+
+    monkeypatch.setattr(db.engine, "BUSY_TIMEOUT_S", 0.3)
+    engine = app_engine
+    asha, meera = tf.add_user(engine, "asha", "translator"), tf.add_user(engine, "meera", "annotator")
+    tf.add_user(engine, "kiran", "annotator")
+    sentence = tf.add_sentence(engine, "s1", "But the staff service was very bad.", ["staff service"], ordinal=1)
+    tf.add_translation(engine, sentence, "aware", asha, "लेकिन स्टाफ़ सर्विस बहुत बुरी थी।")
+    assign_annotators(engine, tf.project_id(engine), per_item=2)
+    at = tagging_page(engine, meera)
+    with write_lock_held(sqlite_url):
+        commit(at, "tag_editor", "mark", spans=[(1, 3)])
+        assert not at.exception, at.exception
+        shown = [e.value for e in at.error] + [str(editor_data(at, "tag_editor").get("status"))]
+        assert any(ProjectBusy.MESSAGE in text for text in shown), shown
+        assert editor_data(at, "tag_editor")["spans"] == [[1, 3]]  # the marked span stays in the editor
+    with Session(reader(engine)) as session:
+        assert session.scalars(select(Annotation.tags)).all() == []
+    commit(at, "tag_editor", "mark", spans=[(1, 3)])
+    assert not at.exception, at.exception
+    with Session(reader(engine)) as session:
+        assert session.scalars(select(Annotation.tags)).all() == [["O", "B", "I", "O", "O", "O", "O"]]
