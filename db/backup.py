@@ -28,11 +28,10 @@ import re
 import sqlite3
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-
-from collections.abc import Callable
 from typing import IO, Any
 
 from sqlalchemy import JSON, Boolean, DateTime, Engine, Float, Integer, String, Table, func, select, text

@@ -635,7 +635,7 @@ def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict
         ("annotation", annotation_ids[key], 1, key[1], "import", now, annotation_payload(tags, a.record.status))
         for key, a, tags in zip(keys, plan.annotations, tags_text)
     ), json_text=("payload",))
-    return _gold_inputs(plan, stored, ids, keys, set(item_of[tid] for tid in new_items))
+    return _gold_inputs(plan, stored, ids, keys, {item_of[tid] for tid in new_items})
 
 
 

@@ -121,8 +121,8 @@ def test_tasks_assigned_in_the_app_before_an_import_take_the_imported_status(eng
 
 
 def _generated_work(tmp_path, sentences: int = 40) -> bytes:
-    from bench.synthetic import build_corpus
     from bench.bench_import_work import stamp_submissions
+    from bench.synthetic import build_corpus
     from db.engine import make_engine
     from db.schema import upgrade
 
