@@ -159,8 +159,10 @@ def _read_metrics_input(session: Session, project_id: int, gold: dict[int, ItemG
     if invalid:
         tag_sets = [ts for ts in tag_sets if ts.tags is not None]
 
+    # The gold in force of the items with a decision: an item without one has gold only where all its
+    # versions carry the same tags, which its tag sets already give (``db.gold._gold_in_force``).
     adjudicated: dict[int, str] = {}
-    for item in (gold if gold is not None else _gold_in_force(session, project_id)).values():
+    for item in (gold if gold is not None else _gold_in_force(session, project_id, decided_only=True)).values():
         if item.gold is not None and item.translation_id in known:
             tags = _letters(item.gold.tags)
             if tags is not None:
