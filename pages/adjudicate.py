@@ -38,6 +38,12 @@ def _queue(db: str, project: int, stamp: tuple) -> list:
     return disagreement_queue(engine, project, include_resolved=True)
 
 
+@st.cache_data(show_spinner=False, max_entries=4)
+def _gold_count(db: str, project: int, stamp: tuple) -> tuple[int, int]:
+    """Items with gold in force, by the rule over every item (``db.gold``): read once per change, not per click."""
+    return gold_count(engine, project)
+
+
 def _flash(kind: str, message: str) -> None:
     st.session_state["adj_flash"] = (kind, message)
 
@@ -150,7 +156,7 @@ if st.session_state.get("adj_synced") != stamp:  # bring automatic gold up to da
     if sync_agreed(engine, pid):
         stamp = tagging_stamp(engine, pid)
     st.session_state["adj_synced"] = stamp
-with_gold, items = gold_count(engine, pid)
+with_gold, items = _gold_count(DB_KEY, pid, stamp)
 show_resolved = st.toggle("Show items already decided", key="adj_show_resolved")
 every_disagreement = _queue(DB_KEY, pid, stamp)
 # An item this lead is editing stays on screen even if another lead decides it meanwhile: saving then
