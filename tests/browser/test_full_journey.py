@@ -33,7 +33,7 @@ from db.models import (
     Translation,
     User,
 )
-from db.schema import default_project_id
+from db.schema import default_project
 
 pytestmark = pytest.mark.browser
 
@@ -335,8 +335,7 @@ def check_dashboard(page, j: Journey, engine) -> None:
     j.shot(page, "dashboard")
     table2 = {row[0]: row[1:] for row in grid_rows(page.get_by_test_id("stDataFrame").first)}
 
-    with Session(engine) as session:
-        report = compute_report(load_metrics_input(session, default_project_id(session)))
+    report = compute_report(load_metrics_input(engine, default_project(engine)))
     rouge, fleiss, coverage = report["rouge_l"], report["fleiss_kappa"], report["coverage"]
     expected_rouge = [rouge[p] for p in ("aware", "blind", "overall", "best")]
     expected_kappa = [fleiss[p]["kappa"] for p in ("aware", "blind", "overall")]
