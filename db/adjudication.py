@@ -187,7 +187,7 @@ def _due_steps(session: Session, project_id: int, items: set[int] | None = None)
     for s in _item_states(session, project_id, items).values():
         step = next_automatic_decision(
             s.latest.source if s.latest is not None else None, s.latest.tags if s.latest is not None else None,
-            s.submitted, s.complete, k,
+            s.versions, s.complete, k,
         )
         if step is not None:
             steps[s.item_id] = step
@@ -285,7 +285,7 @@ def _versions(session: Session, users: dict[int, str], state: ItemState) -> list
     versions = [
         AnnotatorVersion(annotation_id, users.get(annotator, "?"), list(tags), rows[annotation_id][1],
                          rows[annotation_id][2], rows[annotation_id][3])
-        for annotation_id, annotator, tags in zip(state.annotation_ids, state.annotators, state.submitted)
+        for annotation_id, annotator, tags in zip(state.annotation_ids, state.annotators, state.versions)
     ]
     return sorted(versions, key=lambda v: (v.submitted_at is None, v.submitted_at or datetime.min, v.annotation_id))
 
@@ -340,7 +340,7 @@ def disagreement_queue(engine: Engine, project_id: int, include_resolved: bool =
         k = _annotators_per_item(session, project_id)
         disagreeing = [
             s for s in _item_states(session, project_id).values()
-            if len(s.submitted) >= 2 and s.complete and not tags_agree(s.submitted)
+            if len(s.versions) >= 2 and s.complete and not tags_agree(s.versions)
         ]
         details = _item_details(session, [s.item_id for s in disagreeing])
         entries = []

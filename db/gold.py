@@ -53,17 +53,17 @@ class ItemState:
         "item_id",
         "latest",
         "latest_id",
-        "submitted",
         "translation_id",
+        "versions",
     )
 
     def __init__(self, item_id: int, translation_id: int, annotation_ids: list[int], annotators: list[int],
-                 submitted: list, assignees: AbstractSet[int], latest: GoldStep | None, latest_id: int | None) -> None:
+                 versions: list, assignees: AbstractSet[int], latest: GoldStep | None, latest_id: int | None) -> None:
         self.item_id = item_id
         self.translation_id = translation_id
         self.annotation_ids = annotation_ids
         self.annotators = annotators
-        self.submitted = submitted
+        self.versions = versions  # the submitted tags, one per annotator
         self.assignees = assignees
         self.latest = latest
         self.latest_id = latest_id
@@ -79,7 +79,7 @@ class ItemState:
         return len(self.assignees.difference(self.annotators))
 
     def gold(self, annotators_per_item: int) -> Gold | None:
-        return in_force(self.latest, self.latest_id, self.submitted, self.complete, annotators_per_item)
+        return in_force(self.latest, self.latest_id, self.versions, self.complete, annotators_per_item)
 
 
 def _tags(raw: str | None):
@@ -189,9 +189,9 @@ def _read_item_states(
     no_decision = (None, None)
     states = {}
     for item_id, translation_id in translation_of.items():
-        ids, annotators, submitted = versions.get(item_id) or ([], [], [])
+        ids, annotators, tags = versions.get(item_id) or ([], [], [])
         decision_id, step = latest.get(item_id, no_decision)
-        states[item_id] = ItemState(item_id, translation_id, ids, annotators, submitted,
+        states[item_id] = ItemState(item_id, translation_id, ids, annotators, tags,
                                     assignees.get(translation_id, _NOBODY), step, decision_id)
     return states
 
@@ -213,7 +213,7 @@ def _gold_in_force(
     k = _annotators_per_item(session, project_id)
     states = _item_states(session, project_id, items, decided_only)
     with paused_gc():
-        return {item_id: ItemGold(item_id, s.translation_id, s.gold(k), s.submitted, s.awaited)
+        return {item_id: ItemGold(item_id, s.translation_id, s.gold(k), s.versions, s.awaited)
                 for item_id, s in states.items()}
 
 
