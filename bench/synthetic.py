@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, insert
+from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.orm import Session
 
 import db.models
@@ -290,8 +290,9 @@ assert {name for name, _, _ in _TABLES} == {f.name for f in fields(SyntheticCorp
 def write_corpus(engine: Engine, corpus: SyntheticCorpus) -> dict[str, int]:
     """Bulk inserts into the first project of a migrated database, in one transaction; returns the counts.
 
-    Usernames must be free. Rows that others refer to are inserted with RETURNING, in order, so local
-    ids map to the database's (sequences stay right on PostgreSQL)."""
+    Usernames must be free, and nobody else may insert meanwhile: rows that others refer to get the
+    database's next ids in insertion order, read back to map the local ids (sequences stay right on
+    PostgreSQL; RETURNING in parameter order would insert row by row on SQLite)."""
     ids: dict[str, dict[int, int]] = {}
     with Session(engine) as session, session.begin():
         project_id = default_project_id(session)
@@ -306,7 +307,11 @@ def write_corpus(engine: Engine, corpus: SyntheticCorpus) -> dict[str, int]:
                 rows = [{**row, "project_id": project_id} for row in rows]
             if name in _REFERENCED:
                 local = [row.pop("id") for row in rows]
-                stored = conn.execute(insert(table).returning(table.c.id, sort_by_parameter_order=True), rows).scalars()
+                before = conn.scalar(select(func.coalesce(func.max(table.c.id), 0)))
+                conn.execute(insert(table), rows)
+                stored = conn.scalars(select(table.c.id).where(table.c.id > before).order_by(table.c.id)).all()
+                if len(stored) != len(local):
+                    raise RuntimeError(f"{table.name}: someone else inserted rows while the synthetic project was written")
                 ids[name] = dict(zip(local, stored))
             else:
                 conn.execute(insert(table), rows)
