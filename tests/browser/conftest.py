@@ -106,6 +106,20 @@ def start_app():
         s.stop()
 
 
+@pytest.fixture(scope="module")
+def start_module_app():
+    """Like ``start_app``, for a server that a module's tests share: stopped after the module's last test."""
+    servers: list[AppServer] = []
+
+    def start(database_url: str) -> AppServer:
+        servers.append(AppServer(database_url).start())
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
 @pytest.fixture(scope="session")
 def chromium():
     _require_chromium()

@@ -18,8 +18,9 @@ from journey_steps import login, screenshot
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from db.auth import create_user  # noqa: E402
-from db.engine import transaction  # noqa: E402
+from db.engine import make_engine, transaction  # noqa: E402
 from db.models import GlossaryTerm  # noqa: E402
+from tests.support.databases import copy_of  # noqa: E402
 from tests.support.translation_fixtures import add_sentence, assign, project_id  # noqa: E402
 
 OUTSIDE = "127.0.0.1:9"
@@ -37,8 +38,12 @@ OTHER_LEAD_PAGES = ["Dashboard", "Assignments", "Adjudication", "Final translati
                     "Sentences", "Statistics", "Audit a dataset", "Project settings", "Backup"]
 
 
-@pytest.fixture
-def hostile_db(demo_db):
+@pytest.fixture(scope="module")
+def hostile_server(demo_sqlite, tmp_path_factory, start_module_app):
+    """The demo project with the hostile strings, under one app server that the module's tests share: each
+    test walks it in a browser context and a login of its own (a walk only reads; logins add sessions)."""
+    url = copy_of(demo_sqlite, tmp_path_factory.mktemp("hostile") / "app.db")
+    demo_db = make_engine(url)
     sentence = add_sentence(demo_db, f"h-{HOSTILE_NAME}", f"The food was fine. {HOSTILE}", ["food"],
                             ordinal=99)
     user = create_user(demo_db, HOSTILE_NAME, {"translator", "annotator"}, PASSWORD, display_name=HOSTILE)
@@ -46,7 +51,8 @@ def hostile_db(demo_db):
     with transaction(demo_db) as session:
         session.add(GlossaryTerm(project_id=project_id(demo_db), english=HOSTILE[:200], hindi=HOSTILE[:200],
                                  rule="transliterate"))
-    return demo_db
+    demo_db.dispose()
+    return start_module_app(url)
 
 
 class Watch:
@@ -92,8 +98,8 @@ def _walk(page, watch: Watch, titles: list[str], shots: str) -> list[str]:
     return missing
 
 
-def test_the_hostile_users_own_pages_load_nothing_from_outside(hostile_db, start_app, browser_page):
-    server = start_app(str(hostile_db.url.render_as_string(hide_password=False)))
+def test_the_hostile_users_own_pages_load_nothing_from_outside(hostile_server, browser_page):
+    server = hostile_server
     page = browser_page
     watch = Watch(page, server.url)
     login(page, server.url, HOSTILE_NAME, PASSWORD)
@@ -102,8 +108,8 @@ def test_the_hostile_users_own_pages_load_nothing_from_outside(hostile_db, start
     assert _walk(page, watch, ["Home", "My account"], "translator") == []
 
 
-def test_the_leads_own_pages_with_hostile_data_load_nothing_from_outside(hostile_db, start_app, browser_page):
-    server = start_app(str(hostile_db.url.render_as_string(hide_password=False)))
+def test_the_leads_own_pages_with_hostile_data_load_nothing_from_outside(hostile_server, browser_page):
+    server = hostile_server
     page = browser_page
     watch = Watch(page, server.url)
     login(page, server.url, "lead", "lead-demo-pass")
@@ -117,8 +123,8 @@ def test_the_leads_own_pages_with_hostile_data_load_nothing_from_outside(hostile
 
 
 @pytest.mark.parametrize("title", OTHER_LEAD_PAGES)
-def test_the_other_lead_pages_with_hostile_data_load_nothing_from_outside(hostile_db, start_app, browser_page, title):
-    server = start_app(str(hostile_db.url.render_as_string(hide_password=False)))
+def test_the_other_lead_pages_with_hostile_data_load_nothing_from_outside(hostile_server, browser_page, title):
+    server = hostile_server
     page = browser_page
     watch = Watch(page, server.url)
     login(page, server.url, "lead", "lead-demo-pass")
@@ -126,9 +132,9 @@ def test_the_other_lead_pages_with_hostile_data_load_nothing_from_outside(hostil
 
 
 @pytest.mark.parametrize("title", ["Translate", "Tag aspects"])
-def test_the_work_pages_with_hostile_data_load_nothing_from_outside(hostile_db, start_app, browser_page, title):
+def test_the_work_pages_with_hostile_data_load_nothing_from_outside(hostile_server, browser_page, title):
     """The hostile user's own blind task is on the hostile sentence."""
-    server = start_app(str(hostile_db.url.render_as_string(hide_password=False)))
+    server = hostile_server
     page = browser_page
     watch = Watch(page, server.url)
     login(page, server.url, HOSTILE_NAME, PASSWORD)
