@@ -138,14 +138,28 @@ def pg_url():
     _drop_postgres(url)
 
 
+@pytest.fixture(scope="session")
+def _postgres_dropper():
+    """Drops finished tests' databases in a thread of its own, so the next test need not wait for the
+    drop; every drop is done before the session ends."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="drop-test-db")
+    drops = []
+    yield lambda url: drops.append(pool.submit(_drop_postgres, url))
+    pool.shutdown(wait=True)
+    for drop in drops:
+        drop.result()  # a drop that failed fails here, as it did in the test's own teardown
+
+
 @pytest.fixture
-def postgres_engine(migrated_postgres: str):
+def postgres_engine(migrated_postgres: str, _postgres_dropper):
     """A fresh, migrated PostgreSQL database of this test's own (skipped with a reason if down)."""
     url = _fresh_postgres_url(template=migrated_postgres)
     eng = make_engine(url)
     yield eng
     eng.dispose()
-    _drop_postgres(url)
+    _postgres_dropper(url)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
