@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.orm import Session
@@ -92,7 +92,7 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
     dataset.meta.update(
         title=settings.get("dataset_title") or f"Hindi aspect extraction corpus ({project.name})",
         license=settings.get("license"),
-        exported_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        exported_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         options_text=options.describe(),
         all_translations=options.all_translations,
         tokenizer=TOKENIZER_SIGNATURE,
@@ -223,7 +223,7 @@ def load_source_export(engine: Engine, project_id: int | None = None) -> ExportD
         source_only=True,
         title=(settings.get("dataset_title") or f"Hindi aspect extraction corpus ({project.name})") + ": English source",
         license=settings.get("license"),
-        exported_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        exported_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         options_text="source only: every imported SemEval sentence, translated or not",
         tokenizer=TOKENIZER_SIGNATURE,
     )
