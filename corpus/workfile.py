@@ -85,21 +85,28 @@ def free_reason_text(reason: str, reason_text: str | None) -> str:
 def free_reason_notes(data: bytes | str, filename: str) -> list[LocatedError]:
     """One located note per translation whose ``reason`` is not one of the project's categories, which the
     import keeps as ``other`` with the text verbatim: for the import summary. Only lines naming a
-    reason are decoded, so this costs a substring scan of the file."""
-    needle = b'"reason"' if isinstance(data, bytes) else '"reason"'
+    reason are decoded, found by a substring search of the file (no copy of its lines)."""
+    bytes_ = isinstance(data, bytes)
+    needle, newline = (b'"reason"', b"\n") if bytes_ else ('"reason"', "\n")
     notes = []
-    for number, raw in enumerate(data.split(b"\n" if isinstance(data, bytes) else "\n"), start=1):
-        if needle not in raw:
-            continue
+    number, counted_to = 1, 0  # line number of the line starting at counted_to
+    found = data.find(needle)
+    while found >= 0:
+        start = data.rfind(newline, 0, found) + 1
+        end = data.find(newline, found)
+        end = len(data) if end < 0 else end
+        number += data.count(newline, counted_to, start)
+        counted_to = start
         try:
-            obj = json.loads(raw)
+            obj = json.loads(data[start:end])
         except ValueError:
-            continue
+            obj = None
         reason = obj.get("reason") if isinstance(obj, dict) and obj.get("type") == "translation" else None
         if isinstance(reason, str) and reason not in UNTRANSLATABLE_REASONS:
             notes.append(LocatedError(
                 filename, f"untranslatable reason {reason!r} is not one of {', '.join(UNTRANSLATABLE_REASONS)}: "
                 "kept as 'other' with its text verbatim", line=number, sentence_id=str(obj.get("sentence_id"))))
+        found = data.find(needle, end)
     return notes
 
 
