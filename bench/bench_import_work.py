@@ -10,16 +10,19 @@ the run's own:
   ``executemany`` of the same rows (one table per record type, lists as JSON text) into an empty SQLite
   file, in one transaction.
 
-It prints both times, their ratio (target <= 5) and the peak memory of each (target < 400 MB for the
-restore), and checks that a dump of the restored database is byte-identical to the file.
+It prints both times (wall and CPU), their ratios (target <= 5) and the peak memory of each (target < 400 MB
+for the restore), the machine's load average around the run (wall times on a shared machine depend on it;
+CPU times much less), and checks that a dump of the restored database is byte-identical to the file.
+``--repeat N`` measures N pairs and also reports the best of each (the least disturbed by other work).
 
-    python -m bench.bench_import_work [--sentences 5989] [--work FILE] [--keep FILE]
+    python -m bench.bench_import_work [--sentences 5989] [--work FILE] [--keep FILE] [--repeat N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -138,13 +141,20 @@ def _child(code: str) -> tuple[dict, float]:
     return result, result["peak_mb"]
 
 
+def _load() -> float:
+    return os.getloadavg()[0]
+
+
 def run(work: Path, check: bool = True) -> dict:
+    load_before = _load()
     with tempfile.TemporaryDirectory() as tmp:
         bound, bound_mb = _child(_LOWER_BOUND.format(db=str(Path(tmp) / "bound.db"), work=str(work), peak=_PEAK))
         restore, restore_mb = _child(_RESTORE.format(root=str(ROOT), url=f"sqlite:///{Path(tmp) / 'restore.db'}",
                                                      work=str(work), check=check, peak=_PEAK))
     return {"bound": bound, "bound_mb": bound_mb, "restore": restore, "restore_mb": restore_mb,
-            "ratio": restore["seconds"] / bound["seconds"]}
+            "ratio": restore["seconds"] / bound["seconds"],
+            "cpu_ratio": restore["cpu"] / bound["cpu"] if bound["cpu"] else float("inf"),
+            "load": (load_before, _load())}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", help="restore this work file instead of generating one")
     parser.add_argument("--keep", help="write the generated work file here and keep it")
     parser.add_argument("--no-check", action="store_true", help="skip the dump-after-restore comparison")
+    parser.add_argument("--repeat", type=int, default=1, help="measure this many pairs; report each and the best")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -165,19 +176,30 @@ def main(argv: list[str] | None = None) -> int:
             print(f"work file: {built['sentences']} sentences, {built['translations']} translations, "
                   f"{built['annotations']} annotations, {work.stat().st_size / 1e6:.1f} MB "
                   f"(generated in {time.perf_counter() - t0:.1f} s)")
-        r = run(work, check=not args.no_check)
+        runs = [run(work, check=not args.no_check and i == 0) for i in range(max(args.repeat, 1))]
+    for r in runs:
+        _report(r)
+    if len(runs) > 1:
+        wall = min(r["restore"]["seconds"] for r in runs) / min(r["bound"]["seconds"] for r in runs)
+        cpu = min(r["restore"]["cpu"] for r in runs) / min(r["bound"]["cpu"] for r in runs)
+        print(f"best of {len(runs)}: restore / lower bound {wall:.1f}x wall, {cpu:.1f}x CPU")
+    r = min(runs, key=lambda r: max(r["ratio"], r["cpu_ratio"]))
+    ok = max(r["ratio"], r["cpu_ratio"]) <= TARGET_RATIO and max(x["restore_mb"] for x in runs) < TARGET_MB \
+        and runs[0]["restore"]["identical"] is not False
+    return 0 if ok else 1
+
+
+def _report(r: dict) -> None:
     b, s = r["bound"], r["restore"]
+    print(f"load average (1 min) {r['load'][0]:.2f} before, {r['load'][1]:.2f} after")
     print(f"lower bound (json.loads + executemany of {b['rows']} rows into empty SQLite): {b['seconds']:.2f} s "
           f"({b['cpu']:.2f} s CPU), peak {r['bound_mb']:.0f} MB")
     print(f"restore (import-work into an empty database): {s['seconds']:.2f} s ({s['cpu']:.2f} s CPU), "
           f"peak {r['restore_mb']:.0f} MB; {s['summary']}")
     if s["identical"] is not None:
         print(f"dump after restore byte-identical to the file: {'yes' if s['identical'] else 'NO'}")
-    cpu_ratio = s["cpu"] / b["cpu"] if b["cpu"] else float("inf")
-    print(f"ratio restore / lower bound: {r['ratio']:.1f}x wall, {cpu_ratio:.1f}x CPU (target <= {TARGET_RATIO:.0f}); "
-          f"peak memory {r['restore_mb']:.0f} MB (target < {TARGET_MB:.0f} MB)")
-    ok = min(r["ratio"], cpu_ratio) <= TARGET_RATIO and r["restore_mb"] < TARGET_MB and s["identical"] is not False
-    return 0 if ok else 1
+    print(f"ratio restore / lower bound: {r['ratio']:.1f}x wall, {r['cpu_ratio']:.1f}x CPU (target <= "
+          f"{TARGET_RATIO:.0f}); peak memory {r['restore_mb']:.0f} MB (target < {TARGET_MB:.0f} MB)")
 
 
 if __name__ == "__main__":
