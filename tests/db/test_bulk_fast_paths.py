@@ -58,3 +58,35 @@ def test_the_cycle_collector_is_on_again_after_an_import_and_after_a_refused_one
             assert not gc.isenabled()
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_sqlite_gets_rows_several_to_a_statement_in_order_with_the_rest_one_by_one(engine):
+    """237 rows: two statements of 100 rows, then 37 single-row inserts; ids follow the rows' order."""
+    from sqlalchemy import select
+
+    from db.bulk import insert_rows
+    from db.engine import transaction
+    from db.models import Revision, utcnow
+
+    sent: list[tuple[str, int]] = []
+    now = utcnow()
+    with transaction(engine) as session:
+        connection = session.connection()
+        real = type(connection).exec_driver_sql
+
+        def spy(self, statement, params=None, *rest):
+            sent.append((statement, len(params) if isinstance(params, list) else 1))
+            return real(self, statement, params, *rest)
+
+        type(connection).exec_driver_sql = spy
+        try:
+            insert_rows(session, Revision, ("entity", "entity_id", "version", "author_id", "action", "created_at",
+                                            "payload"),
+                        (("annotation", i, 1, None, "import", now, {"n": i}) for i in range(237)))
+        finally:
+            type(connection).exec_driver_sql = real
+    assert [(statement.count("(?, "), n) for statement, n in sent] == [(100, 2), (1, 37)]
+    with engine.connect() as conn:
+        rows = conn.execute(select(Revision.entity_id, Revision.payload).order_by(Revision.id)).all()
+    assert [r.entity_id for r in rows] == list(range(237))
+    assert [r.payload for r in rows] == [{"n": i} for i in range(237)]
