@@ -271,7 +271,7 @@ class _Stored:
 def _rows(session: Session, statement):  # noqa: ANN001, ANN202
     """Plain rows of a select in the session's transaction, without the ORM's per-row work (the import
     reads back ~200,000 ids at paper scale)."""
-    return session.connection().execute(statement)
+    return session.connection().execute(statement).all()
 
 
 def _json_list(raw: str | list | None) -> list:
@@ -295,7 +295,7 @@ def _read_stored(session: Session, project_id: int) -> _Stored:
     ):
         aspect_counts[keys[sentence_pk]] += 1
         positions[term_id] = position
-    users = dict(_rows(session, select(User.username, User.id)).all())
+    users = dict(_rows(session, select(User.username, User.id)))
     roles: dict[int, set[str]] = defaultdict(set)
     for user_id, role in _rows(session, select(UserRole.user_id, UserRole.role)):
         roles[user_id].add(role)
