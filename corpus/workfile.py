@@ -142,9 +142,12 @@ def _string(obj: dict, field: str, sid: str | None = None) -> str:
 
 
 def _optional_str(obj: dict, field: str, sid: str | None) -> str | None:
-    if obj.get(field) is None:
+    value = obj.get(field)
+    if value is None:
         return None
-    return _string(obj, field, sid)
+    if value.__class__ is str and value.isprintable() and len(value) <= _LIMITS.get(field, len(value)):
+        return value  # _string's quick yes, without a second look-up
+    return _require(obj, field, str, sid)
 
 
 def _text(obj: dict, field: str, sid: str | None = None) -> str:
@@ -204,6 +207,15 @@ def _phase(obj: dict, sid: str) -> str:
     return _PHASES[phase]
 
 
+def _list_field(obj: dict, field: str, sid: str) -> list:
+    """An optional list field (absent, null or empty: no items); anything but a list is the line's error
+    (a number used to crash the import)."""
+    value = obj.get(field) or []
+    if not isinstance(value, list):
+        raise _LineError(f"field {field!r} must be a list, not {type(value).__name__}", sid)
+    return value
+
+
 def _parse_sentence(obj: dict) -> SentenceRecord:
     sid = _sentence_id(obj, "id")
     domain = _text(obj, "domain", sid)
@@ -216,7 +228,7 @@ def _parse_sentence(obj: dict) -> SentenceRecord:
     if not text.strip():
         raise _LineError("field 'text' is empty", sid)
     aspects = []
-    for i, a in enumerate(obj.get("aspects") or []):
+    for i, a in enumerate(_list_field(obj, "aspects", sid)):
         if not isinstance(a, dict):
             raise _LineError(f"aspect {i + 1} is not an object", sid)
         term = _require(a, "term", str, sid)
@@ -230,7 +242,7 @@ def _parse_sentence(obj: dict) -> SentenceRecord:
             raise _LineError(f"aspect {term!r}: unknown polarity {polarity!r}", sid)
         aspects.append(AspectRecord(term, start, end, polarity))
     categories = []
-    for c in obj.get("categories") or []:
+    for c in _list_field(obj, "categories", sid):
         if not isinstance(c, dict) or not isinstance(c.get("category"), str):
             raise _LineError("category without a 'category' name", sid)
         _require(c, "category", str, sid)
@@ -319,7 +331,9 @@ def _parse_annotation(obj: dict, sid: str) -> tuple:
     phase = _phase(obj, sid)
     translator = _username(obj, "translator", sid)
     annotator = _username(obj, "annotator", sid)
-    tags = _require(obj, "tags", list, sid)
+    tags = obj.get("tags")
+    if tags.__class__ is not list:
+        tags = _require(obj, "tags", list, sid)  # missing or not a list: its error
     if not plainly_valid_bio(tags) and (problems := validate_tags(tags)):
         raise _LineError(f"invalid BIO tags: {'; '.join(str(p) for p in problems[:5])}", sid)
     status = obj.get("status", _SUBMITTED)

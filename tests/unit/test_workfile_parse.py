@@ -38,3 +38,16 @@ def test_lines_are_read_as_json_loads_reads_them():
         (1, f"not valid JSON: Extra data (column {len(text) + 2})"),
         (2, f"not valid JSON: Expecting ',' delimiter (column {len(text)})"),
     ]
+
+
+def test_aspects_or_categories_that_are_not_a_list_are_the_lines_error_not_a_crash():
+    sentence = {"type": "sentence", "id": "1", "domain": "restaurant", "split": "train", "text": "Good food."}
+    lines = [dict(sentence, aspects=5), dict(sentence, id="2", categories=1.5), dict(sentence, id="3", aspects="food"),
+             dict(sentence, id="4", aspects=[], categories=None)]
+    work, errors = parse_work_file("".join(json.dumps(o) + "\n" for o in lines).encode(), "w")
+    assert [(e.line, e.sentence_id, e.message) for e in errors] == [
+        (1, "1", "field 'aspects' must be a list, not int"),
+        (2, "2", "field 'categories' must be a list, not float"),
+        (3, "3", "field 'aspects' must be a list, not str"),
+    ]
+    assert [s.key.id for s in work.sentences] == ["4"]
