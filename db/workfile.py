@@ -3,8 +3,10 @@
 An import never overwrites: a record equal to what is stored is skipped, a different one is an
 error naming its line, and the whole file is refused. The file is parsed before the write lock is
 taken; then every record is checked against what is stored (read in a few queries of plain rows), and
-only a file without errors is written, with set-based inserts (executemany), in one transaction: a
-paper-scale file (~150,000 records) one ORM object at a time took minutes and held the lock throughout.
+only a file without errors is written, with set-based inserts (``db.bulk``: multi-row INSERTs on SQLite,
+COPY on PostgreSQL), in one transaction: a paper-scale file (~150,000 records) one ORM object at a time
+took minutes and held the lock throughout. ``python -m bench.bench_import_work`` measures it against a
+plain ``json.loads`` + ``executemany`` of the same rows (3.3x wall, 3.5x CPU, peak 300 MB at paper scale).
 """
 
 from __future__ import annotations
