@@ -91,7 +91,7 @@ def journey_db(request):
     # postgres_engine skips with the reason when PostgreSQL is down
     engine = request.getfixturevalue("engine" if request.param == "sqlite" else "postgres_engine")
     url = engine.url.render_as_string(hide_password=False)
-    create_user(engine, LEAD, {"lead"}, PASSWORD)
+    create_user(engine, LEAD, {"lead", "admin"}, PASSWORD)
     for name in TRANSLATORS:
         create_user(engine, name, {"translator"}, PASSWORD)
     for name in ANNOTATORS:
@@ -175,6 +175,10 @@ def set_up_project(page, j: Journey) -> None:
 def import_semeval(page, j: Journey, xml_file: Path) -> None:
     go(page, "Import", "Import")
     page.locator('input[type="file"]').first.set_input_files(str(xml_file))
+    # The file's name says the domain (restaurant), not the split: the lead chooses it.
+    page.get_by_text("Choose the domain and the split of this file above").wait_for()
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Split").click()
+    page.get_by_role("option", name="train", exact=True).click()
     button = page.get_by_role("button", name="Import 3 sentences as restaurant/train")
     button.wait_for()
     j.shot(page, "import-preview")

@@ -112,7 +112,7 @@ def test_the_leads_own_pages_with_hostile_data_load_nothing_from_outside(hostile
     server = hostile_server
     page = browser_page
     watch = Watch(page, server.url)
-    login(page, server.url, "lead", "lead-demo-pass")
+    login(page, server.url, "admin", "admin-demo-pass")
     assert _walk(page, watch, OWN_PAGES, "lead") == []
     page.get_by_role("combobox", name="User").click()
     page.keyboard.type(HOSTILE_NAME[:4])
@@ -127,7 +127,7 @@ def test_the_other_lead_pages_with_hostile_data_load_nothing_from_outside(hostil
     server = hostile_server
     page = browser_page
     watch = Watch(page, server.url)
-    login(page, server.url, "lead", "lead-demo-pass")
+    login(page, server.url, "admin", "admin-demo-pass")
     assert _walk(page, watch, [title], "lead") == []
 
 
