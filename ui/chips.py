@@ -63,3 +63,21 @@ def tagging_lines(tokens: Sequence[str], spans: Sequence[tuple[int, int]], no_as
     if no_aspects:
         lines.append("No aspects in this sentence.")
     return lines
+
+
+_DIFF_STYLE = {
+    "same": "",
+    "added": "background:#d8f3dc;border-bottom:2px solid #1b7f4b;",
+    "removed": "background:#fde2e1;text-decoration:line-through;color:#8a1c1c;",
+}
+
+
+def diff_html(diff) -> str:
+    """A ``corpus.word_diff`` result as escaped HTML: added words green, removed words struck through red,
+    each with a title so the change is not told by colour alone."""
+    words = []
+    for token in diff:
+        title = "" if token.change == "same" else f' title="{token.change}"'
+        style = _DIFF_STYLE[token.change]
+        words.append(f'<span class="diff-{token.change}"{title} style="{style}">{html.escape(token.text)}</span>')
+    return f'<div class="word-diff" lang="hi" style="line-height:1.9">{" ".join(words)}</div>'
