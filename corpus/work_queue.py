@@ -28,12 +28,16 @@ OVERDUE_DAYS = 7
 
 
 class TaskRow(NamedTuple):
-    """A translation or tagging task, as overdue work is judged."""
+    """A translation or tagging task, as overdue work is judged; ``task``, ``sentence`` and ``phase`` name it
+    for the pages that list and reassign it (the rule does not read them)."""
 
     person: str
     person_active: bool
     status: str
     assigned_at: datetime
+    task: int | None = None      # the assignment's id
+    sentence: int | None = None  # the sentence (a tagging task: the sentence of the translation it tags)
+    phase: str | None = None
 
 
 class CoverageRow(NamedTuple):
@@ -80,18 +84,40 @@ class WorkQueue:
                     or self.overdue_translators.tasks or self.overdue_annotators.tasks or self.untranslatable)
 
 
-def overdue(tasks: Iterable[TaskRow], now: datetime, days: int = OVERDUE_DAYS) -> Overdue:
-    """Open tasks of active people assigned more than ``days`` days before ``now``."""
-    late = [t for t in tasks
+def overdue_tasks(tasks: Iterable[TaskRow], now: datetime, days: int = OVERDUE_DAYS) -> list[TaskRow]:
+    """Open tasks of active people assigned more than ``days`` days before ``now``, in the order given."""
+    return [t for t in tasks
             if t.person_active and t.status in OPEN_STATUSES and now - t.assigned_at > timedelta(days=days)]
+
+
+def overdue(tasks: Iterable[TaskRow], now: datetime, days: int = OVERDUE_DAYS) -> Overdue:
+    """``overdue_tasks`` counted: who is late, and with how many tasks."""
+    late = overdue_tasks(tasks, now, days)
     return Overdue(tuple(sorted({t.person for t in late})), len(late))
 
 
+def unassigned_sentences(sentences: Iterable[int], coverage: Iterable[CoverageRow], phase: str) -> list[int]:
+    """The sentences (in the order given, once each) without an active task in ``phase``."""
+    covered = {c.sentence for c in coverage if c.phase == phase and c.status != Status.REASSIGNED}
+    return [s for s in dict.fromkeys(sentences) if s not in covered]
+
+
 def unassigned(sentences: Iterable[int], coverage: Iterable[CoverageRow]) -> dict[str, int]:
-    """Per phase (blind first, the order they are worked in): sentences without an active task in it."""
-    covered = {(c.sentence, c.phase) for c in coverage if c.status != Status.REASSIGNED}
-    ids = set(sentences)
-    return {phase: sum(1 for s in ids if (s, phase) not in covered) for phase in (Phase.BLIND, Phase.AWARE)}
+    """Per phase (blind first, the order they are worked in): how many ``unassigned_sentences``."""
+    sentences, coverage = list(sentences), list(coverage)
+    return {phase: len(unassigned_sentences(sentences, coverage, phase)) for phase in (Phase.BLIND, Phase.AWARE)}
+
+
+def without_final(submitted: Iterable[SubmittedRow], finals: Iterable[FinalRow]) -> set[int]:
+    """Sentences with a submitted, translated candidate and no final choice in force."""
+    translated = {s.sentence for s in submitted if not s.untranslatable and s.has_text}
+    return translated - {f.sentence for f in finals}
+
+
+def untranslatable_to_review(submitted: Iterable[SubmittedRow], finals: Iterable[FinalRow]) -> set[int]:
+    """Sentences a translator marked untranslatable whose final translation no lead has decided."""
+    by_lead = {f.sentence for f in finals if f.by_lead}
+    return {s.sentence for s in submitted if s.untranslatable} - by_lead
 
 
 def work_queue(
@@ -100,15 +126,12 @@ def work_queue(
     disagreements: int | None, now: datetime, overdue_days: int = OVERDUE_DAYS,
 ) -> WorkQueue:
     """Every count of the lead's queue (the rules are in the module docstring)."""
-    submitted = list(submitted)
-    in_force = {f.sentence: f.by_lead for f in finals}
-    translated = {s.sentence for s in submitted if not s.untranslatable and s.has_text}
-    marked = {s.sentence for s in submitted if s.untranslatable}
+    submitted, finals = list(submitted), list(finals)
     return WorkQueue(
         disagreements=disagreements,
-        without_final=len(translated - set(in_force)),
+        without_final=len(without_final(submitted, finals)),
         unassigned=unassigned(sentences, coverage),
         overdue_translators=overdue(translation_tasks, now, overdue_days),
         overdue_annotators=overdue(tagging_tasks, now, overdue_days),
-        untranslatable=sum(1 for s in marked if not in_force.get(s, False)),
+        untranslatable=len(untranslatable_to_review(submitted, finals)),
     )

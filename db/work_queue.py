@@ -37,33 +37,65 @@ from db.models import (
 )
 
 
-def _rows(session: Session, project_id: int) -> tuple[list, ...]:
-    db = session.connection()  # plain rows: no ORM bookkeeping per row
-    in_project = select(SourceSentence.id).where(SourceSentence.project_id == project_id)
-    sentences = list(db.execute(in_project).scalars())
-    coverage = [CoverageRow(*row) for row in db.execute(
+def _in_project(project_id: int):
+    return select(SourceSentence.id).where(SourceSentence.project_id == project_id)
+
+
+def _coverage_rows(session: Session, project_id: int) -> list[CoverageRow]:
+    """One row per (sentence, phase, status) of the translation tasks: what ``unassigned`` reads."""
+    return [CoverageRow(*row) for row in session.connection().execute(
         select(TranslationAssignment.sentence_id, TranslationAssignment.phase, TranslationAssignment.status)
-        .where(TranslationAssignment.sentence_id.in_(in_project)).distinct())]
-    translation_tasks = [TaskRow(*row) for row in db.execute(
-        select(User.username, User.active, TranslationAssignment.status, TranslationAssignment.created_at)
+        .where(TranslationAssignment.sentence_id.in_(_in_project(project_id))).distinct())]
+
+
+def _translation_task_rows(session: Session, project_id: int) -> list[TaskRow]:
+    """The open translation tasks of the project (what ``overdue`` judges), oldest first."""
+    return [TaskRow(*row) for row in session.connection().execute(
+        select(User.username, User.active, TranslationAssignment.status, TranslationAssignment.created_at,
+               TranslationAssignment.id, TranslationAssignment.sentence_id, TranslationAssignment.phase)
         .join(User, User.id == TranslationAssignment.user_id)
-        .where(TranslationAssignment.sentence_id.in_(in_project),
-               TranslationAssignment.status.in_(OPEN_STATUSES)))]
-    tagging_tasks = [TaskRow(*row) for row in db.execute(
-        select(User.username, User.active, AnnotationAssignment.status, AnnotationAssignment.created_at)
+        .where(TranslationAssignment.sentence_id.in_(_in_project(project_id)),
+               TranslationAssignment.status.in_(OPEN_STATUSES))
+        .order_by(TranslationAssignment.created_at, TranslationAssignment.id))]
+
+
+def _tagging_task_rows(session: Session, project_id: int) -> list[TaskRow]:
+    """The open tagging tasks of the project, oldest first; the sentence and phase of the translation tagged."""
+    return [TaskRow(*row) for row in session.connection().execute(
+        select(User.username, User.active, AnnotationAssignment.status, AnnotationAssignment.created_at,
+               AnnotationAssignment.id, Translation.sentence_id, Translation.phase)
         .join(User, User.id == AnnotationAssignment.user_id)
         .join(Translation, Translation.id == AnnotationAssignment.translation_id)
-        .where(Translation.sentence_id.in_(in_project), AnnotationAssignment.status.in_(OPEN_STATUSES)))]
+        .where(Translation.sentence_id.in_(_in_project(project_id)),
+               AnnotationAssignment.status.in_(OPEN_STATUSES))
+        .order_by(AnnotationAssignment.created_at, AnnotationAssignment.id))]
+
+
+def _submitted_rows(session: Session, project_id: int) -> list[SubmittedRow]:
+    """One row per sentence and kind of submitted translation (translated, marked untranslatable)."""
     has_text = and_(Translation.text.is_not(None), func.length(func.trim(Translation.text)) > 0)
-    submitted = [SubmittedRow(sentence, bool(untranslatable), bool(text)) for sentence, untranslatable, text in
-                 db.execute(select(Translation.sentence_id, Translation.untranslatable, has_text)
-                            .where(Translation.sentence_id.in_(in_project), Translation.status == Status.SUBMITTED)
-                            .distinct())]
+    return [SubmittedRow(sentence, bool(untranslatable), bool(text)) for sentence, untranslatable, text in
+            session.connection().execute(
+                select(Translation.sentence_id, Translation.untranslatable, has_text)
+                .where(Translation.sentence_id.in_(_in_project(project_id)), Translation.status == Status.SUBMITTED)
+                .distinct())]
+
+
+def _final_rows(session: Session, project_id: int) -> list[FinalRow]:
+    """The final choice in force per sentence (the latest row), and whether a lead made it."""
+    in_project = _in_project(project_id)
     latest = select(func.max(FinalChoice.id)).where(FinalChoice.sentence_id.in_(in_project)).group_by(
         FinalChoice.sentence_id)
-    finals = [FinalRow(sentence, chosen_by is not None) for sentence, chosen_by in db.execute(
+    return [FinalRow(sentence, chosen_by is not None) for sentence, chosen_by in session.connection().execute(
         select(FinalChoice.sentence_id, FinalChoice.chosen_by).where(FinalChoice.id.in_(latest)))]
-    return sentences, coverage, translation_tasks, tagging_tasks, submitted, finals
+
+
+def _rows(session: Session, project_id: int) -> tuple[list, ...]:
+    # plain rows (session.connection()): no ORM bookkeeping per row
+    sentences = list(session.connection().execute(_in_project(project_id)).scalars())
+    return (sentences, _coverage_rows(session, project_id), _translation_task_rows(session, project_id),
+            _tagging_task_rows(session, project_id), _submitted_rows(session, project_id),
+            _final_rows(session, project_id))
 
 
 def open_disagreements(engine: Engine, project_id: int) -> int:
