@@ -1,53 +1,21 @@
-"""Small builders for the tagging, adjudication and final-choice tests (rows made directly via the ORM)."""
+"""Small builders for the tagging, adjudication and final-choice tests (rows made directly via the ORM).
+
+People, the project and sentences come from ``translation_fixtures``: one builder each.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, select
-from sqlalchemy.orm import Session
 
-from db.auth import hash_password
 from db.engine import transaction
-from db.models import AspectAlignment, AspectTerm, Project, SourceSentence, Translation, User, UserRole
+from db.models import AspectAlignment, AspectTerm, Translation
+from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, project_id, set_project
 
-PASSWORD = "correct-horse-1"
+__all__ = ["PASSWORD", "T0", "add_sentence", "add_translation", "add_user", "project_id", "set_project"]
+
 T0 = datetime(2026, 1, 1, 12, 0, 0)
-
-
-def add_user(engine: Engine, username: str, *roles: str, password: str | None = PASSWORD) -> int:
-    with transaction(engine) as session:
-        user = User(username=username, display_name=username,
-                    password_hash=hash_password(password) if password else None,
-                    roles=[UserRole(role=r) for r in roles])
-        session.add(user)
-        session.flush()
-        return user.id
-
-
-def project_id(engine: Engine) -> int:
-    with Session(engine) as session:
-        return session.scalars(select(Project.id).order_by(Project.id)).first()
-
-
-def set_project(engine: Engine, **settings) -> None:
-    with transaction(engine) as session:
-        project = session.get(Project, project_id(engine))
-        for key, value in settings.items():
-            setattr(project, key, value)
-
-
-def add_sentence(engine: Engine, sid: str, text: str, aspects: list[str] = (), ordinal: int = 0) -> int:
-    with transaction(engine) as session:
-        sentence = SourceSentence(project_id=project_id(engine), domain="restaurant", split="train",
-                                  sentence_id=sid, text=text, ordinal=ordinal)
-        session.add(sentence)
-        session.flush()
-        for i, term in enumerate(aspects):
-            start = text.index(term)
-            session.add(AspectTerm(sentence_id=sentence.id, position=i, term=term, start=start,
-                                   end=start + len(term), polarity="positive"))
-        return sentence.id
 
 
 def add_translation(
