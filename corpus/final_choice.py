@@ -7,11 +7,13 @@ its phase; ties go to the one that kept more aspects, then to the earlier submis
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
 from typing import TypeVar
+
+from corpus.work_queue import FinalRow, SubmittedRow, untranslatable_to_review, without_final
 
 DEFAULT_POLICY = "aware-unless-blind-better"
 
@@ -38,6 +40,7 @@ class Candidate:
     aspects_kept: int | None = None  # None when nothing tells (no tags, no aspect map)
     mean_rouge_l: float | None = None
     submitted_at: datetime | None = None
+    reason: str | None = None  # why the translator marked it untranslatable (category, then their note)
 
     @property
     def translated(self) -> bool:
@@ -156,3 +159,87 @@ def override_rate(lead_decisions: Sequence[tuple[Hashable, bool]]) -> OverrideRa
         decisions=len(lead_decisions), overridden=sum(1 for _, o in lead_decisions if o),
         sentences=len(last), sentences_overridden=sum(1 for o in last.values() if o),
     )
+
+
+# ----------------------------------------------------------------------------- the decision view
+
+#: The decision view's filters, in the order the page offers them. "undecided" and "untranslatable" are the
+#: Home page's rules (``corpus.work_queue``): a translated sentence with no final choice in force; a sentence a
+#: translator marked untranslatable that no lead has decided. "overridden": the choice in force replaces the
+#: automatic pick. "all": every sentence with a submitted translation.
+SHOW = ("undecided", "untranslatable", "overridden", "all")
+#: The keys that choose the 1st..9th candidate card, and the one that marks the sentence untranslatable.
+CHOICE_KEYS = tuple("123456789")
+UNTRANSLATABLE_KEY = "U"
+
+
+def decision_lists(
+    order: Sequence[int], submitted: Iterable[SubmittedRow], finals: Iterable[FinalRow], overridden: Iterable[int],
+) -> dict[str, list[int]]:
+    """The sentences each filter shows, in ``order`` (corpus order of the sentences with a submitted
+    translation). ``overridden``: sentences whose choice in force replaces the automatic pick."""
+    submitted, finals = list(submitted), list(finals)
+    sets = {"undecided": without_final(submitted, finals), "untranslatable": untranslatable_to_review(submitted, finals),
+            "overridden": set(overridden)}
+    lists = {show: [s for s in order if s in members] for show, members in sets.items()}
+    lists["all"] = list(dict.fromkeys(order))
+    return {show: lists[show] for show in SHOW}
+
+
+def next_sentence(listed: Sequence[int], order: Sequence[int], current: int | None) -> int | None:
+    """Where the view goes after a decision on ``current``: the first sentence of ``listed`` (the filter's
+    list, read again after the decision) that comes after ``current`` in corpus ``order``, wrapping round to
+    the start; never ``current`` itself. None when ``listed`` holds nothing else."""
+    rest = [s for s in listed if s != current]
+    if not rest:
+        return None
+    if current is None or current not in order:
+        return rest[0]
+    position = {s: i for i, s in enumerate(order)}
+    here = position[current]
+    after = [s for s in rest if position.get(s, -1) > here]
+    return after[0] if after else rest[0]
+
+
+def step(listed: Sequence[int], current: int | None, by: int) -> int | None:
+    """The sentence ``by`` places before (negative) or after ``current`` in ``listed``, wrapping round;
+    the first of ``listed`` when ``current`` is not in it."""
+    if not listed:
+        return None
+    if current not in listed:
+        return listed[0]
+    return listed[(listed.index(current) + by) % len(listed)]
+
+
+def shown_sentence(requested: int | None, listed: Sequence[int], order: Sequence[int]) -> int | None:
+    """The sentence to show: the one asked for (an address's ``?sentence=``, the last one looked at) when it
+    has a submitted translation, even outside the filter; else the filter's first; None when both are empty."""
+    if requested is not None and requested in order:
+        return requested
+    return listed[0] if listed else None
+
+
+def progress_text(undecided: int, total: int) -> str:
+    """"12 of 340 undecided": sentences without a final choice in force, of those with a submitted translation."""
+    return f"{undecided} of {total} undecided"
+
+
+def card_order(candidates: Sequence[Candidate], pick: FinalPick) -> list[Candidate]:
+    """The choosable candidates (translated ones) in the order of their cards and keys: the automatic pick
+    first (so accepting it is key 1), then the other phase winner, then the rest of each phase best first,
+    aware before blind."""
+    first = [c for c in (pick.candidate, pick.aware, pick.blind) if c is not None and c.translated]
+    rest = [c for phase in ("aware", "blind") for c in rank_phase([c for c in candidates if c.phase == phase])]
+    return list({c.translation_id: c for c in [*first, *rest]}.values())
+
+
+def agreement_text(candidate: Candidate, candidates: Sequence[Candidate]) -> str:
+    """A card's agreement figure: its mean ROUGE-L F against the other translations of its phase, with how
+    many those are (a mean over 1 pair is not a mean over 5)."""
+    if not candidate.translated:
+        return "untranslatable"
+    others = sum(1 for c in candidates if c.phase == candidate.phase and c.translated
+                 and c.translation_id != candidate.translation_id)
+    if candidate.mean_rouge_l is None or not others:
+        return "ROUGE-L — (no other translation in its phase)"
+    return f"ROUGE-L {candidate.mean_rouge_l:.3f} vs {others} other{'s' if others != 1 else ''}"
