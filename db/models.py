@@ -27,6 +27,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from corpus.reopen import RequestState, WorkKind
 from corpus.vocabulary import RECORD_STATUSES, GoldSource, Phase, Role, Status, check_in
 
 
@@ -400,6 +401,43 @@ class Revision(Base):
             "entity IN ('translation', 'annotation', 'adjudication', 'final_choice')", name="entity_known"
         ),
         Index("ix_revisions_entity", "entity", "entity_id", "id"),
+    )
+
+
+class ReopenRequest(Base):
+    """A worker's request that a lead reopen their submitted translation or annotation, and the lead's
+    answer (reopened or declined, with a reason the worker reads). A lead's reopening without a request is
+    a row without one (``request_reason`` NULL), answered at once. ``record_id`` names the record as the
+    revision history does (``kind``, id). Rows are never deleted; ``version`` guards two leads answering."""
+
+    __tablename__ = "reopen_requests"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    record_id: Mapped[int] = mapped_column(Integer)
+    worker_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    request_reason: Mapped[str | None] = mapped_column(Text)
+    requested_at: Mapped[datetime | None] = mapped_column(DateTime)
+    state: Mapped[str] = mapped_column(String(20), default=RequestState.PENDING)
+    answered_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    answer_reason: Mapped[str | None] = mapped_column(Text)
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # The record's version the reopening wrote (its "reopen" revision); NULL unless reopened.
+    record_version: Mapped[int | None] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    __mapper_args__ = {"version_id_col": version}
+    __table_args__ = (
+        CheckConstraint(check_in("kind", WorkKind), name="kind_known"),
+        CheckConstraint(check_in("state", RequestState), name="state_known"),
+        CheckConstraint(f"state = '{RequestState.PENDING}' OR (answered_by IS NOT NULL AND answer_reason IS NOT NULL"
+                        " AND answered_at IS NOT NULL)", name="answered_with_reason"),
+        CheckConstraint(f"state <> '{RequestState.PENDING}' OR (request_reason IS NOT NULL AND answered_by IS NULL)",
+                        name="pending_is_a_request"),
+        CheckConstraint(f"request_reason IS NOT NULL OR state = '{RequestState.REOPENED}'",
+                        name="decline_answers_a_request"),
+        Index("ix_reopen_requests_record", "kind", "record_id", "id"),
+        Index("ix_reopen_requests_state", "state", "id"),
     )
 
 
