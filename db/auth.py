@@ -57,7 +57,9 @@ class CurrentUser:
     roles: frozenset[str]
 
     def has(self, *roles: str) -> bool:
-        return bool(self.roles & set(roles)) or "admin" in self.roles
+        """Holds one of ``roles``, exactly: an admin runs accounts, backups and settings and is no lead,
+        translator or annotator unless given that role too (the pages follow the same rule)."""
+        return bool(self.roles & set(roles))
 
 
 class LoginFailed(Exception):

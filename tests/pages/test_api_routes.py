@@ -66,6 +66,16 @@ def test_suggest_refuses_a_user_who_does_not_translate(engine, client):
     assert client.get("/api/suggest", params={"q": "mera"}, headers={"X-Corpus-Session": token}).status_code == 403
 
 
+def test_suggest_refuses_an_admin_who_does_not_translate(engine, client):
+    token = token_for(engine, add_user(engine, "root", "admin"))
+    assert client.get("/api/suggest", params={"q": "mera"}, headers={"X-Corpus-Session": token}).status_code == 403
+
+
+def test_suggest_serves_an_admin_who_also_translates(engine, client):
+    token = token_for(engine, add_user(engine, "root", "admin", "translator"))
+    assert client.get("/api/suggest", params={"q": "mera"}, headers={"X-Corpus-Session": token}).status_code == 200
+
+
 def test_suggest_refuses_bad_parameters(engine, client):
     token = token_for(engine, add_user(engine, "asha", "translator"))
     h = {"X-Corpus-Session": token}
