@@ -8,7 +8,7 @@ rate measures how often the rule was wrong in the eyes of a lead.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import Engine, case, func, select
@@ -28,6 +28,7 @@ from corpus.final_choice import (
     FinalPick,
     OverrideRate,
     choose_final,
+    decision_lists,
     mean_scores,
     override_rate,
     phase_winner,
@@ -44,6 +45,7 @@ from db.metrics_data import _load_metrics_input
 from db.models import (
     Annotation,
     AspectAlignment,
+    AspectTerm,
     FinalChoice,
     SourceSentence,
     TaggingItem,
@@ -52,6 +54,7 @@ from db.models import (
 )
 from db.project_settings import settings_in
 from db.revisions import record_revision
+from db.work_queue import _final_rows, _submitted_rows
 
 LEAD_ROLES = ("lead", "admin")
 
@@ -96,6 +99,7 @@ class Comparison:
     untranslatable_votes: dict[str, int]
     pick: FinalPick
     in_force: ChoiceInForce | None
+    source_aspects: list[tuple[int, int]] = field(default_factory=list)  # character spans of the aspect terms
 
 
 def _key(s: SourceSentence) -> str:
@@ -148,6 +152,11 @@ def _aspects_kept(session: Session, translations: list[Translation]) -> dict[int
     return agreement_aspects_kept(MetricsInput([], infos, tag_sets, adjudicated))
 
 
+def _reason(t: Translation) -> str | None:
+    parts = [p for p in (t.untranslatable_reason, t.untranslatable_note) if p]
+    return " — ".join(parts) or None
+
+
 def candidates_by_sentence(session: Session, sentence_ids: list[int]) -> dict[int, list[Candidate]]:
     """Every submitted translation of the sentences as candidates, with mean ROUGE-L within its phase."""
     if not sentence_ids:
@@ -173,6 +182,7 @@ def candidates_by_sentence(session: Session, sentence_ids: list[int]) -> dict[in
                     translation_id=t.id, phase=t.phase, translator=t.translator.username, text=t.text,
                     untranslatable=t.untranslatable, aspects_kept=kept.get(t.id),
                     mean_rouge_l=means.get(t.id), submitted_at=t.submitted_at,
+                    reason=_reason(t) if t.untranslatable else None,
                 )
             )
     return dict(out)
@@ -272,6 +282,8 @@ def compare(engine: Engine, sentence_id: int) -> Comparison:
             sentence_id=sentence.id, sentence_key=_key(sentence), source_text=sentence.text, policy=policy,
             policy_text=POLICIES[policy], candidates=cands, untranslatable_votes=votes,
             pick=choose_final(cands, policy), in_force=_in_force(session, [sentence_id]).get(sentence_id),
+            source_aspects=[(a.start, a.end) for a in session.scalars(
+                select(AspectTerm).where(AspectTerm.sentence_id == sentence_id).order_by(AspectTerm.position))],
         )
 
 
@@ -334,6 +346,47 @@ def record_auto_choices(engine: Engine, project_id: int, by: int | None = None) 
         return len(rows)
 
 
+def _decide(session: Session, sentence_id: int, translation_id: int | None, lead_id: int, expected: int | None,
+            note: str | None) -> ChoiceInForce:
+    """A lead's decision in the caller's transaction: ``translation_id`` None means untranslatable (the sentence
+    keeps no final translation; the export leaves it out, "left out by lead")."""
+    check_writer(session, lead_id)  # active, and inside a page run its session still live
+    lead = session.get(User, lead_id)
+    if lead is None or not lead.active or not set(lead.role_names) & set(LEAD_ROLES):
+        raise PermissionError("only an active lead can choose the final translation")
+    sentence = session.get(SourceSentence, sentence_id, with_for_update=True)
+    translation = session.get(Translation, translation_id) if translation_id is not None else None
+    if sentence is None or (translation_id is not None and (translation is None or translation.sentence_id != sentence_id)):
+        raise ValueError("that translation does not belong to this sentence")
+    current = _in_force(session, [sentence_id]).get(sentence_id)
+    if (current.id if current is not None else None) != expected:
+        raise StaleChoice(sentence_id, expected, current, mine=translation_id)
+    if translation is not None and (
+        translation.status != Status.SUBMITTED or translation.untranslatable or not (translation.text or "").strip()
+    ):
+        raise ValueError("only a submitted, translated candidate can be the final translation")
+    policy = _policy_in(session, sentence.project_id)
+    cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
+    if translation is None and not cands:
+        raise ValueError("the sentence has no submitted translation to decide on")
+    auto = choose_final(cands, policy).candidate
+    auto_id = auto.translation_id if auto else None
+    row = FinalChoice(
+        sentence_id=sentence_id, translation_id=translation_id, auto_translation_id=auto_id,
+        overridden=translation_id != auto_id, policy=policy, chosen_by=lead_id, note=(note or None),
+    )
+    session.add(row)
+    session.flush()
+    action = "untranslatable" if translation_id is None else ("override" if row.overridden else "confirm")
+    record_revision(
+        session, "final_choice", row.id, 1, lead_id, action,
+        {"sentence_id": sentence_id, "translation_id": translation_id, "auto_translation_id": auto_id,
+         "overridden": row.overridden, "policy": policy, "note": row.note},
+    )
+    return ChoiceInForce(row.id, translation_id, auto_id, row.overridden, policy, lead.username, row.note,
+                         row.created_at)
+
+
 def choose(
     engine: Engine, sentence_id: int, translation_id: int, lead_id: int, *, expected: int | None,
     note: str | None = None,
@@ -341,36 +394,50 @@ def choose(
     """A lead's final choice (confirming the automatic pick or overriding it), kept with who and when.
     ``expected``: the id of the choice in force the lead saw (None: none); a StaleChoice if it has changed."""
     with transaction(engine) as session:
-        check_writer(session, lead_id)  # active, and inside a page run its session still live
-        lead = session.get(User, lead_id)
-        if lead is None or not lead.active or not set(lead.role_names) & set(LEAD_ROLES):
-            raise PermissionError("only an active lead can choose the final translation")
-        sentence = session.get(SourceSentence, sentence_id, with_for_update=True)
-        translation = session.get(Translation, translation_id)
-        if sentence is None or translation is None or translation.sentence_id != sentence_id:
-            raise ValueError("that translation does not belong to this sentence")
-        current = _in_force(session, [sentence_id]).get(sentence_id)
-        if (current.id if current is not None else None) != expected:
-            raise StaleChoice(sentence_id, expected, current, mine=translation_id)
-        if translation.status != Status.SUBMITTED or translation.untranslatable or not (translation.text or "").strip():
-            raise ValueError("only a submitted, translated candidate can be the final translation")
-        policy = _policy_in(session, sentence.project_id)
-        cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
-        auto = choose_final(cands, policy).candidate
-        auto_id = auto.translation_id if auto else None
-        row = FinalChoice(
-            sentence_id=sentence_id, translation_id=translation_id, auto_translation_id=auto_id,
-            overridden=translation_id != auto_id, policy=policy, chosen_by=lead_id, note=(note or None),
-        )
-        session.add(row)
-        session.flush()
-        record_revision(
-            session, "final_choice", row.id, 1, lead_id, "override" if row.overridden else "confirm",
-            {"sentence_id": sentence_id, "translation_id": translation_id, "auto_translation_id": auto_id,
-             "overridden": row.overridden, "policy": policy, "note": row.note},
-        )
-        return ChoiceInForce(row.id, translation_id, auto_id, row.overridden, policy, lead.username, row.note,
-                             row.created_at)
+        return _decide(session, sentence_id, translation_id, lead_id, expected, note)
+
+
+def mark_untranslatable(
+    engine: Engine, sentence_id: int, lead_id: int, *, expected: int | None, note: str | None = None,
+) -> ChoiceInForce:
+    """The lead decides the sentence is untranslatable: a final choice without a translation, in force like
+    any other (the rule never replaces it; the export leaves the sentence out with the lead's note). It
+    overrides the automatic pick when the rule had one. ``expected`` as for ``choose``."""
+    with transaction(engine) as session:
+        return _decide(session, sentence_id, None, lead_id, expected, note)
+
+
+@dataclass(frozen=True)
+class DecisionOverview:
+    """The decision view's sentences: ``order`` (corpus order of those with a submitted translation), their
+    keys, and each filter's list (``corpus.final_choice.decision_lists``)."""
+
+    order: list[int]
+    keys: dict[int, str]
+    lists: dict[str, list[int]]
+
+
+def _decision_overview(session: Session, project_id: int) -> DecisionOverview:
+    db = session.connection()  # plain rows
+    rows = db.execute(
+        select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id)
+        .where(SourceSentence.project_id == project_id,
+               SourceSentence.id.in_(select(Translation.sentence_id).where(Translation.status == Status.SUBMITTED)))
+        .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
+    ).all()
+    order = [pk for pk, *_ in rows]
+    latest = (select(func.max(FinalChoice.id)).join(SourceSentence, SourceSentence.id == FinalChoice.sentence_id)
+              .where(SourceSentence.project_id == project_id).group_by(FinalChoice.sentence_id))
+    overridden = db.execute(select(FinalChoice.sentence_id).where(FinalChoice.id.in_(latest),
+                                                                  FinalChoice.overridden.is_(True))).scalars()
+    lists = decision_lists(order, _submitted_rows(session, project_id), _final_rows(session, project_id), overridden)
+    return DecisionOverview(order, {pk: f"{d}/{sp}/{sid}" for pk, d, sp, sid in rows}, lists)
+
+
+def decision_overview(engine: Engine, project_id: int) -> DecisionOverview:
+    """Which sentences each filter of the decision view lists, read in one read-only transaction; the
+    "undecided" and "untranslatable" lists are the Home page's rules over the same rows (``db.work_queue``)."""
+    return read(engine, _decision_overview, project_id)
 
 
 def override_stats(engine: Engine, project_id: int) -> OverrideRate:
