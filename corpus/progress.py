@@ -83,16 +83,18 @@ def filter_counts(counts: Iterable[ProgressCount], domains: Iterable[str] | None
     ]
 
 
-def phase_progress(
-    counts: Sequence[ProgressCount], sentences: int, translators_per_phase: int, annotators_per_item: int
-) -> list[dict]:
-    """Per phase: translations and annotations done against what the method asks for."""
+def phase_progress(counts: Sequence[ProgressCount], annotators_per_item: int) -> list[dict]:
+    """Per phase: translations and annotations done against the work actually handed out.
+
+    "translations assigned" counts the translation tasks people hold or did (submitted, drafts, waiting
+    and skipped), not sentences x the project's translators-per-phase setting: a sentence given to 2
+    translators is complete with 2."""
     totals: dict[tuple[str, str, str], int] = defaultdict(int)
     for c in counts:
         totals[(c.kind, c.phase, c.status)] += c.count
     rows = []
     for phase in PHASES:
-        expected = sentences * translators_per_phase
+        assigned = sum(totals[("translation", phase, status)] for status in STATUSES)
         submitted = totals[("translation", phase, Status.SUBMITTED)]
         tagged = totals[("annotation", phase, Status.SUBMITTED)]
         expected_tags = submitted * annotators_per_item
@@ -101,8 +103,8 @@ def phase_progress(
             "translations submitted": submitted,
             "translation drafts": totals[("translation", phase, Status.DRAFT)],
             "translations waiting": totals[("translation", phase, Status.ASSIGNED)],
-            "translations expected": expected,
-            "translated %": 100.0 * submitted / expected if expected else None,
+            "translations assigned": assigned,
+            "translated % (of assigned)": 100.0 * submitted / assigned if assigned else None,
             "annotations submitted": tagged,
             "annotation drafts": totals[("annotation", phase, Status.DRAFT)],
             "annotations waiting": totals[("annotation", phase, Status.ASSIGNED)],

@@ -61,7 +61,7 @@ def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spl
     settings = project_settings(engine, project)
     counts = filter_counts(open_work, domains, splits) + submitted_counts(data)
     return {
-        "phases": phase_progress(counts, len(data.sentences), settings["translators_per_phase"], settings["annotators_per_item"]),
+        "phases": phase_progress(counts, settings["annotators_per_item"]),
         "people": person_progress(counts),
     }
 

@@ -160,9 +160,13 @@ def test_dashboard_progress_from_the_metrics_input_equals_the_full_count(any_eng
         return out
 
     assert totals(open_work + submitted_counts(data)) == totals(full)
-    phases = {r["phase"]: r for r in phase_progress(full, sentences=2, translators_per_phase=3, annotators_per_item=2)}
+    phases = {r["phase"]: r for r in phase_progress(full, annotators_per_item=2)}
     assert phases["aware"]["translations submitted"] == 5
-    assert phases["aware"]["translations expected"] == 6
+    # against the work handed out (5 aware records, no open task), not 2 sentences x the setting
+    assert phases["aware"]["translations assigned"] == 5
+    assert phases["aware"]["translated % (of assigned)"] == 100.0
+    assert phases["blind"]["translations assigned"] == 3  # asha and bilal submitted, chitra's draft
+    assert phases["blind"]["translated % (of assigned)"] == pytest.approx(200 / 3)
     assert phases["blind"]["translation drafts"] == 1
     assert phases["aware"]["annotations submitted"] == 4
 
