@@ -1,31 +1,111 @@
-"""Final translations (lead): the automatic pick per sentence, a comparison screen, and overrides."""
+"""Final translations (lead): a decision view. One sentence at a time: the English source with its aspects,
+every candidate as a card with its full text, its agreement figure and its word-level difference from the
+automatic pick; a key chooses (1-9, U for untranslatable) and the view moves on to the next sentence.
+
+The address says what is shown: ``?show=undecided|untranslatable|overridden|all`` (the Home page links the
+first two) and ``?sentence=<id>`` (the sentence view links there)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from corpus.final_choice import POLICIES
+from corpus.final_choice import (
+    CHOICE_KEYS,
+    POLICIES,
+    SHOW,
+    UNTRANSLATABLE_KEY,
+    agreement_text,
+    card_order,
+    next_sentence,
+    progress_text,
+    shown_sentence,
+    step,
+)
+from corpus.word_diff import word_diff
 from db.final_choice import (
     Comparison,
     StaleChoice,
     choose,
     compare,
+    decision_overview,
+    mark_untranslatable,
     override_stats,
-    overview,
     project_policy,
     record_auto_choices,
 )
+from ui.chips import diff_html, marked_text
 from ui.common import get_engine, project_id, require_role
 from ui.conflict import Choice, Side, conflict_panel
 from ui.text import md_escape
+
+SHOW_PARAM, SENTENCE_PARAM = "show", "sentence"
+SHOW_LABELS = {"undecided": "Undecided", "untranslatable": "Marked untranslatable", "overridden": "Overridden",
+               "all": "All"}
+SHOW_HELP = ("Undecided: a submitted translation and no final choice in force (the Home page's count). "
+             "Marked untranslatable: a translator marked it and no lead has decided. Overridden: the choice in "
+             "force replaces the automatic pick. All: every sentence with a submitted translation.")
 
 user = require_role("lead")
 engine = get_engine()
 pid = project_id()
 
 
+# ----------------------------------------------------------------------------- where the view is
+
+
+def _go(**params: object) -> None:
+    """Move the view (from a callback): the address changes on the next run, and the lead looks afresh."""
+    st.session_state["final_goto"] = params
+    for key in [k for k in st.session_state if str(k).startswith("final_base_")]:
+        del st.session_state[key]
+
+
+if "final_goto" in st.session_state:
+    for name, value in st.session_state.pop("final_goto").items():
+        if value is None:
+            st.query_params.pop(name, None)
+        else:
+            st.query_params[name] = str(value)
+
+
+def _requested_sentence() -> int | None:
+    raw = st.query_params.get(SENTENCE_PARAM)
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
 def _flash(kind: str, message: str) -> None:
     st.session_state["final_flash"] = (kind, message)
+
+
+# ----------------------------------------------------------------------------- decisions
+
+
+def _decide(sentence_id: int, translation_id: int | None, show: str) -> None:
+    """Record the lead's decision against the choice in force they saw, then open the next sentence of the
+    filter; on a conflict stay and keep both to compare."""
+    note = st.session_state.get(f"final_note_{sentence_id}") or None
+    expected = st.session_state.get(f"final_base_{sentence_id}")
+    try:
+        if translation_id is None:
+            choice = mark_untranslatable(engine, sentence_id, user.id, expected=expected, note=note)
+        else:
+            choice = choose(engine, sentence_id, translation_id, user.id, expected=expected, note=note)
+    except StaleChoice as exc:
+        st.session_state["final_conflict"] = {"sentence_id": sentence_id, "translation_id": translation_id,
+                                              "note": note, "refused": exc, "show": show}
+        return
+    except (ValueError, PermissionError) as exc:
+        _flash("error", md_escape(str(exc)))
+        return
+    st.session_state.pop("final_conflict", None)
+    view = decision_overview(engine, pid)
+    what = ("marked untranslatable" if translation_id is None
+            else "override recorded" if choice.overridden else "automatic pick confirmed")
+    _flash("success", f"{md_escape(view.keys.get(sentence_id, sentence_id))}: {what}.")
+    _go(sentence=next_sentence(view.lists[show], view.order, sentence_id))
 
 
 def on_record_auto() -> None:
@@ -37,33 +117,6 @@ def on_record_auto() -> None:
     _flash("success", f"Recorded {written} automatic pick(s).")
 
 
-def _choose(sentence_id: int, translation_id: int, note: str | None, expected: int | None) -> None:
-    """Record the lead's choice against the choice in force they saw; on a conflict keep both to compare."""
-    try:
-        choice = choose(engine, sentence_id, translation_id, user.id, expected=expected, note=note)
-    except StaleChoice as exc:
-        st.session_state["final_conflict"] = {"sentence_id": sentence_id, "translation_id": translation_id,
-                                              "note": note, "refused": exc}
-        return
-    except (ValueError, PermissionError) as exc:
-        _flash("error", md_escape(str(exc)))
-        return
-    st.session_state.pop("final_conflict", None)
-    st.session_state.pop(f"final_base_{sentence_id}", None)
-    _flash("success", "Override recorded." if choice.overridden else "Automatic pick confirmed.")
-
-
-def on_choose(sentence_id: int) -> None:
-    _choose(sentence_id, st.session_state[f"final_pick_{sentence_id}"],
-            st.session_state.get(f"final_note_{sentence_id}"), st.session_state.get(f"final_base_{sentence_id}"))
-
-
-def on_open_sentence() -> None:
-    """Opening a sentence (again) is when the lead looks at its choice: forget what they saw before."""
-    for key in [k for k in st.session_state if str(k).startswith("final_base_")]:
-        del st.session_state[key]
-
-
 def on_keep_theirs() -> None:
     conflict = st.session_state.pop("final_conflict")
     st.session_state.pop(f"final_base_{conflict['sentence_id']}", None)
@@ -73,19 +126,20 @@ def on_keep_theirs() -> None:
 def on_replace_with_mine() -> None:
     conflict = st.session_state["final_conflict"]
     theirs = conflict["refused"].theirs
-    _choose(conflict["sentence_id"], conflict["translation_id"], conflict["note"],
-            theirs.id if theirs is not None else None)
+    st.session_state[f"final_base_{conflict['sentence_id']}"] = theirs.id if theirs is not None else None
+    st.session_state[f"final_note_{conflict['sentence_id']}"] = conflict["note"] or ""
+    _decide(conflict["sentence_id"], conflict["translation_id"], conflict["show"])
 
 
 def _described(comparison: Comparison, translation_id: int | None) -> str:
     found = next((c for c in comparison.candidates if c.translation_id == translation_id), None)
     if found is None:
-        return "no translation (left out)"
+        return "untranslatable (no final translation)"
     return f"{found.phase} · {found.translator}: {found.text or ''}"
 
 
 def show_conflict(conflict: dict) -> None:
-    """The lead's refused choice beside the one that came into force meanwhile, to choose again."""
+    """The lead's refused decision beside the one that came into force meanwhile, to decide again."""
     refused = conflict["refused"]
     theirs = refused.theirs
     shown = compare(engine, conflict["sentence_id"])
@@ -101,25 +155,40 @@ def show_conflict(conflict: dict) -> None:
     )
 
 
+# ----------------------------------------------------------------------------- the page
+
 st.title("Final translations")
 try:
     policy = project_policy(engine, pid)
 except ValueError as exc:
     st.error(md_escape(str(exc)))
     st.stop()
-st.info(f"**Policy: {md_escape(policy)}** — {POLICIES[policy]} Within each phase the automatic pick is the translation "
-        "with the highest mean ROUGE-L against the others (ties: more aspects kept, then earlier submission). "
-        "The policy is a project setting.")
 
-stats = override_stats(engine, pid)
-left, right = st.columns(2)
-left.metric("Lead overrides of the automatic pick", "—" if stats.rate is None else f"{stats.rate:.0%}",
-            help="Over every lead decision ever recorded, also those a later decision replaced: how often the "
-                 "lead chose other than the automatic pick of that moment.")
-left.caption(f"{stats.overridden} of {stats.decisions} lead decisions; in force: "
-             f"{stats.sentences_overridden} of {stats.sentences} lead-decided sentences keep an override")
-right.button("Record automatic picks", key="final_record_auto", on_click=on_record_auto,
-             help="Writes the automatic pick where no choice is in force; a lead's choice is never replaced.")
+view = decision_overview(engine, pid)
+show = st.query_params.get(SHOW_PARAM)
+if show not in SHOW:
+    show = "undecided"
+listed = view.lists[show]
+requested = _requested_sentence()
+current = shown_sentence(requested, listed, view.order)
+
+undecided = len(view.lists["undecided"])
+if view.order:
+    st.progress((len(view.order) - undecided) / len(view.order), text=progress_text(undecided, len(view.order)))
+
+with st.expander(f"Policy: {policy} · automatic picks · override rate"):
+    st.info(f"**Policy: {md_escape(policy)}** — {POLICIES[policy]} Within each phase the automatic pick is the "
+            "translation with the highest mean ROUGE-L against the others (ties: more aspects kept, then earlier "
+            "submission). The policy is a project setting.")
+    stats = override_stats(engine, pid)
+    left, right = st.columns(2)
+    left.metric("Lead overrides of the automatic pick", "—" if stats.rate is None else f"{stats.rate:.0%}",
+                help="Over every lead decision ever recorded, also those a later decision replaced: how often the "
+                     "lead chose other than the automatic pick of that moment.")
+    left.caption(f"{stats.overridden} of {stats.decisions} lead decisions; in force: "
+                 f"{stats.sentences_overridden} of {stats.sentences} lead-decided sentences keep an override")
+    right.button("Record automatic picks", key="final_record_auto", on_click=on_record_auto,
+                 help="Writes the automatic pick where no choice is in force; a lead's choice is never replaced.")
 
 flash = st.session_state.pop("final_flash", None)
 if flash:
@@ -127,68 +196,104 @@ if flash:
 if "final_conflict" in st.session_state:
     show_conflict(st.session_state["final_conflict"])
 
-rows = overview(engine, pid)
-if not rows:
+if not view.order:
     st.info("No submitted translations yet.")
     st.stop()
 
-by_id = {r.sentence_id: r for r in rows}
-with st.expander(f"All sentences ({len(rows)})"):
-    st.dataframe(
-        [
-            {"sentence": r.sentence_key, "automatic pick": f"{r.auto_phase} · {r.auto_translator}" if r.auto_translator else "—",
-             "decided by": r.decided_by or ("rule" if r.chosen_translation_id else "—"), "overridden": r.overridden}
-            for r in rows
-        ],
-        hide_index=True,
-    )
+st.session_state["final_show_pick"] = show
+st.radio("Show", SHOW, key="final_show_pick", horizontal=True, help=SHOW_HELP,
+         format_func=lambda s: f"{SHOW_LABELS[s]} ({len(view.lists[s])})",
+         on_change=lambda: _go(show=st.session_state["final_show_pick"], sentence=None))
+if requested is not None and requested not in view.order:
+    st.warning(f"Sentence {requested} has no submitted translation in this project; showing the list instead.")
+if current is None:
+    if show == "undecided":
+        st.success("Every translated sentence has a final choice in force.")
+    else:
+        st.info(f"No sentences are {SHOW_LABELS[show].lower()}.")
+    st.stop()
+if current != requested:
+    st.query_params[SENTENCE_PARAM] = str(current)
 
-sentence_id = st.selectbox("Sentence", list(by_id), key="final_sentence", on_change=on_open_sentence,
-                           format_func=lambda s: by_id[s].sentence_key + (" · overridden" if by_id[s].overridden else ""))
-comparison = compare(engine, sentence_id)
-st.markdown("**English source**")
-st.text(comparison.source_text)
-votes = comparison.untranslatable_votes
-st.caption(f"Untranslatable votes: aware {votes['aware']}, blind {votes['blind']}")
+# Navigation: previous / next within the filter, or jump to any sentence of it.
+options = listed if current in listed else [current, *listed]
+back, where, forward = st.columns([1, 4, 1], vertical_alignment="bottom")
+back.button("← Previous", key="final_prev", shortcut="left", disabled=len(options) < 2,
+            on_click=lambda: _go(sentence=step(options, current, -1)))
+forward.button("Next →", key="final_next", shortcut="right", disabled=len(options) < 2,
+               on_click=lambda: _go(sentence=step(options, current, 1)))
+st.session_state["final_jump"] = current
+where.selectbox(
+    "Sentence" + (f" ({listed.index(current) + 1} of {len(listed)} in this list)" if current in listed
+                  else " (not in this list)"),
+    options, key="final_jump", format_func=lambda s: view.keys[s],
+    on_change=lambda: _go(sentence=st.session_state["final_jump"]),
+)
 
-pick = comparison.pick
-auto_id = pick.candidate.translation_id if pick.candidate else None
-in_force_id = comparison.in_force.translation_id if comparison.in_force else None
+comparison = compare(engine, current)
+sid = comparison.sentence_id
 # The choice in force when the lead opened the sentence: theirs is recorded against it, so a choice made
 # meanwhile by another lead (or the rule) is shown to them, not silently replaced.
-st.session_state.setdefault(f"final_base_{sentence_id}", comparison.in_force.id if comparison.in_force else None)
-winners = {c.translation_id for c in (pick.aware, pick.blind) if c is not None}
-st.dataframe(
-    [
-        {
-            "phase": c.phase,
-            "translator": c.translator,
-            "translation": "(untranslatable)" if c.untranslatable else (c.text or ""),
-            "mean ROUGE-L": None if c.mean_rouge_l is None else round(c.mean_rouge_l, 4),
-            "aspects kept": c.aspects_kept,
-            "phase winner": c.translation_id in winners,
-            "automatic pick": c.translation_id == auto_id,
-            "in force": c.translation_id == in_force_id,
-        }
-        for c in comparison.candidates
-    ],
-    hide_index=True,
-)
-st.caption(f"Automatic pick: {md_escape(pick.reason)}.")
-if comparison.in_force is not None:
-    f = comparison.in_force
-    who = f.chosen_by or "the automatic rule"
-    st.caption(f"In force: chosen by {md_escape(who)} on {f.created_at:%Y-%m-%d %H:%M} UTC"
-               + (" — overrides the automatic pick" if f.overridden else "") + (f"; note: {md_escape(f.note)}" if f.note else ""))
+st.session_state.setdefault(f"final_base_{sid}", comparison.in_force.id if comparison.in_force else None)
 
-choices = {c.translation_id: c for c in comparison.candidates if c.translated}
-if choices:
-    options = list(choices)
-    default = in_force_id if in_force_id in choices else (auto_id if auto_id in choices else options[0])
-    st.radio(
-        "Final translation", options, index=options.index(default), key=f"final_pick_{sentence_id}",
-        format_func=lambda t: f"{choices[t].phase} · {md_escape(choices[t].translator)}" + (" (automatic pick)" if t == auto_id else ""),
-    )
-    st.text_input("Note (why you override, optional)", key=f"final_note_{sentence_id}")
-    st.button("Record choice", key=f"final_choose_{sentence_id}", type="primary", on_click=on_choose,
-              args=(sentence_id,))
+st.subheader(md_escape(comparison.sentence_key))
+st.markdown(marked_text(comparison.source_text, comparison.source_aspects), unsafe_allow_html=True)
+votes = comparison.untranslatable_votes
+pick = comparison.pick
+auto = pick.candidate
+in_force = comparison.in_force
+facts = [f"Untranslatable votes: aware {votes['aware']}, blind {votes['blind']}",
+         f"automatic pick: {pick.reason}"]
+if in_force is None:
+    facts.append("no final choice in force yet")
+else:
+    chosen = ("untranslatable" if in_force.translation_id is None else "a translation")
+    facts.append(f"in force: {chosen}, chosen by {in_force.chosen_by or 'the automatic rule'} on "
+                 f"{in_force.created_at:%Y-%m-%d %H:%M} UTC" + (" (overrides the automatic pick)" if in_force.overridden
+                                                                   else "")
+                 + (f"; note: {in_force.note}" if in_force.note else ""))
+st.caption(md_escape(" · ".join(facts)))
+
+cards = card_order(comparison.candidates, pick)
+in_force_id = in_force.translation_id if in_force is not None else None
+for n, c in enumerate(cards, start=1):
+    key = CHOICE_KEYS[n - 1] if n <= len(CHOICE_KEYS) else None
+    is_auto = auto is not None and c.translation_id == auto.translation_id
+    badges = []
+    if is_auto:
+        badges.append(":green-badge[automatic pick]")
+    elif c in (pick.aware, pick.blind):
+        badges.append(":blue-badge[phase winner]")
+    if in_force is not None and c.translation_id == in_force_id:
+        badges.append(":orange-badge[in force]")
+    with st.container(border=True, key=f"final_card_{c.translation_id}"):
+        head, button = st.columns([5, 1], vertical_alignment="center")
+        head.markdown(f"**{n}** · {md_escape(c.phase)} · {md_escape(c.translator)} · "
+                      f"{md_escape(agreement_text(c, comparison.candidates))} " + " ".join(badges))
+        button.button(f"Choose ({key})" if key else "Choose", key=f"final_choose_{sid}_{c.translation_id}",
+                      shortcut=key, type="primary" if is_auto else "secondary", on_click=_decide,
+                      args=(sid, c.translation_id, show), width="stretch")
+        st.text(c.text or "")
+        if is_auto:
+            st.caption(f"Why: {md_escape(pick.reason)}.")
+        elif auto is not None:
+            st.caption("Compared with the automatic pick: words only here in green, words only in the pick struck "
+                       "through in red.")
+            st.markdown(diff_html(word_diff(auto.text or "", c.text or "")), unsafe_allow_html=True)
+
+marked = [c for c in comparison.candidates if not c.translated]
+for c in marked:
+    st.caption(md_escape(f"{c.phase} · {c.translator}: marked untranslatable"
+                         + (f" ({c.reason})" if c.reason else "")))
+if not cards:
+    st.info("No translator translated this sentence: decide whether it is untranslatable.")
+
+note, untranslatable = st.columns([5, 1], vertical_alignment="bottom")
+note.text_input("Note kept with your decision (optional)", key=f"final_note_{sid}",
+                help="Why you override or leave the sentence out; the export's list of left-out sentences shows it.")
+untranslatable.button(f"Untranslatable ({UNTRANSLATABLE_KEY})", key=f"final_untranslatable_{sid}",
+                      shortcut=UNTRANSLATABLE_KEY, on_click=_decide, args=(sid, None, show), width="stretch",
+                      help="No final translation for this sentence: the export leaves it out, with your note.")
+st.caption(f"Keys: 1–{min(len(cards), len(CHOICE_KEYS))} choose a candidate, {UNTRANSLATABLE_KEY} marks the sentence "
+           "untranslatable, ← → move; after a decision the next sentence of the list opens."
+           if cards else f"Keys: {UNTRANSLATABLE_KEY} marks the sentence untranslatable, ← → move.")

@@ -1,4 +1,6 @@
-"""The final-translation page in AppTest: policy shown, comparison of candidates, override recorded and counted."""
+"""The final-translation decision view in AppTest, on a hand-built project: the Home page's links (query
+parameters), choosing by key with auto-advance, U for untranslatable, the filters' counts, the cards, the
+conflict panel and the automatic picks."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from corpus.final_choice import DEFAULT_POLICY
+from db.final_choice import choose, compare
 from db.models import FinalChoice
 from tests.support.app_pages import open_page
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user
@@ -22,76 +25,189 @@ def plain(value: str) -> str:
 
 @pytest.fixture
 def world(app_engine):
+    """Five sentences in corpus order (s5 untranslated). Nothing is in force, so by hand:
+    undecided s1, s2, s3 (3); marked untranslatable s3, s4 (2); overridden none; all s1..s4 (4).
+
+    s1 has three aware candidates and one blind: its automatic pick is ravi's aware translation (the highest
+    mean ROUGE-L of the aware phase, all keeping both aspects; the aware winner keeps more than the blind).
+    """
     engine = app_engine
     ids = {name: add_user(engine, name, "translator") for name in ("asha", "ravi", "uma", "dev")}
     ids["engine"] = engine
     ids["lead"] = add_user(engine, "lena", "lead")
-    s = add_sentence(engine, "7", "The sushi and the miso soup were great.", ["sushi", "miso soup"])
-    ids["sentence"] = s
-    ids["a1"] = add_translation(engine, s, "aware", ids["asha"], "सुशी और मिसो सूप बहुत अच्छे थे।",
-                                aspect_map={"sushi": "सुशी", "miso soup": "मिसो सूप"})
-    ids["a2"] = add_translation(engine, s, "aware", ids["ravi"], "सुशी और मिसो सूप शानदार थे।",
-                                aspect_map={"sushi": "सुशी", "miso soup": "मिसो सूप"}, minutes=1)
-    ids["a3"] = add_translation(engine, s, "aware", ids["uma"], "सुशी और सूप बढ़िया थे।",
+    s = [add_sentence(engine, "7", "The sushi and the miso soup were great.", ["sushi", "miso soup"], ordinal=1),
+         add_sentence(engine, "8", "The waiter was rude.", ["waiter"], ordinal=2),
+         add_sentence(engine, "9", "It was a piece of cake.", [], ordinal=3),
+         add_sentence(engine, "10", "Raining cats and dogs.", [], ordinal=4),
+         add_sentence(engine, "11", "Never translated.", [], ordinal=5)]
+    ids["s"] = s
+    both = {"sushi": "सुशी", "miso soup": "मिसो सूप"}
+    ids["a1"] = add_translation(engine, s[0], "aware", ids["asha"], "सुशी और मिसो सूप बहुत अच्छे थे।", aspect_map=both)
+    ids["a2"] = add_translation(engine, s[0], "aware", ids["ravi"], "सुशी और मिसो सूप शानदार थे।", aspect_map=both,
+                                minutes=1)
+    ids["a3"] = add_translation(engine, s[0], "aware", ids["uma"], "सुशी और सूप बढ़िया थे।",
                                 aspect_map={"sushi": "सुशी", "miso soup": None}, minutes=2)
-    ids["b1"] = add_translation(engine, s, "blind", ids["dev"], "सुशी और मिसो सूप बहुत अच्छे थे।", minutes=3)
-    ids["b2"] = add_translation(engine, s, "blind", ids["uma"], None, untranslatable=True, minutes=4)
+    ids["b1"] = add_translation(engine, s[0], "blind", ids["dev"], "सुशी और मिसो सूप बहुत अच्छे थे।", minutes=3)
+    ids["s2a"] = add_translation(engine, s[1], "aware", ids["asha"], "वेटर बदतमीज़ था।", aspect_map={"waiter": "वेटर"})
+    ids["s3a"] = add_translation(engine, s[2], "aware", ids["asha"], "यह बहुत आसान था।")
+    ids["s3u"] = add_translation(engine, s[2], "blind", ids["dev"], None, untranslatable=True, minutes=1)
+    ids["s4u"] = add_translation(engine, s[3], "blind", ids["dev"], None, untranslatable=True)
     return ids
 
 
-def final_page(world) -> AppTest:
-    return open_page(world["engine"], world["lead"], "pages/final.py", timeout=30)
+def final_page(world, **query: object) -> AppTest:
+    return open_page(world["engine"], world["lead"], "pages/final.py", timeout=30,
+                     query={k: str(v) for k, v in query.items()})
 
 
-def test_comparison_shows_candidates_policy_and_votes(world):
+def key_button(at: AppTest, key: str):
+    """The button a key press clicks: the one carrying ``key`` as its shortcut."""
+    found = [b for b in at.button if b.proto.shortcut.lower() == key.lower()]
+    assert len(found) == 1, [(b.label, b.proto.shortcut) for b in at.button]
+    return found[0]
+
+
+def press(at: AppTest, key: str) -> AppTest:
+    key_button(at, key).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown(at: AppTest) -> str:
+    return plain(at.subheader[-1].value)
+
+
+def filter_labels(at: AppTest) -> list[str]:
+    return list(at.radio(key="final_show_pick").options)
+
+
+def in_force(engine) -> dict[int, tuple]:
+    with Session(engine) as session:
+        rows = session.execute(select(FinalChoice.sentence_id, FinalChoice.translation_id, FinalChoice.overridden,
+                                      FinalChoice.chosen_by).order_by(FinalChoice.id)).all()
+    return {sentence: (translation, overridden, by) for sentence, translation, overridden, by in rows}
+
+
+def test_the_home_link_opens_the_first_undecided_sentence_with_progress_and_filter_counts(world):
+    at = final_page(world, show="undecided")
+    assert shown(at) == "restaurant/train/7"
+    assert at.get("progress")[0].proto.text == "3 of 4 undecided"
+    assert filter_labels(at) == ["Undecided (3)", "Marked untranslatable (2)", "Overridden (0)", "All (4)"]
+    assert at.radio(key="final_show_pick").value == "undecided"
+    assert (at.query_params["show"], at.query_params["sentence"]) == ("undecided", str(world["s"][0]))
+
+
+def test_the_cards_show_full_text_agreement_the_automatic_pick_first_and_the_diff(world):
+    at = final_page(world, sentence=world["s"][0])
+    heads = [plain(m.value) for m in at.markdown if m.value.startswith("**")]
+    assert heads[0].startswith("**1** · aware · ravi · ROUGE-L ") and "vs 2 others" in heads[0]
+    assert "automatic pick" in heads[0]
+    assert heads[1].startswith("**2** · blind · dev · ROUGE-L — (no other translation in its phase)")
+    assert [h.split(" · ")[2] for h in heads[:4]] == ["ravi", "dev", "asha", "uma"]
+    assert [t.value for t in at.text][:4] == ["सुशी और मिसो सूप शानदार थे।", "सुशी और मिसो सूप बहुत अच्छे थे।",
+                                              "सुशी और मिसो सूप बहुत अच्छे थे।", "सुशी और सूप बढ़िया थे।"]
+    diffs = [m.value for m in at.markdown if 'class="word-diff"' in m.value]
+    assert len(diffs) == 3  # every card but the automatic pick's
+    assert '<span class="diff-removed" title="removed" style="' in diffs[0] and ">शानदार</span>" in diffs[0]
+    assert any("Why: " in c.value for c in at.caption)
+    source = next(m.value for m in at.markdown if 'class="source-text"' in m.value)
+    assert "<mark" in source and ">sushi</mark>" in source
+    assert [b.proto.shortcut for b in at.button if b.key.startswith("final_choose_")] == ["1", "2", "3", "4"]
+    assert any("Policy: " + DEFAULT_POLICY in plain(i.value) for i in at.info)
+
+
+def test_three_sentences_are_decided_by_one_key_press_each(world):
+    engine, s = world["engine"], world["s"]
+    autos = [compare(engine, sid).pick.candidate.translation_id for sid in s[:3]]
+    at = final_page(world, show="undecided")
+    seen = []
+    for _ in range(3):
+        seen.append(shown(at))
+        press(at, "1")
+        assert any("automatic pick confirmed" in plain(x.value) for x in at.success)
+    assert seen == ["restaurant/train/7", "restaurant/train/8", "restaurant/train/9"]
+    assert any("Every translated sentence has a final choice in force." in x.value for x in at.success)
+    assert in_force(engine) == {sid: (auto, False, world["lead"]) for sid, auto in zip(s[:3], autos)}
+    assert filter_labels(at)[0] == "Undecided (0)"
+    assert at.get("progress")[0].proto.text == "0 of 4 undecided"
+
+
+def test_another_key_overrides_and_the_overridden_filter_counts_it(world):
+    engine, s = world["engine"], world["s"]
     at = final_page(world)
-    assert any(DEFAULT_POLICY in plain(i.value) for i in at.info)
-    table = at.dataframe[-1].value
-    assert len(table) == 5
-    assert set(table.columns) >= {"mean ROUGE-L", "aspects kept", "automatic pick", "phase"}
-    assert table.loc[table["automatic pick"], "translator"].tolist() == ["ravi"]
-    assert any("Untranslatable votes: aware 0, blind 1" in c.value for c in at.caption)
-    assert at.radio(key=f"final_pick_{world['sentence']}").value == world["a2"]
+    press(at, "3")  # asha's aware translation on s1, not the automatic pick
+    assert shown(at) == "restaurant/train/8"
+    assert in_force(engine)[s[0]] == (world["a1"], True, world["lead"])
+    assert filter_labels(at) == ["Undecided (2)", "Marked untranslatable (2)", "Overridden (1)", "All (4)"]
 
 
-def test_override_is_recorded_and_the_rate_shown(world):
-    at = final_page(world)
-    sid = world["sentence"]
-    at.radio(key=f"final_pick_{sid}").set_value(world["a1"]).run()
-    at.text_input(key=f"final_note_{sid}").input("reads more naturally")
-    at.button(key=f"final_choose_{sid}").click().run()
+def test_u_marks_the_sentence_untranslatable_and_the_review_list_moves_on(world):
+    engine, s = world["engine"], world["s"]
+    at = final_page(world, show="untranslatable")
+    assert shown(at) == "restaurant/train/9"
+    assert any("dev: marked untranslatable (idiom)" in plain(c.value) for c in at.caption)
+    at.text_input(key=f"final_note_{s[2]}").input("an idiom")
+    press(at, "U")
+    assert in_force(engine)[s[2]] == (None, True, world["lead"])  # the rule would have kept asha's
+    assert shown(at) == "restaurant/train/10"
+    assert filter_labels(at)[:2] == ["Undecided (2)", "Marked untranslatable (1)"]
+    with Session(engine) as session:
+        assert session.scalars(select(FinalChoice.note)).all() == ["an idiom"]
+    press(at, "U")  # s4 has no translated candidate: only U is offered
+    assert any("No sentences are marked untranslatable." in x.value for x in at.info)
+
+
+def test_the_sentence_in_the_address_opens_even_outside_the_filter(world):
+    s = world["s"]
+    at = final_page(world, show="untranslatable", sentence=s[1])
+    assert shown(at) == "restaurant/train/8"
+    assert "not in this list" in at.selectbox(key="final_jump").label
+    at = final_page(world, sentence=s[4])  # no translation: said, and the list's first shown
+    assert any("has no submitted translation" in w.value for w in at.warning)
+    assert shown(at) == "restaurant/train/7"
+    at = final_page(world, show="nonsense")
+    assert at.radio(key="final_show_pick").value == "undecided"
+
+
+def test_next_and_previous_move_within_the_filter_and_the_filter_can_change(world):
+    s = world["s"]
+    at = final_page(world, show="all")
+    press(at, "right")
+    assert shown(at) == "restaurant/train/8"
+    press(at, "left")
+    press(at, "left")  # wraps round
+    assert shown(at) == "restaurant/train/10"
+    at.radio(key="final_show_pick").set_value("untranslatable").run()
     assert not at.exception
-    assert any("Override recorded" in s.value for s in at.success)
-    with Session(world["engine"]) as session:
-        row = session.scalars(select(FinalChoice)).one()
-    assert (row.translation_id, row.auto_translation_id, row.overridden, row.chosen_by, row.note) == (
-        world["a1"], world["a2"], True, world["lead"], "reads more naturally"
-    )
-    assert at.metric[0].value == "100%"
-    assert any("1 of 1 lead decisions; in force: 1 of 1 lead-decided sentences keep an override" in c.value
-               for c in at.caption)
+    assert shown(at) == "restaurant/train/9" and at.query_params["show"] == "untranslatable"
+    at.selectbox(key="final_jump").set_value(s[3]).run()
+    assert shown(at) == "restaurant/train/10"
+
+
+def test_record_automatic_picks_writes_them_and_the_undecided_list_empties(world):
+    at = final_page(world)
+    at.button(key="final_record_auto").click().run()
+    assert any("Recorded 3 automatic pick(s)." in x.value for x in at.success)
+    assert filter_labels(at)[:2] == ["Undecided (0)", "Marked untranslatable (2)"]
 
 
 def test_a_choice_another_lead_made_meanwhile_is_shown_beside_mine_and_i_choose_again(world):
-    from db.final_choice import choose
-
-    omar = add_user(world["engine"], "omar", "lead")
-    sid = world["sentence"]
+    engine, sid = world["engine"], world["s"][0]
+    omar = add_user(engine, "omar", "lead")
     at = final_page(world)
-    omars = choose(world["engine"], sid, world["b1"], omar, expected=None)  # while lena looks at the page
-    at.radio(key=f"final_pick_{sid}").set_value(world["a1"]).run()
-    at.button(key=f"final_choose_{sid}").click().run()
-    assert not at.exception
+    omars = choose(engine, sid, world["b1"], omar, expected=None)  # while lena looks at the page
+    press(at, "3")
     assert any("changed by omar" in plain(w.value) for w in at.warning)
     assert "**In force now**" in [plain(m.value) for m in at.markdown]
     assert any("saved by omar at " in plain(c.value) for c in at.caption)
     texts = [t.value for t in at.text]
     assert "aware · asha: सुशी और मिसो सूप बहुत अच्छे थे।" in texts  # mine
     assert "blind · dev: सुशी और मिसो सूप बहुत अच्छे थे।" in texts  # theirs
-    with Session(world["engine"]) as session:
+    assert shown(at) == "restaurant/train/7"  # no advance on a conflict
+    with Session(engine) as session:
         assert session.scalars(select(FinalChoice.id)).all() == [omars.id]
     at.button(key="final_conflict_replace").click().run()
     assert not at.exception and not at.warning
-    with Session(world["engine"]) as session:
+    with Session(engine) as session:
         rows = session.execute(select(FinalChoice.chosen_by, FinalChoice.translation_id).order_by(FinalChoice.id)).all()
     assert [tuple(r) for r in rows] == [(omar, world["b1"]), (world["lead"], world["a1"])]
