@@ -39,6 +39,7 @@ PAGES = [
     ("pages/assign.py", "Assignments", ":material/assignment_ind:", LEAD, "Lead"),
     ("pages/adjudicate.py", "Adjudication", ":material/gavel:", LEAD, "Lead"),
     ("pages/final.py", "Final translations", ":material/done_all:", LEAD, "Lead"),
+    ("pages/reopen.py", "Reopen requests", ":material/lock_open:", LEAD, "Lead"),
     ("pages/export.py", "Export", ":material/download:", LEAD, "Lead"),
     ("pages/dataset_check.py", "Dataset check", ":material/model_training:", LEAD, "Lead"),
     ("pages/import_semeval.py", "Import", ":material/upload:", LEAD, "Corpus"),
