@@ -6,19 +6,23 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from corpus.assignment import (
     PHASE_GROUP_MODES,
+    PHASE_ORDER,
     Task,
     aware_locked,
     blind_contaminated,
     plan_assignments,
     queue_order,
 )
-from corpus.vocabulary import Status
+from corpus.vocabulary import OPEN_STATUSES, Phase, Status
+from corpus.work_queue import OVERDUE_DAYS, overdue_tasks, unassigned_sentences
+from db.auth import check_writer
 from db.engine import read, reader, transaction
 from db.models import (
     AnnotationAssignment,
@@ -29,8 +33,11 @@ from db.models import (
     TranslationAssignment,
     User,
     UserRole,
+    utcnow,
 )
 from db.project_settings import settings_in
+from db.tagging import _top_up
+from db.work_queue import _coverage_rows, _tagging_task_rows, _translation_task_rows
 
 GROUPS_SETTING = "translator_groups"
 
@@ -232,9 +239,10 @@ def _plan_and_write(
 def assign_translations(
     engine: Engine, project_id: int, sentence_ids: Sequence[int], actor_id: int | None,
     per_phase: int | None = None, mode: str | None = None, groups: dict[str, Iterable[int]] | None = None,
+    phases: Sequence[str] = PHASE_ORDER,
 ) -> AssignmentSummary:
-    """Give every chosen sentence ``per_phase`` translators in each phase (project settings by
-    default). Idempotent: sentences that already have their translators get nothing new."""
+    """Give every chosen sentence ``per_phase`` translators in each of ``phases`` (both by default; project
+    settings by default). Idempotent: sentences that already have their translators get nothing new."""
     with transaction(engine) as session:
         valid = set(
             session.scalars(
@@ -244,12 +252,12 @@ def assign_translations(
             )
         )
         chosen = [s for s in dict.fromkeys(sentence_ids) if s in valid]
-        summary = _plan_and_write(session, project_id, chosen, actor_id, per_phase, mode, groups)
+        summary = _plan_and_write(session, project_id, chosen, actor_id, per_phase, mode, groups, phases)
         session.add(
             AuditEvent(
                 actor_id=actor_id, action="assign-translations",
                 detail={"sentences": summary.sentences, "created": summary.created, "already": summary.already,
-                        "shortfall_slots": sum(m for _, _, m in summary.shortfalls)},
+                        "shortfall_slots": sum(m for _, _, m in summary.shortfalls), "phases": list(phases)},
             )
         )
         return summary
@@ -398,3 +406,144 @@ def coverage(engine: Engine, project_id: int) -> list[dict[str, object]]:
             if status == Status.SUBMITTED:
                 row[Status.SUBMITTED] += n
         return [table[k] for k in sorted(table)]
+
+
+# ----------------------------------------------------------------------------- the lead's lists (Home's links)
+
+#: The kinds of task a lead's overdue list shows (``?kind=`` on the Assignments page).
+TASK_KINDS = ("translation", "tagging")
+
+
+@dataclass(frozen=True)
+class SentenceRow:
+    sentence_pk: int
+    key: str  # domain/split/id
+    text: str
+
+
+@dataclass(frozen=True)
+class OverdueTask:
+    task_id: int
+    kind: str  # "translation" or "tagging"
+    person: str
+    sentence_pk: int
+    key: str
+    phase: str
+    status: str
+    assigned_at: datetime
+    text: str
+
+
+@dataclass(frozen=True)
+class Reassigned:
+    moved: int    # tasks taken from their person
+    created: int  # new tasks given to others
+    short: int    # sentences or translations still short of people (nobody eligible)
+
+    def __str__(self) -> str:
+        text = f"{self.moved} task(s) moved; {self.created} new task(s) given to others"
+        if self.short:
+            text += f"; {self.short} still short of people (nobody else eligible)"
+        return text
+
+
+def _sentence_rows(session: Session, ids: Iterable[int]) -> dict[int, SentenceRow]:
+    ids = sorted(set(ids))
+    out: dict[int, SentenceRow] = {}
+    for i in range(0, len(ids), 500):
+        for pk, domain, split, sid, text in session.execute(
+            select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
+                   SourceSentence.text).where(SourceSentence.id.in_(ids[i:i + 500]))
+        ):
+            out[pk] = SentenceRow(pk, f"{domain}/{split}/{sid}", text)
+    return out
+
+
+def _unassigned(session: Session, project_id: int, phase: str) -> list[SentenceRow]:
+    rows = session.execute(
+        select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
+               SourceSentence.text)
+        .where(SourceSentence.project_id == project_id)
+        .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
+    ).all()
+    wanted = set(unassigned_sentences([r[0] for r in rows], _coverage_rows(session, project_id), phase))
+    return [SentenceRow(pk, f"{d}/{sp}/{sid}", text) for pk, d, sp, sid, text in rows if pk in wanted]
+
+
+def unassigned_in_phase(engine: Engine, project_id: int, phase: str) -> list[SentenceRow]:
+    """The sentences with no translator in ``phase``, in corpus order: the Home page's rule
+    (``corpus.work_queue.unassigned_sentences``) over the same rows (``db.work_queue``)."""
+    if phase not in tuple(Phase):
+        raise ValueError(f"phase must be one of {', '.join(Phase)}, not {phase!r}")
+    return read(engine, _unassigned, project_id, phase)
+
+
+def _overdue(session: Session, project_id: int, kind: str, now: datetime, days: int) -> list[OverdueTask]:
+    rows = _translation_task_rows(session, project_id) if kind == "translation" else _tagging_task_rows(session,
+                                                                                                        project_id)
+    late = overdue_tasks(rows, now, days)
+    sentences = _sentence_rows(session, (t.sentence for t in late))
+    return [OverdueTask(t.task, kind, t.person, t.sentence, sentences[t.sentence].key, t.phase, t.status,
+                        t.assigned_at, sentences[t.sentence].text) for t in late]
+
+
+def overdue_work(engine: Engine, project_id: int, kind: str, now: datetime | None = None,
+                 days: int = OVERDUE_DAYS) -> list[OverdueTask]:
+    """The overdue tasks of ``kind`` ("translation" or "tagging"), oldest first: the Home page's rule
+    (``corpus.work_queue.overdue_tasks``) over the same rows, as of ``now`` (naive UTC)."""
+    if kind not in TASK_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(TASK_KINDS)}, not {kind!r}")
+    return read(engine, _overdue, project_id, kind, now or utcnow(), days)
+
+
+def reassign_tasks(engine: Engine, kind: str, task_ids: Sequence[int], actor_id: int | None) -> Reassigned:
+    """Take the given open tasks from their people and give their slots to others, least-loaded first, as
+    deactivating a person does (``reassign_open_work``, ``db.tagging.reassign_open_tagging``): the person
+    never gets that sentence (or translation) back; their drafts stay stored. Tasks no longer open (submitted
+    or moved meanwhile) are left alone."""
+    if kind not in TASK_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(TASK_KINDS)}, not {kind!r}")
+    with transaction(engine) as session:
+        if actor_id is not None:
+            check_writer(session, actor_id)
+        model = TranslationAssignment if kind == "translation" else AnnotationAssignment
+        rows = list(session.scalars(select(model).where(model.id.in_(list(task_ids)),
+                                                        model.status.in_(OPEN_STATUSES)).order_by(model.id)))
+        for row in rows:
+            row.status = Status.REASSIGNED
+        session.flush()
+        if kind == "translation":
+            summary = _refill_translation_slots(session, rows, actor_id)
+            created, short = summary.created, len(summary.shortfalls)
+        else:
+            created, short = _refill_tagging_slots(session, rows, actor_id)
+        session.add(AuditEvent(actor_id=actor_id, action=f"reassign-{kind}",
+                               detail={"tasks": [r.id for r in rows], "created": created, "short": short}))
+        return Reassigned(len(rows), created, short)
+
+
+def _refill_translation_slots(session: Session, rows: list[TranslationAssignment],
+                              actor_id: int | None) -> AssignmentSummary:
+    project_of = dict(session.execute(select(SourceSentence.id, SourceSentence.project_id).where(
+        SourceSentence.id.in_([r.sentence_id for r in rows]))).all()) if rows else {}
+    slots: dict[tuple[int, str], list[int]] = {}
+    for row in rows:
+        slots.setdefault((project_of[row.sentence_id], row.phase), []).append(row.sentence_id)
+    created, already, shortfalls = 0, 0, []
+    for (project_id, phase), ids in sorted(slots.items()):
+        s = _plan_and_write(session, project_id, ids, actor_id, None, None, None, phases=(phase,))
+        created, already, shortfalls = created + s.created, already + s.already, shortfalls + s.shortfalls
+    return AssignmentSummary(len({r.sentence_id for r in rows}), created, already, shortfalls)
+
+
+def _refill_tagging_slots(session: Session, rows: list[AnnotationAssignment], actor_id: int | None) -> tuple[int, int]:
+    if not rows:
+        return 0, 0
+    translations = list(session.scalars(select(Translation).where(
+        Translation.id.in_([r.translation_id for r in rows])).order_by(Translation.id)))
+    created, short = 0, 0
+    for project_id in sorted({t.sentence.project_id for t in translations}):
+        k = settings_in(session, project_id).annotators_per_item
+        report = _top_up(session, [t for t in translations if t.sentence.project_id == project_id], k, actor_id)
+        created, short = created + report.created, short + len(report.short)
+    return created, short
