@@ -254,8 +254,8 @@ def _import_work_of_sqlite_file(engine: Engine, path: Path, filename: str, actor
 # ------------------------------------------------------------------ the project archive
 
 #: Not archived: login sessions and single-use login codes belong to a browser, not to the project (a
-#: restore logs everyone out).
-NOT_ARCHIVED = frozenset({"login_sessions", "login_codes"})
+#: restore logs everyone out); the suggestion model is derived from gold and retrained after a restore.
+NOT_ARCHIVED = frozenset({"login_sessions", "login_codes", "suggestion_models"})
 BATCH_ROWS = 2000
 
 

@@ -21,6 +21,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -526,3 +527,19 @@ class LeaderboardEntry(Base):
         CheckConstraint("kind IN ('baseline', 'submission')", name="kind_known"),
         Index("ix_leaderboard_entries_project", "project_id", "export_version"),
     )
+
+
+class SuggestionModel(Base):
+    """The project's CRF for model suggestions in the span editor: the CRFsuite model file's bytes, trained
+    in the background on the gold of ``gold_count`` items. Derived data (retrained from gold), so backups
+    leave it out; one row per project, replaced by each retraining."""
+
+    __tablename__ = "suggestion_models"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id"), unique=True)
+    gold_count: Mapped[int] = mapped_column(Integer)
+    signature: Mapped[str] = mapped_column(Text)
+    model: Mapped[bytes] = mapped_column(LargeBinary)
+    train_seconds: Mapped[float] = mapped_column(Float)
+    trained_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table_args__ = (CheckConstraint("gold_count >= 0", name="gold_count_not_negative"),)
