@@ -1,21 +1,34 @@
-"""Assignments (lead): choose sentences and hand them to translators, balanced and blind-first."""
+"""Assignments (lead): choose sentences and hand them to translators, balanced and blind-first.
+
+The Home page's links open a list first: ``?phase=blind|aware&show=unassigned`` (sentences with no translator
+in that phase, ready to assign) and ``?show=overdue&kind=translation|tagging`` (overdue tasks, to reassign).
+Both lists are the Home page's rules (``corpus.work_queue``) over the same rows."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from corpus.vocabulary import Phase
+from corpus.work_queue import OVERDUE_DAYS
 from db.assignment import (
+    TASK_KINDS,
     active_translators,
     assign_translations,
     assignment_overview,
     assignment_settings,
     coverage,
     domains_and_splits,
+    overdue_work,
+    reassign_tasks,
     save_translator_groups,
     select_sentences,
+    unassigned_in_phase,
 )
 from ui.common import get_engine, project_id, require_role
 from ui.text import md_escape
+
+PHASES = (Phase.BLIND, Phase.AWARE)  # the order they are worked in
+EVERYONE = "everyone"
 
 user = require_role("lead")
 engine = get_engine()
@@ -23,7 +36,98 @@ pid = project_id()
 
 st.title("Translation assignments")
 
+if "assign_goto" in st.session_state:  # a list's control asked for another list: the address says which
+    for name, value in st.session_state.pop("assign_goto").items():
+        st.query_params[name] = value
+flash = st.session_state.pop("assign_flash", None)
+if flash:
+    getattr(st, flash[0])(flash[1])
+
+
+def _go(**params: str) -> None:
+    st.session_state["assign_goto"] = params
+
+
+def _preview(text: str, limit: int = 90) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def on_assign_unassigned(phase: str, ids: list[int]) -> None:
+    try:
+        summary = assign_translations(engine, pid, ids, user.id, int(st.session_state["assign_list_per_phase"]),
+                                      phases=(phase,))
+    except (ValueError, PermissionError) as exc:
+        st.session_state["assign_flash"] = ("error", md_escape(str(exc)))
+        return
+    st.session_state["assign_flash"] = ("warning" if summary.shortfalls else "success",
+                                        f"{phase} phase: " + str(summary) + ".")
+
+
+def on_reassign(kind: str, ids: list[int]) -> None:
+    try:
+        done = reassign_tasks(engine, kind, ids, user.id)
+    except (ValueError, PermissionError) as exc:
+        st.session_state["assign_flash"] = ("error", md_escape(str(exc)))
+        return
+    st.session_state["assign_flash"] = ("warning" if done.short else "success", str(done).capitalize() + ".")
+
+
+def unassigned_list(phase: str) -> None:
+    """Sentences with no translator in ``phase``, and the button that gives them translators in it."""
+    st.session_state["assign_list_phase"] = phase  # the address decides, also when a new link opens the page
+    st.radio("Phase", PHASES, key="assign_list_phase", horizontal=True,
+             on_change=lambda: _go(phase=str(st.session_state["assign_list_phase"]), show="unassigned"))
+    rows = unassigned_in_phase(engine, pid, phase)
+    st.subheader(f"{len(rows)} sentence(s) not yet assigned in the {phase} phase")
+    st.caption(f"Sentences with no translator in the {phase} phase (a reassigned task does not count), in corpus "
+               "order: the Home page's count.")
+    if not rows:
+        st.success(f"Every sentence has a translator in the {phase} phase.")
+        return
+    st.dataframe([{"sentence": r.key, "text": _preview(r.text)} for r in rows], hide_index=True, width="stretch")
+    left, right = st.columns(2, vertical_alignment="bottom")
+    left.number_input("Translators per sentence", 1, 20, settings.per_phase, key="assign_list_per_phase")
+    right.button(f"Assign these {len(rows)} sentence(s) in the {phase} phase", key="assign_list_go",
+                 type="primary", on_click=on_assign_unassigned, args=(phase, [r.sentence_pk for r in rows]),
+                 help="Least-loaded eligible translators first; the blindness rules hold (blind before aware).")
+
+
+def overdue_list(kind: str) -> None:
+    """Overdue tasks of ``kind`` with who holds them, and the button that moves them to others."""
+    st.session_state["assign_list_kind"] = kind
+    st.radio("Tasks", TASK_KINDS, key="assign_list_kind", horizontal=True,
+             on_change=lambda: _go(show="overdue", kind=st.session_state["assign_list_kind"]))
+    tasks = overdue_work(engine, pid, kind)
+    people = sorted({t.person for t in tasks})
+    st.subheader(f"{len(tasks)} overdue {kind} task(s)")
+    st.caption(f"Open {kind} tasks (assigned, draft or skipped) of active people, assigned more than "
+               f"{OVERDUE_DAYS} days ago: the Home page's count.")
+    if not tasks:
+        st.success(f"No {kind} work is overdue.")
+        return
+    who = st.selectbox("Whose tasks", [EVERYONE, *people], key=f"assign_overdue_person_{kind}")
+    shown = [t for t in tasks if who in (EVERYONE, t.person)]
+    st.dataframe([{"person": t.person, "sentence": t.key, "phase": t.phase, "status": t.status,
+                   "assigned on": t.assigned_at.strftime("%Y-%m-%d"), "text": _preview(t.text)} for t in shown],
+                 hide_index=True, width="stretch")
+    whose = "" if who == EVERYONE else f" of {who}"
+    st.button(f"Reassign these {len(shown)} task(s){whose} to others", key="assign_reassign_go",
+              on_click=on_reassign, args=(kind, [t.task_id for t in shown]),
+              help="Each task goes to the least-loaded eligible person; its holder never gets it back and "
+                   "keeps any draft stored.")
+
+
 settings = assignment_settings(engine, pid)
+show = st.query_params.get("show")
+if show == "unassigned":
+    requested = st.query_params.get("phase")
+    unassigned_list(requested if requested in PHASES else Phase.BLIND)
+    st.divider()
+elif show == "overdue":
+    requested = st.query_params.get("kind")
+    overdue_list(requested if requested in TASK_KINDS else TASK_KINDS[0])
+    st.divider()
+
 translators = {u.id: u.username for u in active_translators(engine)}
 available = domains_and_splits(engine, pid)
 
