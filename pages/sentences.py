@@ -89,7 +89,7 @@ def show_translations(d: SentenceDetail) -> None:
                  icon=":material/done_all:")
     columns = st.columns(len(PHASES))
     for column, phase in zip(columns, PHASES):
-        with column:
+        with column.container(key=f"sv_phase_{phase}"):
             st.markdown(f"**{phase.capitalize()}**")
             rows = [t for t in d.translations if t.phase == phase]
             if not rows:
@@ -104,13 +104,15 @@ def show_item(item: ItemTags) -> None:
         if not item.annotations:
             st.caption("Nobody has tagged it yet.")
         for a in item.annotations:
-            st.caption(f"{md_escape(a.annotator)} · {md_escape(a.status)}" + (" · no aspects" if a.no_aspects else ""))
-            st.markdown(token_chips(item.tokens, tags_to_spans(a.tags)), unsafe_allow_html=True)
+            who, chips = st.columns([1, 4], vertical_alignment="center")
+            who.caption(f"{md_escape(a.annotator)} · {md_escape(a.status)}" + (" · no aspects" if a.no_aspects else ""))
+            chips.markdown(token_chips(item.tokens, tags_to_spans(a.tags)), unsafe_allow_html=True)
             # Reopen: ui/reopen.py (another helper) adds the lead's "Reopen" control for this annotation here,
             # with a.annotation_id and a.version.
         if item.gold_tags is not None:
-            st.caption(f"Gold in force ({md_escape(item.gold_source)})")
-            st.markdown(token_chips(item.tokens, tags_to_spans(item.gold_tags)), unsafe_allow_html=True)
+            who, chips = st.columns([1, 4], vertical_alignment="center")
+            who.caption(f"**Gold in force** ({md_escape(item.gold_source)})")
+            chips.markdown(token_chips(item.tokens, tags_to_spans(item.gold_tags)), unsafe_allow_html=True)
         else:
             why = [f"{item.awaited} assigned annotator(s) still to submit"] if item.awaited else []
             why += ["the annotators disagree"] if item.disagree else []
@@ -133,17 +135,17 @@ def show_tags(d: SentenceDetail) -> None:
 def show_sentence(raw: str) -> None:
     row_id = parse_row_id(raw)
     detail = sentence_detail(engine, row_id, project_id()) if row_id is not None else None
-    back, before, after = st.columns([2, 1, 1])
-    back.button("All sentences", key="sv_back", on_click=_open, args=(None,), icon=":material/list:")
+    bar = st.container(horizontal=True, key="sv_bar")
+    bar.button("All sentences", key="sv_back", on_click=_open, args=(None,), icon=":material/list:")
     if detail is None:
         shown = raw if len(raw) <= 40 else raw[:40] + "…"
         st.error(f"No sentence with id “{md_escape(shown)}” in this project. The address needs the sentence's "
                  "row id, a whole number (the Sentences list opens it for you).")
         st.stop()
-    before.button("Previous", key="sv_previous", on_click=_open, args=(detail.previous_id,),
-                  disabled=detail.previous_id is None, icon=":material/arrow_back:", width="stretch")
-    after.button("Next", key="sv_next", on_click=_open, args=(detail.next_id,),
-                 disabled=detail.next_id is None, icon=":material/arrow_forward:", width="stretch")
+    bar.button("Previous", key="sv_previous", on_click=_open, args=(detail.previous_id,),
+               disabled=detail.previous_id is None, icon=":material/arrow_back:")
+    bar.button("Next", key="sv_next", on_click=_open, args=(detail.next_id,),
+               disabled=detail.next_id is None, icon=":material/arrow_forward:")
     st.title(f"Sentence {md_escape(detail.key)}")
     show_source(detail)
     show_translations(detail)

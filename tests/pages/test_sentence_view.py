@@ -79,7 +79,7 @@ def test_every_translation_side_by_side_with_its_state_rouge_l_and_difference_fr
     untranslatable = card(at, f"sv_translation_{ids['asha_blind']}")
     assert untranslatable.markdown[0].value == r"**asha** · untranslatable \(idiom\) · mean ROUGE-L —"
     assert [c.value for c in untranslatable.caption] == ["No text."]
-    aware, blind = at.columns[-2:]
+    aware, blind = card(at, "sv_phase_aware"), card(at, "sv_phase_blind")
     assert [m.value.split(" · ")[0] for m in aware.markdown if m.value.startswith("**") and "·" in m.value] == [
         "**asha**", "**ravi**"]
     assert [m.value.split(" · ")[0] for m in blind.markdown if m.value.startswith("**") and "·" in m.value] == [
@@ -109,7 +109,7 @@ def test_each_annotators_tags_and_the_gold_in_force_per_item(project):
     assert [chip_tags(m.value) for m in disputed.markdown if "token-chips" in m.value] == ["OOOOO", "BOOOO"]
     assert "सुशी<sub" in disputed.markdown[1].value  # the item's own tokens
     agreed = card(at, f"sv_item_{ids['agreed_item']}")
-    assert [c.value for c in agreed.caption] == ["kiran · submitted", "meera · submitted", "Gold in force (agreed)"]
+    assert [c.value for c in agreed.caption] == ["kiran · submitted", "meera · submitted", "**Gold in force** (agreed)"]
     assert [chip_tags(m.value) for m in agreed.markdown if "token-chips" in m.value] == ["BOOO"] * 3
 
 
