@@ -128,3 +128,10 @@ def test_app_serves_json_routes_beside_the_script():
 
     found = discover_asgi_app(ROOT / "app.py")
     assert found.is_asgi_app and found.app_name == "app"
+
+
+def test_every_test_module_has_a_name_of_its_own():
+    """pytest imports test modules by their base name (the folders are not packages): two files of one name
+    in different folders stop the whole collection with 'import file mismatch'."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
