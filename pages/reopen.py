@@ -9,7 +9,7 @@ import streamlit as st
 from db.conflicts import utc_stamp
 from db.reopen import pending_requests
 from ui.common import LEAD, get_engine, project_id, require_role
-from ui.reopen import reopen_controls, show_flash
+from ui.reopen import reopen_controls, show_flash, unsettled_conflicts
 from ui.text import md_escape
 
 user = require_role(*LEAD)
@@ -19,6 +19,9 @@ st.title("Reopen")
 show_flash()
 st.subheader("Reopen requests")
 requests = pending_requests(engine, project_id())
+for key, kind, record_id in unsettled_conflicts({f"rq{r.request_id}" for r in requests}):
+    with st.container(border=True):  # refused as stale, and its request was answered meanwhile
+        reopen_controls(engine, user, kind, record_id, key=key)
 if not requests:
     st.success("No reopen requests wait for you.")
 st.caption("A worker asks from their submitted translation or annotation. Reopening sets it back to draft "

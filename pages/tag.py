@@ -17,6 +17,7 @@ import streamlit as st
 
 from corpus.bio import spans_to_tags
 from corpus.guidelines import load_guidelines
+from corpus.reopen import WorkKind
 from corpus.vocabulary import Status
 from db.tagging import (
     AnnotationState,
@@ -27,10 +28,12 @@ from db.tagging import (
     open_item,
     reopen_annotation,
     save_annotation,
+    stored_annotation,
 )
 from ui.chips import marked_text, tagging_lines
 from ui.common import get_engine, require_role, session_token
 from ui.conflict import Choice, Side, conflict_panel
+from ui.reopen import worker_reopen_panel
 from ui.span_editor import EDITS, Commit, keys_markdown, span_editor
 
 ITEM_PARAM = "item"
@@ -311,6 +314,14 @@ with main:
         mid.button("Submit", key=f"tag_submit_{tid}", on_click=on_submit, args=(tid,), type="primary",
                    help="Ctrl+Enter in the editor; opens the next unfinished item.")
     right.button("Next unfinished", key=f"tag_next_{tid}", on_click=_open_next_unfinished, args=(tid,))
+
+    # What the lead said about reopening it; on submitted work, a request to the lead.
+    annotation_id = view.annotation.annotation_id
+    if annotation_id is None and submitted:  # submitted since this item was opened
+        stored = stored_annotation(engine, user.id, view.item_id)
+        annotation_id = stored.annotation_id if stored is not None else None
+    if annotation_id is not None:
+        worker_reopen_panel(engine, user, WorkKind.ANNOTATION, annotation_id, key=f"tag_ask_{tid}")
 
     conflict = st.session_state.get(f"tag_conflict_{tid}")
     if conflict:

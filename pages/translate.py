@@ -25,6 +25,7 @@ from corpus.aspect_map import (
 from corpus.glossary import check_translation, suggestions
 from corpus.guidelines import load_guidelines
 from corpus.records import UNTRANSLATABLE_REASONS
+from corpus.reopen import WorkKind
 from corpus.tokens import tokenize_with_offsets
 from corpus.transliterate import SCHEME_KEYS, cheat_sheet, scheme_label, to_devanagari
 from corpus.vocabulary import Status
@@ -50,6 +51,7 @@ from ui.chips import marked_text
 from ui.common import get_engine, project_id, require_role
 from ui.conflict import Choice, Side, conflict_panel
 from ui.hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
+from ui.reopen import worker_reopen_panel
 from ui.text import md_escape
 
 TASK_PARAM = "task"
@@ -355,8 +357,10 @@ with left:
     st.caption(md_escape(f"{task.domain} · {task.split} · sentence {task.sentence_id}"))
     st.markdown(marked_text(task.source_text, [(a.start, a.end) for a in task.aspects]), unsafe_allow_html=True)
 
+    if task.translation_id is not None:  # what the lead said about reopening it; on submitted work, a request
+        worker_reopen_panel(engine, user, WorkKind.TRANSLATION, task.translation_id, key=K + "reopen")
     if not editable:
-        st.info("Submitted. Ask your lead if it needs to be reopened.")
+        st.info("Submitted: read-only unless your lead reopens it.")
         if task.untranslatable:
             st.write(md_escape(f"Marked untranslatable ({task.reason}). {task.note or ''}"))
         else:

@@ -29,6 +29,7 @@ from ui.conflict import Choice, Side, conflict_panel
 from ui.text import md_escape
 
 FLASH = "reopen_flash"
+CONFLICTS = "reopen_conflicts"  # key -> (kind, record_id) of every reopening refused as stale, until settled
 
 
 def show_flash() -> None:
@@ -48,11 +49,12 @@ def _on_reopen(engine: Engine, lead_id: int, kind: str, record_id: int, version:
         answer = reopen(engine, lead_id, kind, record_id, _reason(key), expected_version=version)
     except StaleReopen as exc:
         st.session_state[key + "_conflict"] = exc
+        st.session_state.setdefault(CONFLICTS, {})[key] = (kind, record_id)
         return
     except (ReasonRefused, ReopenRefused) as exc:
         st.session_state[key + "_error"] = str(exc)
         return
-    st.session_state.pop(key + "_conflict", None)
+    _leave(key)
     st.session_state.pop(key + "_reason", None)
     st.session_state[FLASH] = f"Reopened the {kind} (now version {answer.version}): its worker reads your reason."
 
@@ -73,10 +75,19 @@ def _on_decline(engine: Engine, lead_id: int, request: PendingRequest, key: str)
 
 def _leave(key: str) -> None:
     st.session_state.pop(key + "_conflict", None)
+    st.session_state.get(CONFLICTS, {}).pop(key, None)
+
+
+def unsettled_conflicts(shown: set[str]) -> list[tuple[str, str, int]]:
+    """(key, kind, record_id) of reopenings refused as stale whose controls the page no longer shows (their
+    request was answered meanwhile): the page shows them with ``reopen_controls(..., key=key)`` until settled."""
+    return [(key, kind, record_id) for key, (kind, record_id) in st.session_state.get(CONFLICTS, {}).items()
+            if key not in shown and key + "_conflict" in st.session_state]
 
 
 def _reopen_theirs(engine: Engine, lead_id: int, key: str) -> None:
-    conflict: StaleReopen = st.session_state.pop(key + "_conflict")
+    conflict: StaleReopen = st.session_state[key + "_conflict"]
+    _leave(key)
     theirs = conflict.theirs
     if theirs is not None and theirs.status == Status.SUBMITTED:
         st.session_state[key + "_reason"] = conflict.mine
@@ -98,12 +109,6 @@ def reopen_controls(engine: Engine, user: CurrentUser, kind: str, record_id: int
     if not may_answer(user.roles):
         return
     key = key or f"reopen_{kind}_{record_id}"
-    if version is None:
-        state = record_state(engine, kind, record_id)
-        if state is None or state.status != Status.SUBMITTED:
-            st.caption("Not submitted: nothing to reopen.")
-            return
-        version = state.version
     conflict: StaleReopen | None = st.session_state.get(key + "_conflict")
     if conflict is not None:
         conflict_panel(
@@ -115,6 +120,12 @@ def reopen_controls(engine: Engine, user: CurrentUser, kind: str, record_id: int
             keep_theirs=Choice("Leave it as it is", key + "_leave", _leave, (key,)),
         )
         return
+    if version is None:
+        state = record_state(engine, kind, record_id)
+        if state is None or state.status != Status.SUBMITTED:
+            st.caption("Not submitted: nothing to reopen.")
+            return
+        version = state.version
     st.text_input("Reason (the worker reads it)", key=key + "_reason", max_chars=MAX_REASON_CHARS,
                   placeholder="What should be changed, or why it stays as it is")
     buttons = st.columns(2 if request is not None else 1)
