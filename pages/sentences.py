@@ -146,7 +146,7 @@ def show_sentence(raw: str) -> None:
                disabled=detail.previous_id is None, icon=":material/arrow_back:")
     bar.button("Next", key="sv_next", on_click=_open, args=(detail.next_id,),
                disabled=detail.next_id is None, icon=":material/arrow_forward:")
-    st.title(f"Sentence {md_escape(detail.key)}")
+    st.header(f"Sentence {md_escape(detail.key)}")  # a header: the key fits a phone's width
     show_source(detail)
     show_translations(detail)
     show_tags(detail)

@@ -46,6 +46,11 @@ def chip_tags(html: str) -> str:
     return "".join(re.findall(r'data-tag="([BIO])"', html))
 
 
+def headings(at: AppTest) -> list[str]:
+    """The page's title (the list) or header (a sentence)."""
+    return [t.value for t in at.title] + [h.value for h in at.header]
+
+
 def card(at: AppTest, key: str):
     return at.get_by_key(key)
 
@@ -53,7 +58,7 @@ def card(at: AppTest, key: str):
 def test_the_source_with_its_aspects_and_where_it_comes_from(project):
     engine, ids = project
     at = sentence_page(engine, ids, ids["s1"])
-    assert [t.value for t in at.title] == ["Sentence restaurant/train/11"]
+    assert headings(at) == ["Sentence restaurant/train/11"]
     source = next(m.value for m in at.markdown if "source-text" in m.value)
     assert 'The <mark style="background:#fff0a8">sushi</mark> was great.' in source
     assert f"Domain restaurant · split train · SemEval id 11 · row {ids['s1']}" in [c.value for c in at.caption]
@@ -128,25 +133,25 @@ def test_previous_and_next_follow_corpus_order_and_change_the_address(project):
     at.button(key="sv_next").click().run()
     assert not at.exception
     assert at.query_params["id"] in (str(ids["s2"]), [str(ids["s2"])])
-    assert [t.value for t in at.title] == ["Sentence restaurant/train/12"] and at.button(key="sv_next").disabled
+    assert headings(at) == ["Sentence restaurant/train/12"] and at.button(key="sv_next").disabled
     at.button(key="sv_previous").click().run()
     at.button(key="sv_previous").click().run()
-    assert [t.value for t in at.title] == ["Sentence restaurant/train/10"] and at.button(key="sv_previous").disabled
+    assert headings(at) == ["Sentence restaurant/train/10"] and at.button(key="sv_previous").disabled
     assert [c.value for c in at.caption if c.value.startswith("No ")] == [
         "No translation yet.", "No translation of this sentence has been opened for tagging yet."]
     at.button(key="sv_back").click().run()
-    assert "id" not in at.query_params and [t.value for t in at.title] == ["Sentences"]
+    assert "id" not in at.query_params and headings(at) == ["Sentences"]
 
 
 def test_the_browser_opens_the_same_view_and_puts_it_in_the_address(project):
     engine, ids = project
     at = open_page(engine, ids["lead"], "pages/sentences.py", timeout=30)
-    assert [t.value for t in at.title] == ["Sentences"]
+    assert headings(at) == ["Sentences"]
     at.selectbox(key="browse_open").select("restaurant/train/11").run()
     at.button(key="browse_open_view").click().run()
     assert not at.exception
     assert at.query_params["id"] in (str(ids["s1"]), [str(ids["s1"])])
-    assert [t.value for t in at.title] == ["Sentence restaurant/train/11"]
+    assert headings(at) == ["Sentence restaurant/train/11"]
     assert card(at, f"sv_item_{ids['disputed_item']}") is not None
 
 
@@ -157,9 +162,9 @@ def test_a_missing_or_invalid_id_says_so_without_a_traceback(project, raw):
     assert not at.exception
     assert len(at.error) == 1 and at.error[0].value.startswith("No sentence with id “")
     assert "in this project" in at.error[0].value and "<script>" not in at.error[0].value
-    assert not at.title and not at.get("page_link")
+    assert not headings(at) and not at.get("page_link")
     at.button(key="sv_back").click().run()
-    assert [t.value for t in at.title] == ["Sentences"]
+    assert headings(at) == ["Sentences"]
 
 
 def test_hostile_source_translation_and_name_show_as_text(project):
@@ -182,4 +187,4 @@ def test_a_translator_cannot_open_a_sentence_by_address(project):
     at.query_params["id"] = str(ids["s1"])
     at.run()
     assert at.error and "do not have access" in at.error[0].value
-    assert not at.markdown and not at.title
+    assert not at.markdown and not headings(at)
