@@ -9,6 +9,8 @@ The rules, over plain values (``db/reopen.py`` stores and reads; ``ui/reopen.py`
   (``corpus.assignment.blind_contaminated``), so reopening would lock it away from them;
 - **reasons**: required from the worker and from the lead, NFC, trimmed, at most ``MAX_REASON_CHARS``
   characters, no control characters;
+- **what waits for a lead**: a pending request whose record is still submitted (``waits_for_lead``: the
+  lead's list and the Home count);
 - **what the worker sees**: the latest answer or request on their record (``worker_notice``).
 """
 
@@ -68,6 +70,12 @@ def may_answer(roles: Iterable[str]) -> bool:
     return Role.LEAD in set(roles)
 
 
+def waits_for_lead(state: str, record_status: str) -> bool:
+    """A request waits for a lead while it is pending and its record is still submitted (one whose worker
+    reopened it themselves waits again only once it is submitted again)."""
+    return state == RequestState.PENDING and record_status == Status.SUBMITTED
+
+
 def request_refusal(record_status: str, pending: bool) -> str | None:
     """Why the worker may not ask to reopen their record now, or None."""
     if record_status != Status.SUBMITTED:
@@ -102,8 +110,8 @@ def worker_notice(state: str | None, record_status: str, lead: str | None, answe
                   request: str | None) -> Notice | None:
     """The line shown on the worker's task for the latest request or reopening of their record (``state``
     None: there is none). A reopening shows while the work is a draft again; a decline while it stays
-    submitted; a pending request always."""
-    if state == RequestState.PENDING:
+    submitted; a pending request while it waits for a lead."""
+    if waits_for_lead(state, record_status):
         return Notice("info", f"You asked your lead to reopen this: {request}. Waiting for their answer.")
     if state == RequestState.REOPENED and record_status == Status.DRAFT:
         return Notice("warning", f"Reopened by {lead}: {answer}")

@@ -12,7 +12,9 @@ Each count is one plain rule, stated here and on the Home page:
 - **overdue work**: an open task (assigned, draft or skipped) of an active person, assigned more than
   ``OVERDUE_DAYS`` days ago; counted per translator and per annotator;
 - **untranslatable sentences to review**: a sentence with at least one submitted translation marked
-  untranslatable and no lead decision on its final translation.
+  untranslatable and no lead decision on its final translation;
+- **reopen requests**: a worker's request to reopen their submitted translation or annotation that no lead
+  has answered, while the work is still submitted (``corpus.reopen.waits_for_lead``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
+from corpus.reopen import waits_for_lead
 from corpus.vocabulary import OPEN_STATUSES, Phase, Status
 
 OVERDUE_DAYS = 7
@@ -63,6 +66,14 @@ class FinalRow(NamedTuple):
     by_lead: bool
 
 
+class ReopenRow(NamedTuple):
+    """A reopen request: its state, and the status of the translation or annotation it is about."""
+
+    request: int
+    state: str
+    record_status: str
+
+
 @dataclass(frozen=True)
 class Overdue:
     people: tuple[str, ...] = ()  # sorted usernames
@@ -77,11 +88,13 @@ class WorkQueue:
     overdue_translators: Overdue = Overdue()
     overdue_annotators: Overdue = Overdue()
     untranslatable: int = 0
+    reopen_requests: int = 0
 
     @property
     def empty(self) -> bool:
         return self.disagreements == 0 and not (self.without_final or any(self.unassigned.values())
-                    or self.overdue_translators.tasks or self.overdue_annotators.tasks or self.untranslatable)
+                    or self.overdue_translators.tasks or self.overdue_annotators.tasks or self.untranslatable
+                    or self.reopen_requests)
 
 
 def overdue_tasks(tasks: Iterable[TaskRow], now: datetime, days: int = OVERDUE_DAYS) -> list[TaskRow]:
@@ -120,10 +133,16 @@ def untranslatable_to_review(submitted: Iterable[SubmittedRow], finals: Iterable
     return {s.sentence for s in submitted if s.untranslatable} - by_lead
 
 
+def reopen_requests(rows: Iterable[ReopenRow]) -> list[int]:
+    """The requests (in the order given) that wait for a lead."""
+    return [r.request for r in rows if waits_for_lead(r.state, r.record_status)]
+
+
 def work_queue(
     sentences: Iterable[int], coverage: Iterable[CoverageRow], translation_tasks: Iterable[TaskRow],
     tagging_tasks: Iterable[TaskRow], submitted: Iterable[SubmittedRow], finals: Iterable[FinalRow],
     disagreements: int | None, now: datetime, overdue_days: int = OVERDUE_DAYS,
+    reopens: Iterable[ReopenRow] = (),
 ) -> WorkQueue:
     """Every count of the lead's queue (the rules are in the module docstring)."""
     submitted, finals = list(submitted), list(finals)
@@ -134,4 +153,5 @@ def work_queue(
         overdue_translators=overdue(translation_tasks, now, overdue_days),
         overdue_annotators=overdue(tagging_tasks, now, overdue_days),
         untranslatable=len(untranslatable_to_review(submitted, finals)),
+        reopen_requests=len(reopen_requests(reopens)),
     )

@@ -28,9 +28,11 @@ from corpus.reopen import (
     may_answer,
     reopen_refusal,
     request_refusal,
+    waits_for_lead,
     worker_notice,
 )
 from corpus.vocabulary import INACTIVE_STATUSES, Phase, Status
+from corpus.work_queue import ReopenRow
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, transaction
@@ -241,7 +243,7 @@ def _pending_rows(session: Session, project_id: int) -> list[PendingRequest]:
         .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
         .join(worker, worker.id == ReopenRequest.worker_id)
         .where(ReopenRequest.kind == WorkKind.TRANSLATION, ReopenRequest.state == RequestState.PENDING,
-               Translation.status == Status.SUBMITTED, Translation.sentence_id.in_(in_project))
+               Translation.sentence_id.in_(in_project))
     ).all()
     annotation_rows = session.execute(
         select(ReopenRequest, Annotation, Translation, SourceSentence, worker.display_name, worker.username)
@@ -251,12 +253,14 @@ def _pending_rows(session: Session, project_id: int) -> list[PendingRequest]:
         .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
         .join(worker, worker.id == ReopenRequest.worker_id)
         .where(ReopenRequest.kind == WorkKind.ANNOTATION, ReopenRequest.state == RequestState.PENDING,
-               Annotation.status == Status.SUBMITTED, Translation.sentence_id.in_(in_project))
+               Translation.sentence_id.in_(in_project))
     ).all()
     rows: list[tuple[ReopenRequest, Translation | Annotation, Translation, SourceSentence, str]] = [
         (r, t, t, s, display or username) for r, t, s, display, username in translation_rows]
     rows += [(r, a, t, s, display or username) for r, a, t, s, display, username in annotation_rows]
     for request, record, translation, sentence, name in sorted(rows, key=lambda row: row[0].id):
+        if not waits_for_lead(request.state, record.status):
+            continue
         out.append(PendingRequest(
             request.id, request.version, request.kind, record.id, record.version, name,
             f"{sentence.domain}/{sentence.split}/{sentence.sentence_id}", sentence.text, translation.text or "",
@@ -270,9 +274,29 @@ def pending_requests(engine: Engine, project_id: int) -> list[PendingRequest]:
     return read(engine, _pending_rows, project_id)
 
 
-def pending_count(session: Session, project_id: int) -> int:
-    """How many requests wait for a lead (the work queue's count; the same rule as ``pending_requests``)."""
-    return len(_pending_rows(session, project_id))
+def reopen_rows(session: Session, project_id: int) -> list[ReopenRow]:
+    """The project's pending requests with their record's status, as plain rows for the lead's work queue
+    (``corpus.work_queue.reopen_requests`` counts those that wait, by the rule ``pending_requests`` lists)."""
+    db = session.connection()
+    in_project = _project_records(project_id)
+    pending = ReopenRequest.state == RequestState.PENDING
+    rows = db.execute(
+        select(ReopenRequest.id, ReopenRequest.state, Translation.status)
+        .join(Translation, Translation.id == ReopenRequest.record_id)
+        .where(pending, ReopenRequest.kind == WorkKind.TRANSLATION, Translation.sentence_id.in_(in_project))).all()
+    rows += db.execute(
+        select(ReopenRequest.id, ReopenRequest.state, Annotation.status)
+        .join(Annotation, Annotation.id == ReopenRequest.record_id)
+        .join(TaggingItem, TaggingItem.id == Annotation.item_id)
+        .join(Translation, Translation.id == TaggingItem.translation_id)
+        .where(pending, ReopenRequest.kind == WorkKind.ANNOTATION, Translation.sentence_id.in_(in_project))).all()
+    return sorted(ReopenRow(*row) for row in rows)
+
+
+def reopen_stamp(session: Session) -> tuple:
+    """Changes whenever a request is made or answered (each answer moves its row's version)."""
+    return tuple(session.connection().execute(
+        select(func.count(ReopenRequest.id), func.max(ReopenRequest.id), func.sum(ReopenRequest.version))).one())
 
 
 def _snapshot(session: Session, kind: WorkKind, record: Translation | Annotation) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from corpus.reopen import (
     may_answer,
     reopen_refusal,
     request_refusal,
+    waits_for_lead,
     worker_notice,
 )
 from corpus.vocabulary import Phase, Role, Status
@@ -81,6 +82,7 @@ def test_a_blind_translation_after_the_aware_one_began_says_to_reassign():
     (None, Status.SUBMITTED, None),
     (RequestState.PENDING, Status.SUBMITTED,
      Notice("info", "You asked your lead to reopen this: typo. Waiting for their answer.")),
+    (RequestState.PENDING, Status.DRAFT, None),  # its worker reopened it themselves meanwhile
     (RequestState.REOPENED, Status.DRAFT, Notice("warning", "Reopened by lena: fix the term")),
     (RequestState.REOPENED, Status.SUBMITTED, None),  # submitted again since: nothing to say
     (RequestState.DECLINED, Status.SUBMITTED,
@@ -89,6 +91,16 @@ def test_a_blind_translation_after_the_aware_one_began_says_to_reassign():
 ])
 def test_what_the_worker_reads_on_their_task(state, record, expected):
     assert worker_notice(state, record, "lena", "fix the term", "typo") == expected
+
+
+@pytest.mark.parametrize(("state", "record", "waits"), [
+    (RequestState.PENDING, Status.SUBMITTED, True),
+    (RequestState.PENDING, Status.DRAFT, False),
+    (RequestState.REOPENED, Status.SUBMITTED, False),
+    (RequestState.DECLINED, Status.SUBMITTED, False),
+])
+def test_a_request_waits_for_a_lead_while_pending_on_submitted_work(state, record, waits):
+    assert waits_for_lead(state, record) is waits
 
 
 def test_states_and_kinds_are_the_stored_strings():

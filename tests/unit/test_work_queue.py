@@ -98,3 +98,17 @@ def test_a_project_with_nothing_waiting_is_empty():
     assert WorkQueue().empty
     assert not WorkQueue(unassigned={"blind": 0, "aware": 1}).empty
     assert not WorkQueue(disagreements=None).empty  # not counted yet: not known to be empty
+
+
+def test_reopen_requests_wait_while_pending_and_their_work_is_still_submitted():
+    from corpus.work_queue import ReopenRow, reopen_requests
+
+    rows = [ReopenRow(1, "pending", Status.SUBMITTED),    # waits
+            ReopenRow(2, "pending", Status.DRAFT),        # its worker reopened it themselves: not now
+            ReopenRow(3, "reopened", Status.DRAFT),       # answered
+            ReopenRow(4, "declined", Status.SUBMITTED),   # answered
+            ReopenRow(5, "pending", Status.SUBMITTED)]    # waits
+    assert reopen_requests(rows) == [1, 5]
+    queue = work_queue([], [], [], [], [], [], disagreements=0, now=NOW, reopens=rows)
+    assert queue.reopen_requests == 2 and not queue.empty
+    assert work_queue([], [], [], [], [], [], disagreements=0, now=NOW, reopens=rows[1:4]).empty
