@@ -229,6 +229,29 @@ class TrainedModel:
 _ZERO = {"B": 0.0, "I": 0.0, "O": 0.0}
 
 
+class _StoredCrf:
+    """A CRF read back from its model file's bytes: only the tagger (what prediction needs)."""
+
+    def __init__(self, data: bytes) -> None:
+        import pycrfsuite
+
+        self.tagger_ = pycrfsuite.Tagger()
+        self.tagger_.open_inmemory(data)
+
+
+def model_bytes(model: TrainedModel) -> bytes:
+    """The trained CRF as CRFsuite model file bytes (no pickle: ``load_model`` reads them back)."""
+    with open(model.crf.modelfile.name, "rb") as f:
+        return f.read()
+
+
+def load_model(data: bytes, settings: CrfSettings | None = None, train_sentences: int = 0) -> TrainedModel:
+    """A model that predicts like the one ``model_bytes`` wrote."""
+    if not data:
+        raise ValueError("baseline: an empty model file")
+    return TrainedModel(_StoredCrf(data), settings or CrfSettings(), train_sentences)
+
+
 def train(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None,
           items: Sequence[Any] | None = None) -> TrainedModel:
     """A CRF trained on ``sequences`` (deterministic: L-BFGS has no randomness); ``items`` are their

@@ -14,11 +14,15 @@ from sqlalchemy.orm import Session
 
 from corpus.assignment import PHASE_GROUP_MODES
 from corpus.final_choice import POLICIES
+from corpus.suggestions import DEFAULT_MIN_GOLD, DEFAULT_RETRAIN_EVERY
 from corpus.transliterate import SCHEME_KEYS
 from db.engine import read, transaction
 from db.models import AuditEvent, Project
 
 TAGGING_SCOPES = ("all", "best")
+#: Settings kept in the ``projects.settings`` JSON rather than in columns (field name -> JSON key).
+JSON_SETTINGS = {"model_suggestions": "model_suggestions", "suggest_min_gold": "suggest_min_gold",
+                 "suggest_retrain_every": "suggest_retrain_every"}
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,11 @@ class ProjectSettings:
     prefill_from_aspect_map: bool
     final_policy: str
     transliteration_scheme: str
+    # Model suggestions in the span editor (stored in ``projects.settings``, no column of their own):
+    # on/off, the gold items before the first model, and the new gold items between retrainings.
+    model_suggestions: bool = True
+    suggest_min_gold: int = DEFAULT_MIN_GOLD
+    suggest_retrain_every: int = DEFAULT_RETRAIN_EVERY
 
 
 class ProjectNotFound(LookupError, ValueError):
@@ -48,9 +57,12 @@ def settings_in(session: Session, project_id: int) -> ProjectSettings:
     p = session.get(Project, project_id) if project_id is not None else None
     if p is None:
         raise ProjectNotFound(project_id)
+    extra = p.settings or {}
     return ProjectSettings(
         p.name, p.translators_per_phase, p.annotators_per_item, p.phase_groups, p.tagging_scope,
         p.annotators_see_source, p.prefill_from_aspect_map, p.final_policy, p.transliteration_scheme,
+        bool(extra.get("model_suggestions", True)), int(extra.get("suggest_min_gold", DEFAULT_MIN_GOLD)),
+        int(extra.get("suggest_retrain_every", DEFAULT_RETRAIN_EVERY)),
     )
 
 
@@ -75,6 +87,10 @@ def validate(settings: ProjectSettings) -> list[str]:
         problems.append(f"final policy must be one of {', '.join(POLICIES)}")
     if settings.transliteration_scheme not in SCHEME_KEYS:
         problems.append(f"transliteration scheme must be one of {', '.join(SCHEME_KEYS)}")
+    if settings.suggest_min_gold < 1:
+        problems.append("model suggestions need at least one gold item before the first model")
+    if settings.suggest_retrain_every < 1:
+        problems.append("retrain the suggestion model after at least one new gold item")
     return problems
 
 
@@ -88,7 +104,18 @@ def save_settings(engine: Engine, project_id: int, settings: ProjectSettings, ac
         p = session.get(Project, project_id)
         if p is None:
             raise ProjectNotFound(project_id)
+        extra = dict(p.settings or {})
+        current = settings_in(session, project_id)
+        for key, json_key in JSON_SETTINGS.items():
+            old, value = getattr(current, key), getattr(settings, key)
+            if old != value:
+                changed[key] = [old, value]
+                extra[json_key] = value
+        if extra != (p.settings or {}):
+            p.settings = extra
         for key, value in asdict(settings).items():
+            if key in JSON_SETTINGS:
+                continue
             if key == "name":
                 value = value.strip()
             if getattr(p, key) != value:

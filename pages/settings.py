@@ -43,10 +43,18 @@ with st.form("project_settings"):
     scheme = st.selectbox("Default typing scheme for translators", SCHEME_KEYS, format_func=scheme_label,
                           index=SCHEME_KEYS.index(current.transliteration_scheme)
                           if current.transliteration_scheme in SCHEME_KEYS else 0)
+    st.markdown("**Model suggestions** in the span editor (a CRF trained on the project's gold, in the background)")
+    m1, m2, m3 = st.columns(3)
+    suggest = m1.checkbox("Suggest aspect spans from the model", value=current.model_suggestions,
+                          help="Items without suggestions from the translator's aspect map (aspect-blind "
+                               "translations) get the model's spans, dashed, until accepted.")
+    min_gold = m2.number_input("Gold items before suggesting", 1, 100_000, current.suggest_min_gold)
+    every = m3.number_input("Retrain after every N new gold items", 1, 100_000, current.suggest_retrain_every)
     saved = st.form_submit_button("Save settings", type="primary")
 
 if saved:
-    new = ProjectSettings(name, int(per_phase), int(per_item), groups, scope, see_source, prefill, policy, scheme)
+    new = ProjectSettings(name, int(per_phase), int(per_item), groups, scope, see_source, prefill, policy, scheme,
+                          suggest, int(min_gold), int(every))
     try:
         changed = save_settings(engine, pid, new, user.id)
     except ValueError as exc:

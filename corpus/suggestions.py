@@ -1,0 +1,117 @@
+"""Model suggestions in the span editor: when to retrain, what a save records, and how good the suggestions were.
+
+The CRF (``corpus.baseline``) suggests aspect spans in items that get none from the translator's aspect map
+(all aspect-blind translations). A suggestion is never a tag until the annotator accepts it; each save
+records which model spans were shown (``SHOWN_KEY`` in the revision payload), so the figures here can say how
+often annotators took them (acceptance), how often they were right (precision against the final gold), and
+on how many items annotators saw them at all (agreement measured on those items may be inflated).
+Pure functions over plain values; ``db.model_store`` reads and stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from corpus.bio import tags_to_spans
+
+DEFAULT_MIN_GOLD = 200
+DEFAULT_RETRAIN_EVERY = 50
+SHOWN_KEY = "model_suggestions"  # revision payload: [[start, end, confidence], ...] the model suggested
+MODEL_TERM = "model"
+
+Span = tuple[int, int]
+
+
+def retrain_due(gold_count: int, trained_on: int | None, min_gold: int, every: int) -> bool:
+    """Train when the project first has ``min_gold`` gold items, then again after every ``every`` more."""
+    if gold_count < max(min_gold, 1):
+        return False
+    return trained_on is None or gold_count >= trained_on + max(every, 1)
+
+
+def confidence_label(confidence: float) -> str:
+    """How the editor names a model suggestion: ``model · 87%``."""
+    return f"{MODEL_TERM} · {confidence:.0%}"
+
+
+def shown_payload(spans: Iterable[tuple[int, int, float]]) -> list[list]:
+    """What a save records of the model suggestions shown: ``[[start, end, confidence], ...]``, sorted."""
+    return [[int(s), int(e), round(float(c), 4)] for s, e, c in sorted(spans)]
+
+
+def shown_spans(payload: Mapping | None) -> tuple[Span, ...]:
+    """The model spans a save's revision payload says were shown (none for saves made before suggestions)."""
+    return tuple(sorted({(int(r[0]), int(r[1])) for r in (payload or {}).get(SHOWN_KEY) or ()}))
+
+
+@dataclass(frozen=True)
+class ShownSave:
+    """One submitted annotation's latest save: its item, the model spans it showed, the tags it stored."""
+
+    item_id: int
+    shown: tuple[Span, ...]
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SuggestionQuality:
+    shown: int          # model spans shown, counted per annotation
+    accepted: int       # of those, spans the annotation submitted exactly
+    judged: int         # distinct (item, span) suggestions on items that have gold
+    correct: int        # of those, exact spans of the gold
+    annotations: int    # submitted annotations that were shown at least one model span
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        return self.accepted / self.shown if self.shown else None
+
+    @property
+    def precision(self) -> float | None:
+        return self.correct / self.judged if self.judged else None
+
+
+def suggestion_quality(saves: Iterable[ShownSave], gold: Mapping[int, Sequence[str]]) -> SuggestionQuality:
+    """Acceptance (accepted shown spans / shown spans) and precision of the suggested spans against the gold
+    in force (``gold``: item id -> tags; items without gold are not judged). Spans are exact matches."""
+    shown = accepted = annotations = 0
+    suggested: dict[int, set[Span]] = {}
+    for save in saves:
+        if not save.shown:
+            continue
+        annotations += 1
+        kept = set(tags_to_spans(list(save.tags)))
+        shown += len(save.shown)
+        accepted += sum(1 for span in save.shown if span in kept)
+        suggested.setdefault(save.item_id, set()).update(save.shown)
+    judged = correct = 0
+    for item_id, spans in suggested.items():
+        tags = gold.get(item_id)
+        if tags is None:
+            continue
+        gold_spans = set(tags_to_spans(list(tags)))
+        judged += len(spans)
+        correct += len(spans & gold_spans)
+    return SuggestionQuality(shown, accepted, judged, correct, annotations)
+
+
+@dataclass(frozen=True)
+class Exposure:
+    seen: int   # items on which some annotator's submitted save showed model suggestions
+    items: int  # items with at least one submitted annotation
+
+    def statement(self) -> str:
+        """The sentence that goes with agreement figures."""
+        if not self.seen:
+            return f"annotators saw no model suggestions ({self.items} items tagged)"
+        return f"annotators saw model suggestions on {self.seen} of {self.items} items"
+
+
+def exposure(saves: Iterable[ShownSave]) -> Exposure:
+    items: set[int] = set()
+    seen: set[int] = set()
+    for save in saves:
+        items.add(save.item_id)
+        if save.shown:
+            seen.add(save.item_id)
+    return Exposure(len(seen), len(items))
