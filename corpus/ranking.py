@@ -21,7 +21,7 @@ from corpus.records import PHASES
 NOT_DEFINED = "—"
 #: The bootstrap's fixed seed and size: the same data always gives the same interval.
 BOOTSTRAP_SEED = 20140
-BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_RESAMPLES = 400
 BOOTSTRAP_LEVEL = 0.95
 BOOTSTRAP_NOTE = (
     f"95% interval: percentile bootstrap of the mean over the translator's pairs ({BOOTSTRAP_RESAMPLES} resamples, "
@@ -141,12 +141,14 @@ def _worst_first(value: float | None) -> float:
     return math.inf if value is None else value
 
 
-def sentence_ranking(data: MetricsInput, agreement: Agreement, limit: int | None = None) -> list[dict]:
+def sentence_ranking(
+    data: MetricsInput, agreement: Agreement, limit: int | None = None, rows: list[dict] | None = None
+) -> list[dict]:
     """The least-agreeing sentence-phase units (``corpus.metrics.sentence_agreement``'s order) with the
     sentence's row id, its English text and the Hindi kept (the unit's best translation by the paper's
     rule; the only one when a unit has a single tagged translation), and how many pairs and tokens
-    each figure is over."""
-    rows = sentence_agreement(data, agreement)
+    each figure is over. ``rows``: ``sentence_agreement(data, agreement)`` when the caller has it."""
+    rows = sentence_agreement(data, agreement) if rows is None else rows
     if limit is not None:
         rows = rows[:limit]
     sentence_of = {(s.domain, s.split, s.sentence_id): s for s in data.sentences}

@@ -1,14 +1,14 @@
-"""Lead dashboard: agreement (seed paper Table 2), progress, people, distributions, weak sentences, coverage,
-and on demand code-mixing (CMI) and the spelling-tolerant ROUGE-L.
+"""Lead dashboard: where is the problem. The seed paper's Table 2 on top, then the lowest-agreement
+sentences, translators, annotators and domains, worst first, each figure with what it is over; every
+sentence opens the sentence view. Progress, coverage, agreement over time, and on demand code-mixing
+(CMI) and the spelling-tolerant ROUGE-L below; how each figure is computed sits in one expander.
 
-Every number comes from ``corpus.metrics`` over ``db.metrics_data`` (``corpus.codemix`` and
-``corpus.phonetic`` for the on-demand section); this page only renders. Derived tables are cached on
-a fingerprint of the latest save, so a new save shows on the next run.
+Every number comes from ``corpus`` (``metrics``, ``ranking``, ``progress``, ``codemix``, ``phonetic``)
+over ``db.metrics_data``; this page only renders. Derived tables are cached on a fingerprint of the
+latest save (``latest_save``), so a new save shows on the next run.
 """
 
 from __future__ import annotations
-
-import re
 
 import altair as alt
 import pandas as pd
@@ -16,20 +16,47 @@ import streamlit as st
 
 from corpus.agreement import filter_input
 from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, corpus_cmi, keep_roman_entities, sentence_tags
-from corpus.metrics import EXPLANATIONS, compute_agreement, dashboard_tables, sentence_agreement
+from corpus.metrics import (
+    EXPLANATIONS,
+    agreement_by_week,
+    annotator_pair_rows,
+    compute_agreement,
+    histogram,
+    sentence_agreement,
+    summary_rows,
+    undefined_reasons,
+)
 from corpus.phonetic import spelling_tolerant_report
 from corpus.progress import filter_counts, person_progress, phase_progress, submitted_counts
+from corpus.ranking import (
+    BOOTSTRAP_NOTE,
+    NOT_DEFINED,
+    annotator_ranking,
+    domain_figures,
+    domain_ranking,
+    figure_text,
+    in_scope,
+    sentence_ranking,
+    share_text,
+    table2_basis,
+    table2_rows,
+    translator_ranking,
+    week_points,
+    week_table,
+)
 from corpus.spreadsheet import frame_csv
-from db.metrics_data import latest_save, load_metrics_input, load_progress, load_sentence_detail, project_settings
+from corpus.vocabulary import Status
+from db.browse import domains_and_splits
+from db.metrics_data import latest_save, load_metrics_input, load_progress, project_settings
 from db.queries import final_translations, keep_roman_glossary
 from ui.common import get_engine, project_id, require_role
-from ui.text import md_escape
-from corpus.vocabulary import Status
 
 require_role("lead")
 engine = get_engine()
 pid = project_id()
 DB_KEY = engine.url.render_as_string(hide_password=True)
+SENTENCE_VIEW = "pages/sentences.py"
+LOWEST = 200  # sentence-phase units listed (all of them in the CSV)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
@@ -38,30 +65,68 @@ def _input(db: str, project: int, stamp: tuple):
     return load_metrics_input(engine, project)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _agreement(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]):
-    data = filter_input(_input(db, project, stamp), domains, splits)
+def _scoped(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]):
+    """The filters' input; an empty filter means every domain (split), not none."""
+    return filter_input(_input(db, project, stamp), domains or None, splits or None)
+
+
+@st.cache_resource(show_spinner=False, max_entries=6)
+def _agreement(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
+               domain: str | None = None, phase: str | None = None):
+    data = in_scope(_scoped(db, project, stamp, domains, splits), domain, phase)
     return data, compute_agreement(data)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _tables(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
+def _overview(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
     data, agreement = _agreement(db, project, stamp, domains, splits)
-    return dashboard_tables(data, agreement, lowest=200)
+    summary = agreement.report_summary()
+    coverage = agreement.coverage
+    pk_of = {(s.domain, s.split, s.sentence_id): s.pk for s in data.sentences}
+    rouge = agreement.rouge
+    return {
+        "sentences": len(data.sentences),
+        "table2": table2_rows(agreement),
+        "table2_numbers": summary_rows(summary),
+        "basis": table2_basis(data, agreement),
+        "reasons": undefined_reasons(summary),
+        "rouge_l": agreement.rouge_l,
+        "signature": agreement.signature,
+        "domains": domain_figures(data, agreement),
+        "weeks": agreement_by_week(agreement),
+        "annotator_pairs": annotator_pair_rows(agreement),
+        "pair_histogram": histogram(rouge.pair_f, [rouge.unit_phase[u] for u in rouge.pair_unit.tolist()]),
+        "coverage": {**coverage, "sentences": [
+            {"id": pk_of[(r["domain"], r["split"], r["sentence_id"])], **r} for r in coverage["sentences"]]},
+    }
 
 
-def _all_sentences(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> list[dict]:
-    return sentence_agreement(*_agreement(db, project, stamp, domains, splits))
+@st.cache_data(show_spinner=False, max_entries=8)
+def _ranked(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
+            domain: str | None, phase: str | None) -> dict:
+    data, agreement = _agreement(db, project, stamp, domains, splits, domain, phase)
+    units = sentence_agreement(data, agreement)
+    return {
+        "sentences": sentence_ranking(data, agreement, LOWEST, rows=units),
+        "units": len(units),
+        "translators": translator_ranking(agreement),
+        "annotators": annotator_ranking(agreement),
+    }
+
+
+def _all_sentences(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
+                   domain: str | None, phase: str | None) -> list[dict]:
+    data, agreement = _agreement(db, project, stamp, domains, splits, domain, phase)
+    return sentence_ranking(data, agreement)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
-    data = filter_input(_input(db, project, stamp), domains, splits)
+    data = _scoped(db, project, stamp, domains, splits)
     open_work = load_progress(engine, project, submitted=False)
-    settings = project_settings(engine, project)
-    counts = filter_counts(open_work, domains, splits) + submitted_counts(data)
+    counts = filter_counts(open_work, domains or None, splits or None) + submitted_counts(data)
     return {
-        "phases": phase_progress(counts, settings["annotators_per_item"]),
+        "phases": phase_progress(counts, project_settings(engine, project)["annotators_per_item"]),
         "people": person_progress(counts),
     }
 
@@ -70,15 +135,16 @@ def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spl
 def _codemix(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
              entities: tuple[str, ...]) -> dict:
     """CMI over the final translation of each sentence in scope; every submitted translation when none is chosen."""
-    data = filter_input(_input(db, project, stamp), domains, splits)
-    in_scope = {s.pk: s for s in data.sentences}
-    finals = {pk: f for pk, f in final_translations(engine, project).items() if pk in in_scope}
+    data = _scoped(db, project, stamp, domains, splits)
+    in_scope_ = {s.pk: s for s in data.sentences}
+    every_final = final_translations(engine, project)
+    finals = {pk: f for pk, f in every_final.items() if pk in in_scope_}
     if finals:
-        chosen = [(in_scope[f.sentence_pk], f.phase, f.translator, f.text) for f in finals.values()
+        chosen = [(in_scope_[f.sentence_pk], f.phase, f.translator, f.text) for f in finals.values()
                   if f.translation_pk is not None and f.text is not None]
     else:
-        chosen = [(in_scope[t.sentence_pk], t.phase, t.translator, t.text) for t in data.translations
-                  if t.translated and t.sentence_pk in in_scope]
+        chosen = [(in_scope_[t.sentence_pk], t.phase, t.translator, t.text) for t in data.translations
+                  if t.translated and t.sentence_pk in in_scope_]
     chosen.sort(key=lambda r: (r[0].domain, r[0].split, r[0].ordinal, r[0].sentence_id, r[1], r[2]))
     tags = [sentence_tags(text, s.text, entities) for s, *_, text in chosen]
     rows = [
@@ -88,10 +154,11 @@ def _codemix(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spli
     ]
     return {
         "basis": "final" if finals else Status.SUBMITTED,
+        "finals_in_project": len(every_final),
         "summary": corpus_cmi(tags).to_dict(),
         "rows": rows,
-        "sentences_in_scope": len(in_scope),
-        "without_final": len(in_scope) - len(finals),
+        "sentences_in_scope": len(in_scope_),
+        "without_final": len(in_scope_) - len(finals),
         "left_out": sum(1 for f in finals.values() if f.translation_pk is None),
     }
 
@@ -102,198 +169,224 @@ def _spelling(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spl
     return spelling_tolerant_report(agreement.rouge, limit=50)
 
 
-def csv_button(label: str, rows, name: str) -> None:
+def csv_button(label: str, rows, name: str, where=st) -> None:
     """A CSV download; the file is built only when clicked."""
 
     def build() -> bytes:
         frame = rows() if callable(rows) else rows
         return frame_csv(pd.DataFrame(frame))
 
-    st.download_button(f"CSV: {label}", build, file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}", on_click="ignore")
+    where.download_button(f"CSV: {label}", build, file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
+                          on_click="ignore")
 
 
-def file_name(*parts: str) -> str:
-    """A download's file name (and widget key) from ids that may hold any character."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", "_".join(parts))
+def figure_column(label: str, help: str | None = None):
+    return st.column_config.NumberColumn(label, format="%.3f", help=help, width="small")
 
 
-NOT_DEFINED = "—"
+def table(rows: list[dict], key: str, **options):
+    """A table as wide as the page, "—" in every undefined cell."""
+    return st.dataframe(pd.DataFrame(rows), hide_index=True, key=key, width="stretch", placeholder=NOT_DEFINED,
+                        **options)
 
 
-stamp = latest_save(engine, pid)
-everything = _input(DB_KEY, pid, stamp)
-all_domains = sorted({s.domain for s in everything.sentences})
-all_splits = sorted({s.split for s in everything.sentences})
+def open_link(row: dict, label: str, where=st) -> None:
+    where.page_link(SENTENCE_VIEW, label=label, query_params={"id": str(row["id"])}, icon=":material/open_in_new:")
+
+
+def selected(event, rows: list[dict]) -> dict | None:
+    picked = (event or {}).get("selection", {}).get("rows") or []
+    return rows[picked[0]] if picked and picked[0] < len(rows) else None
+
 
 st.title("Agreement dashboard")
+all_domains, all_splits = domains_and_splits(engine)
 left, right = st.columns(2)
-chosen_domains = left.multiselect("Domain", all_domains, default=all_domains, key="dash_domains")
-chosen_splits = right.multiselect("Split", all_splits, default=all_splits, key="dash_splits")
-domains = tuple(sorted(chosen_domains))
-splits = tuple(sorted(chosen_splits))
-if not everything.sentences:
+domains = tuple(sorted(left.multiselect("Domain", all_domains, key="dash_domains", placeholder="All domains")))
+splits = tuple(sorted(right.multiselect("Split", all_splits, key="dash_splits", placeholder="All splits")))
+if not all_domains:
     st.info("No sentences yet: import SemEval-2014 sentences first.")
     st.stop()
 
-tables = _tables(DB_KEY, pid, stamp, domains, splits)
+with st.spinner("Computing agreement over the whole corpus…"):
+    stamp = latest_save(engine, pid)
+    overview = _overview(DB_KEY, pid, stamp, domains, splits)
 
 # --- Table 2 -----------------------------------------------------------------------------------------
 st.subheader("Agreement (seed paper Table 2)")
-table2 = pd.DataFrame(tables["table2"])
-figures = ["aware", "blind", "overall", "best"]
-st.dataframe(table2.style.format(dict.fromkeys(figures, "{:.3f}"), na_rep=NOT_DEFINED), hide_index=True, key="dash_table2")
-csv_button("Table 2", tables["table2"], "table2")
-for key in ("rouge", "best", "fleiss"):
-    st.caption(EXPLANATIONS[key])
-st.caption(f"{NOT_DEFINED}: not defined. Fleiss' kappa has no “best” figure: “best” scores the chosen translation "
-           "of each sentence against the other translations, and kappa is not defined for the chosen translation alone.")
-rouge = tables["rouge_l"]
+st.caption(overview["basis"])
+table(overview["table2"], "dash_table2")
+coverage = overview["coverage"]
+st.metric("Sentences that lost aspects in the aspect-blind phase", share_text(coverage["fewer_in_blind"], coverage["compared"]),
+          help="Of the sentences with both an aspect-aware and an aspect-blind translation.")
+
+# --- Where is the problem -----------------------------------------------------------------------------
+st.subheader("Where agreement is lowest")
+bars = [r for r in overview["domains"] if r["phase"] != "all" and r["ROUGE-L"] is not None]
+scope_domain = scope_phase = None
+if bars:
+    pick = alt.selection_point(name="pick", fields=["domain", "phase"])
+    chart = alt.Chart(pd.DataFrame(bars)).mark_bar().encode(
+        x=alt.X("ROUGE-L:Q", title="ROUGE-L F between translators", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("domain:N", title=None),
+        yOffset="phase:N",
+        color=alt.Color("phase:N", legend=alt.Legend(orient="bottom")),
+        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
+        tooltip=["domain", "phase", alt.Tooltip("ROUGE-L:Q", format=".3f"), "units", "pairs",
+                 alt.Tooltip("Fleiss' kappa:Q", format=".3f"), "tokens"],
+    ).add_params(pick)
+    event = st.altair_chart(chart, on_select="rerun", selection_mode="pick", key="dash_scope", width="stretch")
+    chosen = (event or {}).get("selection", {}).get("pick") or []
+    if chosen:
+        scope_domain, scope_phase = chosen[0].get("domain"), chosen[0].get("phase")
 st.caption(
-    f"ROUGE-L over {rouge['units']['aware']} aware and {rouge['units']['blind']} blind sentences "
-    f"({rouge['pairs']} pairs); {rouge['excluded_units']} sentence-phase units left out for having fewer than "
-    "2 translations. Weighting: " + rouge["weighting"] + "."
+    "Lists below: " + (f"**{scope_domain} · {scope_phase}** only (click the bar again to see everything)."
+                       if scope_domain else "every domain and phase. Click a bar to narrow them to it.")
 )
-for reason in tables["reasons"]:
-    st.info(reason)
-st.caption("Signature: " + tables["signature"]["text"])
+with st.spinner("Ranking…"):
+    ranked = _ranked(DB_KEY, pid, stamp, domains, splits, scope_domain, scope_phase)
 
-# --- Progress ---------------------------------------------------------------------------------------
-st.subheader("Progress")
-progress = _progress(DB_KEY, pid, stamp, domains, splits)
-st.dataframe(pd.DataFrame(progress["phases"]), hide_index=True, key="dash_progress_phases", column_config={
-    c: st.column_config.NumberColumn(c, format="%.1f") for c in (progress["phases"][0] if progress["phases"] else {})
-    if c.endswith("%") or "% (" in c
-})
-csv_button("progress per phase", progress["phases"], "progress_phases")
-st.dataframe(pd.DataFrame(progress["people"]), hide_index=True, key="dash_progress_people")
-csv_button("progress per person", progress["people"], "progress_people")
+st.markdown("**Lowest-agreement sentences**")
+sentences = ranked["sentences"]
+if not sentences:
+    st.info("No sentence has two translations or two annotators in a phase yet.")
+else:
+    st.caption(f"The {min(len(sentences), LOWEST)} least-agreeing of {ranked['units']:,} sentence-phase units: "
+               "ROUGE-L between its translators over its pairs, then the share of tokens all annotators tag alike. "
+               "Select a row to open it.")
+    event = table(sentences, "dash_lowest", on_select="rerun", selection_mode="single-row",
+                  column_order=["ROUGE-L", "pairs", "English", "Hindi kept", "phase", "tag agreement", "sentence"],
+                  column_config={
+                      "ROUGE-L": figure_column("ROUGE-L"),
+                      "pairs": st.column_config.NumberColumn("pairs", width="small"),
+                      "tag agreement": figure_column("tag agreement", "share of tokens every annotator tags alike"),
+                      "English": st.column_config.TextColumn("English", width="medium"),
+                      "Hindi kept": st.column_config.TextColumn("Hindi kept", width="medium",
+                                                                help="the phase's best translation (highest mean ROUGE-L)"),
+                  })
+    row = selected(event, sentences)
+    if row is None:
+        open_link(sentences[0], f"Open the lowest: {sentences[0]['sentence']} ({sentences[0]['phase']})")
+    else:
+        open_link(row, f"Open {row['sentence']} ({row['phase']})")
 
-# --- People -----------------------------------------------------------------------------------------
-st.subheader("Translators: mean ROUGE-L against peers")
-translators = pd.DataFrame(tables["translators"])
-if translators.empty:
+st.markdown("**Translators: agreement with the others**")
+if ranked["translators"]:
+    table(ranked["translators"], "dash_translators", column_config={
+        "ROUGE-L vs others": figure_column("ROUGE-L vs others", "mean ROUGE-L F over the pairs with another translator"),
+        "pairs": st.column_config.NumberColumn("pairs", width="small"),
+    })
+else:
     st.info("No sentence has two translations in a phase yet.")
-else:
-    st.dataframe(translators, hide_index=True, key="dash_translators")
-    st.altair_chart(
-        alt.Chart(translators[translators["phase"] != "all"]).mark_bar().encode(
-            x=alt.X("mean_f:Q", title="mean ROUGE-L F", scale=alt.Scale(domain=[0, 1])),
-            y=alt.Y("translator:N", title=None),
-            color="phase:N",
-            yOffset="phase:N",
-            tooltip=["translator", "phase", "pairs", alt.Tooltip("mean_f:Q", format=".3f")],
-        ),
-        width="stretch",
-    )
-csv_button("translators", tables["translators"], "translators")
 
-st.subheader("Annotators: agreement with the others")
-st.caption("Cohen's kappa over the tokens an annotator shares with each other annotator, and exact-match span F1.")
-annotators = pd.DataFrame(tables["annotators"])
-if annotators.empty:
+st.markdown("**Annotators: agreement with the others**")
+if ranked["annotators"]:
+    table(ranked["annotators"], "dash_annotators", column_config={
+        "kappa vs others": figure_column("kappa vs others", "Cohen's kappa over the tokens shared with the other annotators"),
+    })
+else:
     st.info("No translation has been tagged by two annotators yet.")
-else:
-    st.dataframe(annotators, hide_index=True, key="dash_annotators")
-    st.dataframe(pd.DataFrame(tables["annotator_pairs"]), hide_index=True, key="dash_annotator_pairs")
-csv_button("annotators", tables["annotators"], "annotators")
-csv_button("annotator pairs", tables["annotator_pairs"], "annotator_pairs")
 
-# --- Distributions and time -------------------------------------------------------------------------
-st.subheader("Distributions")
-c1, c2 = st.columns(2)
-bars = pd.DataFrame(tables["pair_histogram"])
-if not bars.empty and bars["count"].sum():
-    c1.altair_chart(
-        alt.Chart(bars).mark_bar().encode(
-            x=alt.X("from:Q", bin="binned", title="ROUGE-L F of a translation pair"),
-            x2="to:Q",
-            y=alt.Y("count:Q", title="pairs"),
-            color=alt.Color("group:N", title="phase"),
-            tooltip=["group", "from", "to", "count"],
-        ),
-        width="stretch",
-    )
-tag_bars = pd.DataFrame(tables["tag_histogram"])
-if not tag_bars.empty and tag_bars["count"].sum():
-    c2.altair_chart(
-        alt.Chart(tag_bars).mark_bar().encode(
-            x=alt.X("from:Q", bin="binned", title="share of tokens all annotators tag alike"),
-            x2="to:Q",
-            y=alt.Y("count:Q", title="sentence-phase units"),
-            tooltip=["from", "to", "count"],
-        ),
-        width="stretch",
-    )
+st.markdown("**Domains**")
+table(domain_ranking(overview["domains"]), "dash_domain_list", column_config={
+    "ROUGE-L": figure_column("ROUGE-L"), "units": st.column_config.NumberColumn("units", help="sentence-phase units"),
+    "Fleiss' kappa": figure_column("Fleiss' kappa"),
+})
 
+# --- Over time, progress, coverage -------------------------------------------------------------------
 st.subheader("Agreement by week of submission")
-weeks = pd.DataFrame(tables["weeks"])
-if weeks.empty:
+points = week_points(overview["weeks"])
+if not points:
     st.info("Nothing submitted yet.")
 else:
-    long = weeks.melt(id_vars="week", value_vars=["rouge_l_mean_f", "fleiss_kappa"], var_name="figure").dropna()
-    if not long.empty:
+    st.altair_chart(
+        alt.Chart(pd.DataFrame(points)).mark_line(point=True).encode(
+            x=alt.X("week:T", title="week (Monday)", axis=alt.Axis(format="%d %b")),
+            y=alt.Y("value:Q", title=None),
+            color=alt.Color("figure:N", title=None, legend=alt.Legend(orient="bottom")),
+            detail="run:N",
+            tooltip=["week", "figure", alt.Tooltip("value:Q", format=".3f"), "n"],
+        ),
+        width="stretch",
+    )
+    st.caption("A point per week with data; weeks without any are gaps. n: pairs (ROUGE-L), tagged translations (kappa).")
+
+st.subheader("Progress")
+progress = _progress(DB_KEY, pid, stamp, domains, splits)
+table([{k: r[k] for k in ("phase", "translations submitted", "translations assigned", "translated % (of assigned)",
+                          "tagged % (of submitted translations x K)")} for r in progress["phases"]],
+      "dash_progress_phases", column_config={
+          "translated % (of assigned)": st.column_config.NumberColumn("translated %", format="%.1f",
+                                                                     help="submitted of the translation tasks handed out"),
+          "tagged % (of submitted translations x K)": st.column_config.NumberColumn(
+              "tagged %", format="%.1f", help="submitted annotations of submitted translations x annotators per item"),
+      })
+
+if coverage["sentences"]:
+    st.markdown("**Sentences that lost aspects in the aspect-blind phase**")
+    lost = [{k: r[k] for k in ("id", "aware_kept", "blind_kept", "text", "domain", "sentence_id")} for r in coverage["sentences"]]
+    event = table(lost, "dash_coverage", on_select="rerun", selection_mode="single-row",
+                  column_order=["aware_kept", "blind_kept", "text", "domain", "sentence_id"],
+                  column_config={"aware_kept": st.column_config.NumberColumn("aware kept", width="small"),
+                                 "blind_kept": st.column_config.NumberColumn("blind kept", width="small"),
+                                 "text": "English", "sentence_id": "id"})
+    row = selected(event, lost)
+    if row is not None:
+        open_link(row, f"Open {row['domain']}/{row['sentence_id']}")
+
+# --- Method, more tables, downloads -------------------------------------------------------------------
+with st.expander("How these figures are computed"):
+    for key in ("rouge", "best", "fleiss", "coverage"):
+        st.caption(EXPLANATIONS[key])
+    rouge = overview["rouge_l"]
+    st.caption(
+        f"ROUGE-L over {rouge['units']['aware']} aware and {rouge['units']['blind']} blind sentence-phase units "
+        f"({rouge['pairs']} pairs); {rouge['excluded_units']} sentence-phase units left out for having fewer than "
+        f"2 translations. Weighting: {rouge['weighting']}. Unweighted: aware "
+        f"{figure_text(rouge['unweighted']['aware'])}, blind {figure_text(rouge['unweighted']['blind'])}, overall "
+        f"{figure_text(rouge['unweighted']['overall'])}, best {figure_text(rouge['unweighted']['best'])}."
+    )
+    st.caption(f"{NOT_DEFINED}: not defined. Fleiss' kappa has no “best” figure: “best” scores the chosen translation "
+               "of each sentence against the other translations, and kappa is not defined for the chosen translation alone.")
+    for reason in overview["reasons"]:
+        st.caption(reason)
+    st.caption("Translators: mean ROUGE-L F over every pair with another translator, both phases. " + BOOTSTRAP_NOTE)
+    st.caption("Annotators: Cohen's kappa over the tokens an annotator shares with each other annotator, pooled. "
+               "Domains: ROUGE-L weighted as Table 2; Fleiss' kappa over the domain's tokens.")
+    st.caption("Signature: " + overview["signature"]["text"])
+
+with st.expander("More tables and the CSV downloads"):
+    hist = pd.DataFrame(overview["pair_histogram"])
+    if not hist.empty and hist["count"].sum():
         st.altair_chart(
-            alt.Chart(long).mark_line(point=True).encode(
-                x=alt.X("week:N", title="week (Monday)"), y=alt.Y("value:Q", title=None), color="figure:N",
-                tooltip=["week", "figure", alt.Tooltip("value:Q", format=".3f")],
+            alt.Chart(hist).mark_bar().encode(
+                x=alt.X("from:Q", bin="binned", title="ROUGE-L F of a translation pair"), x2="to:Q",
+                y=alt.Y("count:Q", title="pairs"), color=alt.Color("group:N", title="phase"),
+                tooltip=["group", "from", "to", "count"],
             ),
             width="stretch",
         )
-    st.dataframe(weeks, hide_index=True, key="dash_weeks")
-csv_button("agreement by week", tables["weeks"], "agreement_by_week")
-
-# --- Lowest agreement -------------------------------------------------------------------------------
-st.subheader("Lowest-agreement sentences")
-st.caption("Translation agreement (mean ROUGE-L between translators) first, then tag agreement (share of tokens all annotators tag alike).")
-sentences = tables["sentences"]
-shown = pd.DataFrame(sentences[:50])
-st.dataframe(shown, hide_index=True, key="dash_lowest")
-csv_button(
-    f"agreement of all {tables['sentence_count']} sentence-phase units",
-    lambda: _all_sentences(DB_KEY, pid, stamp, domains, splits),
-    "sentence_agreement",
-)
-if sentences:
-    labels = [f"{r['domain']}/{r['split']}/{r['sentence_id']} ({r['phase']})" for r in sentences[:200]]
-    pick = st.selectbox("Open a sentence", ["-"] + labels, key="dash_open")
-    if pick != "-":
-        row = sentences[labels.index(pick)]
-        detail = load_sentence_detail(engine, pid, row["domain"], row["split"], row["sentence_id"])
-        if detail is None:
-            st.warning("That sentence is no longer in the project.")
-        else:
-            st.text(detail.text)
-            st.caption("Source aspects: " + (", ".join(md_escape(a) for a in detail.aspects) or "none"))
-            for phase in ("aware", "blind"):
-                versions = [t for t in detail.translations if t.phase == phase]
-                if not versions:
-                    continue
-                st.markdown(f"**Aspect-{phase} translations**")
-                columns = st.columns(len(versions))
-                for column, t in zip(columns, versions):
-                    column.caption(f"{md_escape(t.translator)} · {t.status}")
-                    column.text("(untranslatable: " + (t.reason or "no reason") + ")" if t.untranslatable else (t.text or ""))
-                for t in versions:
-                    if t.tokens and (t.tag_sets or t.adjudicated):
-                        frame = pd.DataFrame({"token": t.tokens})
-                        for name, tags in t.tag_sets.items():
-                            frame[name] = list(tags) + [""] * (len(t.tokens) - len(tags))
-                        if t.adjudicated:
-                            frame["gold"] = list(t.adjudicated) + [""] * (len(t.tokens) - len(t.adjudicated))
-                        st.caption(f"Tags on {md_escape(t.translator)}'s {phase} translation")
-                        st.dataframe(frame.T, key=f"dash_tags_{phase}_{t.translator}")
-                        csv_button(f"tags on {md_escape(t.translator)}'s {phase} translation", frame,
-                                   file_name("tags", detail.domain, detail.split, detail.sentence_id, phase, t.translator))
-
-# --- Coverage ---------------------------------------------------------------------------------------
-st.subheader("Aspect coverage: aware vs blind")
-coverage = tables["coverage"]
-percent = "n/a" if coverage["percent"] is None else f"{coverage['percent']:.1f}%"
-st.metric("Sentences that lost aspects in the blind phase", f"{coverage['fewer_in_blind']} of {coverage['compared']}", percent, delta_color="off")
-st.caption(EXPLANATIONS["coverage"])
-if coverage["sentences"]:
-    st.dataframe(pd.DataFrame(coverage["sentences"]), hide_index=True, key="dash_coverage")
-csv_button("coverage", coverage["sentences"], "coverage")
+    st.markdown("**Annotator pairs**")
+    table(overview["annotator_pairs"], "dash_annotator_pairs")
+    st.markdown("**Agreement by week**")
+    table(week_table(overview["weeks"]), "dash_weeks")
+    st.markdown("**Progress per person**")
+    table(progress["people"], "dash_progress_people")
+    scope = {"domain": scope_domain, "phase": scope_phase}
+    for label, rows, name in (
+        ("Table 2", overview["table2_numbers"], "table2"),
+        (f"agreement of all {ranked['units']} sentence-phase units",
+         lambda: _all_sentences(DB_KEY, pid, stamp, domains, splits, **scope), "sentence_agreement"),
+        ("translators", ranked["translators"], "translators"),
+        ("annotators", ranked["annotators"], "annotators"),
+        ("annotator pairs", overview["annotator_pairs"], "annotator_pairs"),
+        ("domains", overview["domains"], "domains"),
+        ("agreement by week", overview["weeks"], "agreement_by_week"),
+        ("progress per phase", progress["phases"], "progress_phases"),
+        ("progress per person", progress["people"], "progress_people"),
+        ("coverage", coverage["sentences"], "coverage"),
+    ):
+        csv_button(label, rows, name)
 
 # --- Code-mixing and spelling (on demand) -----------------------------------------------------------
 st.subheader("Code-mixing and spelling-tolerant ROUGE-L")
@@ -314,9 +407,12 @@ if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
         "that carry a language), named entities and punctuation carrying none; 0 means one language only. "
         "Averaged over all sentences and over code-mixed (CMI > 0) sentences only, as LinCE reports it."
     )
-    if mixing["basis"] == Status.SUBMITTED:
+    if mixing["basis"] == Status.SUBMITTED and not mixing["finals_in_project"]:
         st.info("No final translations chosen yet: CMI over every submitted translation (all translators, both "
                 "phases). Choose final translations on the Final translation page to measure the dataset itself.")
+    elif mixing["basis"] == Status.SUBMITTED:
+        st.info(f"None of the {mixing['sentences_in_scope']} sentences in this filter has a final translation yet "
+                f"({mixing['finals_in_project']} in the project): CMI over every submitted translation here.")
     else:
         st.caption(
             f"Over the final translation of each sentence: {mixing['summary']['sentences']} of "
@@ -325,18 +421,14 @@ if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
         )
     summary = mixing["summary"]
     cmi_summary = [{k: summary[k] for k in ("sentences", "code_mixed", "code_mixed_pct", "cmi_all", "cmi_mixed")}]
-    st.dataframe(
-        pd.DataFrame(cmi_summary),
-        hide_index=True, key="dash_cmi",
-        column_config={
-            "code_mixed_pct": st.column_config.NumberColumn("code-mixed %", format="%.1f"),
-            "cmi_all": st.column_config.NumberColumn("CMI, all sentences", format="%.2f"),
-            "cmi_mixed": st.column_config.NumberColumn("CMI, code-mixed only", format="%.2f"),
-        },
-    )
+    table(cmi_summary, "dash_cmi", column_config={
+        "code_mixed_pct": st.column_config.NumberColumn("code-mixed %", format="%.1f"),
+        "cmi_all": st.column_config.NumberColumn("CMI, all sentences", format="%.2f"),
+        "cmi_mixed": st.column_config.NumberColumn("CMI, code-mixed only", format="%.2f"),
+    })
     csv_button("CMI summary", cmi_summary, "cmi_summary")
     cmi_tags = [{"tag": t, "meaning": TAG_MEANINGS[t], "tokens": summary["tag_counts"][t]} for t in LANG_TAGS]
-    st.dataframe(pd.DataFrame(cmi_tags), hide_index=True, key="dash_cmi_tags")
+    table(cmi_tags, "dash_cmi_tags")
     csv_button("language tags", cmi_tags, "cmi_tags")
     st.caption(
         f"Named entities (guideline 1), matched case-insensitively: {len(entities)} forms of keep-Roman glossary "
@@ -346,7 +438,7 @@ if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
     mixed_rows = sorted((r for r in mixing["rows"] if r["cmi"] > 0), key=lambda r: -r["cmi"])[:20]
     if mixed_rows:
         st.caption("Most code-mixed sentences")
-        st.dataframe(pd.DataFrame(mixed_rows), hide_index=True, key="dash_cmi_sentences")
+        table(mixed_rows, "dash_cmi_sentences")
     csv_button("CMI per sentence", mixing["rows"], "cmi_per_sentence")
     st.caption("Signature: " + CMI_SIGNATURE)
 
@@ -358,10 +450,8 @@ if st.toggle("Spelling-tolerant ROUGE-L", key="dash_spelling"):
         {"figure": "ROUGE-L F, raw (official)", **{c: spelling["raw"][c] for c in columns}},
         {"figure": "ROUGE-L F, spelling-tolerant", **{c: spelling["normalized"][c] for c in columns}},
     ]
-    st.dataframe(
-        pd.DataFrame(spelling_figures), hide_index=True, key="dash_spelling_table",
-        column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in columns},
-    )
+    table(spelling_figures, "dash_spelling_table",
+          column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in columns})
     csv_button("ROUGE-L raw and spelling-tolerant", spelling_figures, "spelling_tolerant_rouge")
     st.caption(
         "Spelling-tolerant ROUGE-L counts two words as equal when they are the same word spelt differently "
@@ -372,8 +462,7 @@ if st.toggle("Spelling-tolerant ROUGE-L", key="dash_spelling"):
     st.caption(f"{spelling['changed_pairs']} of {spelling['pairs']} translation pairs change score.")
     if spelling["changes"]:
         st.caption("Pairs whose score changes most, with the spelling variants that were matched")
-        st.dataframe(pd.DataFrame(spelling["changes"]), hide_index=True, key="dash_spelling_changes",
-                     column_config={c: st.column_config.NumberColumn(c, format="%.3f")
-                                    for c in ("raw_f", "normalized_f", "change")})
+        table(spelling["changes"], "dash_spelling_changes",
+              column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("raw_f", "normalized_f", "change")})
     csv_button("pairs whose score changes most", spelling["changes"], "spelling_changes")
     st.caption("Signature: " + spelling["signature"])
