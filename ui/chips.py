@@ -4,7 +4,7 @@ so a translation holding ``<script>`` or ``<img onerror=...>`` shows as text and
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from corpus.bio import spans_to_tags
 from corpus.highlight import bracketed_tokens, highlight_segments
@@ -19,18 +19,29 @@ _STYLE = {
 }
 
 
+# A token the annotators tag differently: underlined in red (as in the gold editor) and said in its title.
+DIFFER_STYLE = "box-shadow:inset 0 -3px 0 #c62828;"
+
+
 def token_chips(
-    tokens: Sequence[str], spans: Sequence[tuple[int, int]] = (), suggested: Sequence[tuple[int, int]] = ()
+    tokens: Sequence[str], spans: Sequence[tuple[int, int]] = (), suggested: Sequence[tuple[int, int]] = (),
+    differ: Collection[int] = (),
 ) -> str:
-    """One chip per token: aspect spans solid green (B has the thick left edge), suggestions dashed orange."""
+    """One chip per token: aspect spans solid green (B has the thick left edge), suggestions dashed orange;
+    tokens at the positions ``differ`` (0-based; e.g. ``corpus.bio.disagreeing_tokens``) underlined in red,
+    with ``data-differ`` and "annotators differ" in the title."""
     tags = spans_to_tags(len(tokens), list(spans))
     hinted = {i for s, e in suggested for i in range(s, e)}
+    differing = set(differ)
     chips = []
     for i, (token, tag) in enumerate(zip(tokens, tags)):
         style = _STYLE["S"] if tag == "O" and i in hinted else _STYLE[tag]
         kind = "suggestion" if tag == "O" and i in hinted else tag
+        mark = ""
+        if i in differing:
+            style, kind, mark = style + DIFFER_STYLE, kind + " · annotators differ", ' data-differ="1"'
         chips.append(
-            f'<span class="tok" data-i="{i}" data-tag="{tag}" title="token {i + 1}: {kind}" style="{style}">'
+            f'<span class="tok" data-i="{i}" data-tag="{tag}"{mark} title="token {i + 1}: {kind}" style="{style}">'
             f'{html.escape(token)}<sub style="color:#777;font-size:0.6em;margin-left:2px">{i + 1}</sub></span>'
         )
     return f'<div class="token-chips" lang="hi" style="line-height:2.2">{"".join(chips)}</div>'

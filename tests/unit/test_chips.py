@@ -21,6 +21,17 @@ def test_token_chips_escape_tokens_in_every_kind_of_chip():
     assert 'data-tag="I"' in html and "suggestion" in html
 
 
+def test_token_chips_mark_the_tokens_the_annotators_differ_on_and_still_escape_them():
+    tokens = ["लेकिन", PAYLOAD, "सर्विस", "&"]
+    html = token_chips(tokens, spans=[(1, 3)], differ=[2, 3])
+    assert "<img" not in html and html.count(ESCAPED) == 1 and "&amp;<sub" in html
+    chips = html.split('<span class="tok"')[1:]
+    assert ['data-differ="1"' in c for c in chips] == [False, False, True, True]
+    assert ['annotators differ' in c for c in chips] == [False, False, True, True]
+    assert 'title="token 3: I · annotators differ"' in chips[2] and 'title="token 4: O · annotators differ"' in chips[3]
+    assert token_chips(tokens, spans=[(1, 3)]) == token_chips(tokens, spans=[(1, 3)], differ=())  # optional
+
+
 def test_marked_text_escapes_the_source_inside_and_outside_highlights():
     text = f"The {PAYLOAD} staff & <b>food</b>"
     start = text.index(PAYLOAD)
