@@ -7,11 +7,11 @@ Pure functions over plain values; ``db.sentence_view`` gathers the rows, ``pages
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from corpus.bio import tags_agree
-from corpus.vocabulary import Status
+from corpus.vocabulary import OPEN_STATUSES, Status
 
 #: The largest row id: the tables' ids are SQL INTEGER, 32 bits on PostgreSQL, which refuses a larger number
 #: in a query with an error. A larger number in an address names no sentence and is never sent to the database.
@@ -77,3 +77,11 @@ def translation_state(status: str, untranslatable: bool, reason: str | None = No
 def annotators_disagree(submitted: Sequence[Sequence[str]]) -> bool:
     """Whether an item's submitted versions need a lead: at least two, and not all the same tags."""
     return len(submitted) >= 2 and not tags_agree(submitted)
+
+
+def not_started(tasks: Sequence[tuple[str, str, str]], translated: Collection[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """The translation tasks (phase, translator, task status) still open (assigned or skipped) whose translator
+    has saved nothing in that phase yet, in phase and name order; a task with a saved translation is shown by
+    the translation itself."""
+    return sorted((phase, who, status) for phase, who, status in tasks
+                  if status in OPEN_STATUSES and (phase, who) not in translated)

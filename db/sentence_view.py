@@ -16,12 +16,12 @@ from sqlalchemy.orm import Session
 
 from corpus.final_choice import Candidate, choose_final
 from corpus.records import PHASES
-from corpus.sentence_view import MAX_ROW_ID, Kept, annotators_disagree, kept_translation, neighbours
+from corpus.sentence_view import MAX_ROW_ID, Kept, annotators_disagree, kept_translation, neighbours, not_started
 from corpus.vocabulary import Status
 from db.engine import read
 from db.final_choice import _in_force, _policy_in, candidates_by_sentence
 from db.gold import _gold_in_force
-from db.models import Annotation, SourceSentence, TaggingItem, Translation, User
+from db.models import Annotation, SourceSentence, TaggingItem, Translation, TranslationAssignment, User
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,7 @@ class SentenceDetail:
     items: list[ItemTags]
     previous_id: int | None
     next_id: int | None
+    not_started: list[tuple[str, str, str]]  # open tasks with nothing saved: (phase, translator, task status)
 
     @property
     def key(self) -> str:
@@ -144,6 +145,15 @@ def _translations(session: Session, sentence_id: int, candidates: list[Candidate
     return sorted(out, key=lambda t: (phase_order.get(t.phase, len(PHASES)), t.translator, t.translation_id))
 
 
+def _not_started(session: Session, sentence_id: int, translations: list[TranslationRow]) -> list[tuple[str, str, str]]:
+    tasks = session.execute(
+        select(TranslationAssignment.phase, User.username, TranslationAssignment.status)
+        .join(User, User.id == TranslationAssignment.user_id)
+        .where(TranslationAssignment.sentence_id == sentence_id)
+    ).all()
+    return not_started([tuple(t) for t in tasks], {(t.phase, t.translator) for t in translations})
+
+
 def _items(session: Session, project_id: int, translations: list[TranslationRow]) -> list[ItemTags]:
     by_translation = {t.translation_id: t for t in translations}
     items = session.execute(
@@ -191,5 +201,5 @@ def _detail(session: Session, row_id: int, project_id: int) -> SentenceDetail | 
         categories=[(c.category, c.polarity) for c in sentence.categories],
         translations=translations, kept=_kept(session, sentence, candidates),
         items=_items(session, project_id, translations),
-        previous_id=previous_id, next_id=next_id,
+        previous_id=previous_id, next_id=next_id, not_started=_not_started(session, sentence.id, translations),
     )

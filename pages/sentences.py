@@ -74,7 +74,8 @@ def show_translation(t: TranslationRow, kept: TranslationRow | None) -> None:
 def show_translations(d: SentenceDetail) -> None:
     st.subheader("Hindi translations")
     if not d.translations:
-        st.caption("No translation yet.")
+        waiting = [f"{phase} · {who} ({status})" for phase, who, status in d.not_started]
+        st.caption("No translation yet." + (" Not started: " + md_escape(", ".join(waiting)) if waiting else ""))
         return
     kept = d.kept_row
     if d.kept is not None and kept is not None:
@@ -96,6 +97,9 @@ def show_translations(d: SentenceDetail) -> None:
                 st.caption(f"No {phase} translation yet.")
             for t in rows:
                 show_translation(t, kept)
+            waiting = [f"{who} ({status})" for p, who, status in d.not_started if p == phase]
+            if waiting:
+                st.caption("Not started: " + md_escape(", ".join(waiting)))
 
 
 def show_item(item: ItemTags) -> None:

@@ -89,6 +89,8 @@ def test_every_translation_side_by_side_with_its_state_rouge_l_and_difference_fr
         "**asha**", "**ravi**"]
     assert [m.value.split(" · ")[0] for m in blind.markdown if m.value.startswith("**") and "·" in m.value] == [
         "**asha**", "**uma**"]
+    assert [c.value for c in blind.caption][-1] == r"Not started: ravi \(assigned\)"
+    assert not [c.value for c in aware.caption if c.value.startswith("Not started")]
 
 
 def test_a_leads_final_choice_becomes_the_kept_translation_the_others_are_compared_with(project):
@@ -138,7 +140,8 @@ def test_previous_and_next_follow_corpus_order_and_change_the_address(project):
     at.button(key="sv_previous").click().run()
     assert headings(at) == ["Sentence restaurant/train/10"] and at.button(key="sv_previous").disabled
     assert [c.value for c in at.caption if c.value.startswith("No ")] == [
-        "No translation yet.", "No translation of this sentence has been opened for tagging yet."]
+        r"No translation yet. Not started: aware · uma \(skipped\)",
+        "No translation of this sentence has been opened for tagging yet."]
     at.button(key="sv_back").click().run()
     assert "id" not in at.query_params and headings(at) == ["Sentences"]
 

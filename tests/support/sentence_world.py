@@ -1,6 +1,7 @@
 """A small hand-built project for the sentence view's tests (db and page): three sentences in corpus order,
-two aware and two blind translations of the middle one (one blind marked untranslatable), two annotators
-who disagree on one item and agree on another, and a hostile sentence with a hostile translator's name.
+two aware and two blind translations of the middle one (one blind marked untranslatable) and a blind task not
+started, a skipped task on the first one, two annotators who disagree on one item and agree on another, and a
+hostile sentence with a hostile translator's name.
 
 Hand-checked figures: the aware translations' words are [सुशी बहुत अच्छी थी] and [सुशी शानदार थी]; their
 LCS is सुशी … थी (2 words), so ROUGE-L F = 2·(2/3·2/4)/(2/3+2/4) = 4/7 for each. Both kept the one aspect,
@@ -14,6 +15,7 @@ from sqlalchemy import Engine
 
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
+from tests.support.translation_fixtures import assign
 
 ASHA = "सुशी बहुत अच्छी थी।"
 RAVI = "सुशी शानदार थी।"
@@ -41,6 +43,8 @@ def build(engine: Engine) -> dict:
     ids["uma_blind"] = add_translation(engine, s1, "blind", ids["uma"], UMA, minutes=2)
     ids["asha_blind"] = add_translation(engine, s1, "blind", ids["asha"], None, untranslatable=True, minutes=3)
     ids["hostile"] = add_translation(engine, ids["s2"], "aware", ids["mallory"], HOSTILE_HINDI)
+    assign(engine, ids["ravi"], s1, "blind")  # not started
+    assign(engine, ids["uma"], ids["s0"], "aware", status="skipped")
     assign_annotators(engine, project_id(engine), per_item=2)
     for user, tags in ((ids["meera"], MEERA_TAGS), (ids["kiran"], KIRAN_TAGS)):
         view = open_item(engine, user, ids["asha_aware"])

@@ -6,6 +6,7 @@ from corpus.sentence_view import (
     annotators_disagree,
     kept_translation,
     neighbours,
+    not_started,
     parse_row_id,
     translation_state,
 )
@@ -68,3 +69,11 @@ def test_a_translations_state_says_untranslatable_and_why(args, expected):
 ])
 def test_annotators_disagree_when_two_submitted_versions_differ(versions, expected):
     assert annotators_disagree(versions) is expected
+
+
+def test_open_tasks_without_a_saved_translation_are_not_started():
+    tasks = [("blind", "uma", Status.ASSIGNED), ("aware", "ravi", Status.SKIPPED), ("aware", "asha", Status.DRAFT),
+             ("aware", "dev", Status.ASSIGNED), ("aware", "old", Status.REASSIGNED), ("blind", "kim", Status.SUBMITTED)]
+    translated = {("aware", "asha"), ("aware", "dev"), ("blind", "kim")}
+    assert not_started(tasks, translated) == [("aware", "ravi", "skipped"), ("blind", "uma", "assigned")]
+    assert not_started([], set()) == []
