@@ -26,6 +26,7 @@ from corpus.work_queue import (
 )
 from db.adjudication import disagreement_queue
 from db.engine import read
+from db.reopen import reopen_rows, reopen_stamp
 from db.models import (
     AnnotationAssignment,
     FinalChoice,
@@ -108,8 +109,12 @@ def lead_work_queue(engine: Engine, project_id: int, now: datetime | None = None
     """What waits for a lead in the project, as of ``now`` (UTC, naive like the stored times).
     ``count_disagreements`` False leaves them uncounted (None): the page counts them last, apart."""
     count = open_disagreements(engine, project_id) if count_disagreements else None
-    return work_queue(*read(engine, _rows, project_id), disagreements=count, now=now or utcnow(),
-                      overdue_days=overdue_days)
+    rows, reopens = read(engine, _queue_rows, project_id)
+    return work_queue(*rows, disagreements=count, now=now or utcnow(), overdue_days=overdue_days, reopens=reopens)
+
+
+def _queue_rows(session: Session, project_id: int) -> tuple[tuple[list, ...], list]:
+    return _rows(session, project_id), reopen_rows(session, project_id)
 
 
 def _others(session: Session) -> tuple:
@@ -120,11 +125,12 @@ def _others(session: Session) -> tuple:
         .group_by(TranslationAssignment.status).order_by(TranslationAssignment.status)).all()
     finals = db.execute(select(func.max(FinalChoice.id))).scalar()
     people = db.execute(select(func.count(User.id), func.sum(User.session_epoch)).where(User.active.is_(True))).one()
-    return tuple(map(tuple, counts)), finals, tuple(people)
+    return tuple(map(tuple, counts)), finals, tuple(people), reopen_stamp(session)
 
 
 def queue_stamp(engine: Engine) -> tuple:
     """With ``db.adjudication.tagging_stamp`` (every save, every tagging assignment), changes whenever a
-    count of the queue may change: a translation assignment, a final choice, a person (de)activated. The
+    count of the queue may change: a translation assignment, a final choice, a person (de)activated, a
+    reopen request made or answered. The
     Home page keeps the counts until then; the disagreements depend on the tagging stamp alone."""
     return read(engine, _others)

@@ -99,6 +99,9 @@ def work_queue_items(queue: WorkQueue) -> list[tuple[int | None, str, str, dict[
         (len(late_a.people), _n(len(late_a.people), "annotator", "annotators") + " with overdue work ("
          + _n(late_a.tasks, "task", "tasks") + ")", "pages/assign.py", {"show": "overdue", "kind": "tagging"},
          f"Open tagging tasks (assigned, draft or skipped) assigned more than {OVERDUE_DAYS} days ago."),
+        (queue.reopen_requests, _n(queue.reopen_requests, "reopen request", "reopen requests") + " to answer",
+         "pages/reopen.py", {},
+         "Translators and annotators asked to reopen their submitted work; no lead has answered yet."),
     ]
 
 

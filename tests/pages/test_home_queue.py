@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from db.engine import transaction
 from db.final_choice import choose, record_auto_choices
 from db.models import AnnotationAssignment, TranslationAssignment
+from db.reopen import decline, reopen, request_reopen
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.app_pages import built_once, copied, open_page
 from tests.support.tagging_fixtures import (
@@ -53,7 +54,9 @@ def build(engine) -> dict:
     - not assigned, aware: tasks on s1, s2, s5 (asha) and s6 (ravi) -> s3, s4 -> 2;
     - overdue translation work: asha's open blind tasks on s3 (10 days) and s4 (draft, 9 days); ravi's
       aware s6 is 2 days old; priya's is reassigned -> 1 translator, 2 tasks;
-    - overdue tagging work: meera's task on s4's translation (10 days); kiran's is 1 day old -> 1, 1 task.
+    - overdue tagging work: meera's task on s4's translation (10 days); kiran's is 1 day old -> 1, 1 task;
+    - reopen requests: ravi's on his blind s4 and kiran's on his s2 annotation wait; meera's on her s1
+      annotation was declined -> 2.
     """
     ids = {
         "lead": add_user(engine, "lena", "lead"),
@@ -73,9 +76,10 @@ def build(engine) -> dict:
     for user, tags in ((ids["meera"], ["O", "B", "I", "O", "O", "O", "O"]),
                        (ids["kiran"], ["O", "B", "O", "O", "O", "O", "O"])):
         view = open_item(engine, user, t1)
-        save_annotation(engine, user, view.item_id, tags, False, None, "submit")
+        ids[f"a1_{user}"] = save_annotation(engine, user, view.item_id, tags, False, None, "submit").annotation_id
         agreed = open_item(engine, user, t2)
-        save_annotation(engine, user, agreed.item_id, ["B", "O", "O", "O"], False, None, "submit")
+        ids[f"a2_{user}"] = save_annotation(engine, user, agreed.item_id, ["B", "O", "O", "O"], False, None,
+                                            "submit").annotation_id
     assert record_auto_choices(engine, pid) == 2  # s1, s2
     add_translation(engine, s[3], "blind", ids["ravi"], None, untranslatable=True)
     ids["t4"] = add_translation(engine, s[4], "blind", ids["ravi"], "स्टाफ़ सर्विस बुरी थी।")
@@ -93,6 +97,10 @@ def build(engine) -> dict:
     tagging_task(engine, ids["meera"], ids["t4"], 10)
     tagging_task(engine, ids["kiran"], ids["t4"], 1)
     ids["s4"] = s[4]
+    ids["ravi_asks"] = request_reopen(engine, ids["ravi"], "translation", ids["t4"], "a typo")
+    request_reopen(engine, ids["kiran"], "annotation", ids[f"a2_{ids['kiran']}"], "missed a word")
+    declined = request_reopen(engine, ids["meera"], "annotation", ids[f"a1_{ids['meera']}"], "unsure")
+    decline(engine, ids["lead"], declined, "it is right", expected_version=1)
     return ids
 
 
@@ -104,6 +112,7 @@ EXPECTED = [  # (label, page, query string)
     ("2 sentences not yet assigned in the aware phase", "assign", "phase=aware&show=unassigned"),
     ("1 translator with overdue work (2 tasks)", "assign", "show=overdue&kind=translation"),
     ("1 annotator with overdue work (1 task)", "assign", "show=overdue&kind=tagging"),
+    ("2 reopen requests to answer", "reopen", ""),
 ]
 
 
@@ -145,6 +154,15 @@ def test_a_decision_takes_its_line_away_at_the_next_run(project):
     choose(engine, ids["s4"], ids["t4"], ids["lead"], expected=None)
     at.run()
     assert [label for label, *_ in links(at)] == [label for label, *_ in EXPECTED if "final" not in label]
+
+
+def test_answering_a_reopen_request_takes_one_off_its_count_at_the_next_run(project):
+    engine, ids = project
+    at = open_page(engine, ids["lead"], "pages/home.py")
+    reopen(engine, ids["lead"], "translation", ids["t4"], "fix the typo", expected_version=1)
+    at.run()
+    assert ("1 reopen request to answer", "reopen", "") in [
+        (label, page.rsplit("/", 1)[-1], query) for label, page, query, _ in links(at)]
 
 
 def test_a_lead_with_nothing_waiting_is_told_so(app_engine):
