@@ -98,6 +98,11 @@ class SentenceDetail:
         return f"{self.domain}/{self.split}/{self.sentence_id}"
 
     @property
+    def has_submitted(self) -> bool:
+        """A translation was handed in (translated or marked untranslatable): there is a final choice to make."""
+        return any(t.status == Status.SUBMITTED for t in self.translations)
+
+    @property
     def kept_row(self) -> TranslationRow | None:
         if self.kept is None:
             return None

@@ -86,8 +86,9 @@ def show_translations(d: SentenceDetail) -> None:
     st.caption("Mean ROUGE-L: F-measure over words against each other submitted translation of the same phase, "
                "averaged (— with none to compare). Difference: green words only in that translation, struck-"
                "through red words only in the kept one.")
-    st.page_link("pages/final.py", label="Choose the final translation", query_params={"sentence": str(d.row_id)},
-                 icon=":material/done_all:")
+    if d.has_submitted:
+        st.page_link("pages/final.py", label="Choose the final translation",
+                     query_params={"sentence": str(d.row_id)}, icon=":material/done_all:")
     columns = st.columns(len(PHASES))
     for column, phase in zip(columns, PHASES):
         with column.container(key=f"sv_phase_{phase}"):

@@ -45,7 +45,7 @@ def test_every_translation_with_its_state_and_mean_rouge_l_within_its_phase(worl
     assert means[world["ravi_aware"]] == pytest.approx(4 / 7)
     assert means[world["uma_blind"]] is None and means[world["asha_blind"]] is None
     assert d.translations[2].reason == "idiom"
-    assert d.not_started == [("blind", "ravi", "assigned")]
+    assert d.not_started == [("blind", "ravi", "assigned")] and d.has_submitted
 
 
 def test_the_kept_translation_is_the_automatic_pick_until_a_choice_is_in_force(world):
@@ -79,7 +79,7 @@ def test_every_annotators_tags_and_the_gold_in_force_per_item(world):
 def test_a_sentence_without_translations_has_nothing_kept_and_no_items(world):
     d = detail(world, world["s0"])
     assert d.translations == [] and d.items == [] and d.kept is None and d.kept_row is None
-    assert d.not_started == [("aware", "uma", "skipped")]
+    assert d.not_started == [("aware", "uma", "skipped")] and not d.has_submitted
 
 
 def test_an_unknown_id_or_another_projects_sentence_is_none(world):

@@ -9,7 +9,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from db.engine import transaction
 from db.final_choice import choose
+from db.models import Translation
 from tests.support import sentence_world as w
 from tests.support.app_pages import ROOT, built_once, copied, open_page
 from tests.support.login_tokens import login_token
@@ -191,3 +193,19 @@ def test_a_translator_cannot_open_a_sentence_by_address(project):
     at.run()
     assert at.error and "do not have access" in at.error[0].value
     assert not at.markdown and not headings(at)
+
+
+def test_a_draft_is_shown_as_a_draft_with_nothing_to_choose_or_compare(project):
+    engine, ids = project
+    with transaction(engine) as session:
+        draft = Translation(sentence_id=ids["s0"], phase="aware", translator_id=ids["uma"], text="सेवा धीमी थी।",
+                            status="draft")
+        session.add(draft)
+        session.flush()
+        draft_id = draft.id
+    at = sentence_page(engine, ids, ids["s0"])
+    shown = card(at, f"sv_translation_{draft_id}")
+    assert shown.markdown[0].value == "**uma** · draft · mean ROUGE-L —"
+    assert diff_words(shown.markdown[1].value) == [("same", "सेवा"), ("same", "धीमी"), ("same", "थी"), ("same", "।")]
+    assert "No translation is kept yet, so none is compared." in [c.value for c in at.caption]
+    assert links(at) == []
