@@ -28,7 +28,7 @@ from corpus.vocabulary import Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
-from db.gold import ItemState, _annotators_per_item, _gold_in_force, _item_states
+from db.gold import ItemState, _annotators_per_item, _gold_in_force, _item_states, among
 from db.models import (
     Adjudication,
     Annotation,
@@ -42,6 +42,9 @@ from db.models import (
 from db.revisions import record_revision
 
 LEAD_ROLES = ("lead", "admin")
+# A statement with ids written in (``db.gold.among``) is not kept in the engine's compiled cache: each list
+# of ids is a statement of its own, and would crowd out the ones worth keeping.
+_ONCE = {"compiled_cache": None}
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,18 @@ class QueueEntry:
     versions: list[AnnotatorVersion]
     disagreement: float  # share of tokens on which annotators differ
     gold: GoldDecision | None
+    resolved: bool
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One line of the queue: a ``QueueEntry`` without its tokens, versions and gold."""
+
+    item_id: int
+    sentence_key: str
+    phase: str
+    translator: str
+    disagreement: float
     resolved: bool
 
 
@@ -274,82 +289,181 @@ def _project_items(session: Session, project_id: int) -> list[int]:
     )
 
 
-def _versions(session: Session, users: dict[int, str], state: ItemState) -> list[AnnotatorVersion]:
-    """The item's submitted versions side by side, in the order they were submitted."""
-    rows = {
-        row[0]: row for row in session.execute(
-            select(Annotation.id, Annotation.no_aspects, Annotation.submitted_at, Annotation.updated_at)
-            .where(Annotation.id.in_(state.annotation_ids))
-        )
-    }
-    versions = [
-        AnnotatorVersion(annotation_id, users.get(annotator, "?"), list(tags), rows[annotation_id][1],
-                         rows[annotation_id][2], rows[annotation_id][3])
-        for annotation_id, annotator, tags in zip(state.annotation_ids, state.annotators, state.versions)
-    ]
-    return sorted(versions, key=lambda v: (v.submitted_at is None, v.submitted_at or datetime.min, v.annotation_id))
+def _versions_of(session: Session, users: dict[int, str], states: list[ItemState]) -> dict[int, list[AnnotatorVersion]]:
+    """item id → its submitted versions side by side, in the order they were submitted: the annotations'
+    dates and answers of every item in one query, not one per item."""
+    wanted = [a for s in states for a in s.annotation_ids]
+    rows = {row[0]: row for row in session.execute(
+        select(Annotation.id, Annotation.no_aspects, Annotation.submitted_at, Annotation.updated_at)
+        .where(among(Annotation.id, wanted)), execution_options=_ONCE)} if wanted else {}
+    by_item = {}
+    for state in states:
+        versions = [
+            AnnotatorVersion(annotation_id, users.get(annotator, "?"), list(tags), rows[annotation_id][1],
+                             rows[annotation_id][2], rows[annotation_id][3])
+            for annotation_id, annotator, tags in zip(state.annotation_ids, state.annotators, state.versions)
+        ]
+        by_item[state.item_id] = sorted(
+            versions, key=lambda v: (v.submitted_at is None, v.submitted_at or datetime.min, v.annotation_id))
+    return by_item
+
+
+def _decisions_by_id(session: Session, users: dict[int, str], ids: list[int]) -> dict[int, GoldDecision]:
+    if not ids:
+        return {}
+    return {row.id: _decision(row, users) for row in session.execute(
+        select(Adjudication.id, Adjudication.item_id, Adjudication.tags, Adjudication.source,
+               Adjudication.accepted_annotation_id, Adjudication.decided_by, Adjudication.note,
+               Adjudication.created_at).where(among(Adjudication.id, ids)), execution_options=_ONCE)}
+
+
+def _gold_decisions(session: Session, users: dict[int, str], golds: dict[int, Gold | None],
+                    versions: dict[int, list[AnnotatorVersion]]) -> dict[int, GoldDecision | None]:
+    """item id → the gold in force as the page shows it: the stored decision that carries it, or the
+    automatic rule's gold not written yet (no id; dated by the latest submission it rests on)."""
+    stored = _decisions_by_id(session, users, [g.decision_id for g in golds.values()
+                                               if g is not None and g.decision_id is not None])
+    shown: dict[int, GoldDecision | None] = {}
+    for item_id, gold in golds.items():
+        if gold is None:
+            shown[item_id] = None
+        elif gold.decision_id is not None:
+            shown[item_id] = stored[gold.decision_id]
+        else:
+            moment = max((v.submitted_at for v in versions[item_id] if v.submitted_at), default=None) or utcnow()
+            shown[item_id] = GoldDecision(None, item_id, list(gold.tags), gold.source, None, None, None, moment)
+    return shown
 
 
 def _gold_decision(session: Session, users: dict[int, str], item_id: int, gold: Gold | None,
                    versions: list[AnnotatorVersion]) -> GoldDecision | None:
-    """The gold in force as the page shows it: the stored decision that carries it, or the automatic
-    rule's gold not written yet (no id; dated by the latest submission it rests on)."""
-    if gold is None:
-        return None
-    if gold.decision_id is not None:
-        return _decision(session.get(Adjudication, gold.decision_id), users)
-    moment = max((v.submitted_at for v in versions if v.submitted_at), default=None) or utcnow()
-    return GoldDecision(None, item_id, list(gold.tags), gold.source, None, None, None, moment)
+    return _gold_decisions(session, users, {item_id: gold}, {item_id: versions})[item_id]
 
 
-def _entry(session: Session, users: dict[int, str], state: ItemState, details: tuple, k: int) -> QueueEntry:
-    """One item side by side: its annotators' versions, and its gold in force (``corpus.gold.in_force``)."""
-    tokens, sentence_key, phase, translator_id = details
-    versions = _versions(session, users, state)
-    decision = _gold_decision(session, users, state.item_id, state.gold(k), versions)
-    newest_edit = max((v.updated_at for v in versions if v.updated_at), default=None)
-    resolved = decision is not None and (
-        decision.source in AUTOMATIC_SOURCES or newest_edit is None or newest_edit <= decision.created_at
-    )
-    return QueueEntry(
-        item_id=state.item_id, translation_id=state.translation_id, sentence_key=sentence_key, phase=phase,
-        translator=users.get(translator_id, "?"), tokens=list(tokens), versions=versions,
-        disagreement=token_disagreement([v.tags for v in versions]), gold=decision, resolved=resolved,
-    )
+def _settled(source: str | None, decided_at: datetime | None, newest_edit: datetime | None) -> bool:
+    """Whether a lead need not look at a disagreement again: it has gold (``source`` None: none), automatic
+    or decided at or after the annotators' last edit."""
+    if source is None:
+        return False
+    return source in AUTOMATIC_SOURCES or newest_edit is None or newest_edit <= decided_at
+
+
+def _newest_edit(versions: list[AnnotatorVersion]) -> datetime | None:
+    return max((v.updated_at for v in versions if v.updated_at), default=None)
+
+
+def _entries(session: Session, users: dict[int, str], states: list[ItemState], k: int) -> list[QueueEntry]:
+    """Items side by side: their annotators' versions, and their gold in force (``corpus.gold.in_force``),
+    read for all of them at once."""
+    details = _item_details(session, [s.item_id for s in states])
+    versions = _versions_of(session, users, states)
+    shown = _gold_decisions(session, users, {s.item_id: s.gold(k) for s in states}, versions)
+    entries = []
+    for state in states:
+        tokens, sentence_key, phase, translator_id = details[state.item_id]
+        mine, decision = versions[state.item_id], shown[state.item_id]
+        entries.append(QueueEntry(
+            item_id=state.item_id, translation_id=state.translation_id, sentence_key=sentence_key, phase=phase,
+            translator=users.get(translator_id, "?"), tokens=list(tokens), versions=mine,
+            disagreement=token_disagreement([v.tags for v in mine]), gold=decision,
+            resolved=_settled(decision.source if decision is not None else None,
+                              decision.created_at if decision is not None else None, _newest_edit(mine)),
+        ))
+    return entries
 
 
 def _item_details(session: Session, item_ids: list[int]) -> dict[int, tuple]:
-    """item id → (tokens, "domain/split/id", phase, translator id), in one query per 500 items."""
-    details: dict[int, tuple] = {}
-    for i in range(0, len(item_ids), 500):
+    """item id → (tokens, "domain/split/id", phase, translator id), in one query."""
+    if not item_ids:
+        return {}
+    return {
+        item_id: (json.loads(tokens), f"{domain}/{split}/{sid}", phase, translator_id)
         for item_id, tokens, domain, split, sid, phase, translator_id in session.execute(
             select(TaggingItem.id, cast(TaggingItem.tokens, Text), SourceSentence.domain, SourceSentence.split,
                    SourceSentence.sentence_id, Translation.phase, Translation.translator_id)
             .join(Translation, TaggingItem.translation_id == Translation.id)
             .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
-            .where(TaggingItem.id.in_(item_ids[i:i + 500]))
-        ):
-            details[item_id] = (json.loads(tokens), f"{domain}/{split}/{sid}", phase, translator_id)
-    return details
+            .where(among(TaggingItem.id, item_ids)), execution_options=_ONCE)
+    }
+
+
+def _disagreeing(session: Session, project_id: int) -> list[ItemState]:
+    """Complete items whose annotators disagree: the rule's reader (``db.gold``) asked only for items whose
+    stored versions differ, then the test itself on what it read."""
+    return [
+        s for s in _item_states(session, project_id, differing_only=True).values()
+        if len(s.versions) >= 2 and s.complete and not tags_agree(s.versions)
+    ]
 
 
 def disagreement_queue(engine: Engine, project_id: int, include_resolved: bool = False) -> list[QueueEntry]:
     """Complete items whose annotators disagree, worst (most differing tokens) first."""
     with Session(reader(engine)) as session:
         users = _users(session)
-        k = _annotators_per_item(session, project_id)
-        disagreeing = [
-            s for s in _item_states(session, project_id).values()
-            if len(s.versions) >= 2 and s.complete and not tags_agree(s.versions)
-        ]
-        details = _item_details(session, [s.item_id for s in disagreeing])
-        entries = []
-        for state in disagreeing:
-            entry = _entry(session, users, state, details[state.item_id], k)
-            if include_resolved or not entry.resolved:
-                entries.append(entry)
-        entries.sort(key=lambda e: (-e.disagreement, e.item_id))
-        return entries
+        entries = _entries(session, users, _disagreeing(session, project_id),
+                           _annotators_per_item(session, project_id))
+    entries = [e for e in entries if include_resolved or not e.resolved]
+    entries.sort(key=lambda e: (-e.disagreement, e.item_id))
+    return entries
+
+
+def _labels(session: Session, item_ids: list[int]) -> dict[int, tuple[str, str, int]]:
+    """item id → ("domain/split/id", phase, translator id), in one query."""
+    if not item_ids:
+        return {}
+    return {
+        item_id: (f"{domain}/{split}/{sid}", phase, translator_id)
+        for item_id, domain, split, sid, phase, translator_id in session.execute(
+            select(TaggingItem.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
+                   Translation.phase, Translation.translator_id)
+            .join(Translation, TaggingItem.translation_id == Translation.id)
+            .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+            .where(among(TaggingItem.id, item_ids)), execution_options=_ONCE)
+    }
+
+
+def _settled_items(session: Session, project_id: int, states: list[ItemState]) -> dict[int, bool]:
+    """item id → ``_settled``, reading of each item only what it looks at: its gold's source, when that was
+    decided and the versions' latest edit (not the decisions and versions themselves)."""
+    k = _annotators_per_item(session, project_id)
+    golds = {s.item_id: s.gold(k) for s in states}
+    stored = {g.decision_id for g in golds.values() if g is not None and g.decision_id is not None}
+    decided_at = dict(session.execute(
+        select(Adjudication.item_id, Adjudication.created_at).where(among(Adjudication.id, stored)),
+        execution_options=_ONCE).all()) if stored else {}
+    asked = [a for s in states if s.item_id in decided_at for a in s.annotation_ids]
+    newest = dict(session.execute(
+        select(Annotation.item_id, func.max(Annotation.updated_at)).where(among(Annotation.id, asked))
+        .group_by(Annotation.item_id), execution_options=_ONCE).all()) if asked else {}
+    return {item_id: _settled(gold.source if gold is not None else None, decided_at.get(item_id), newest.get(item_id))
+            for item_id, gold in golds.items()}
+
+
+def disagreements(engine: Engine, project_id: int) -> list[Disagreement]:
+    """The items of ``disagreement_queue(..., include_resolved=True)`` in its order, each as one line
+    (which item, how much differs, settled or not), without their tokens, versions and decisions: what
+    the Adjudication page lists; it reads the whole entry (``item_entry``) of the one item it opens."""
+    with Session(reader(engine)) as session:
+        users = _users(session)
+        states = _disagreeing(session, project_id)
+        settled = _settled_items(session, project_id, states)
+        labels = _labels(session, [s.item_id for s in states])
+    lines = []
+    for state in states:
+        sentence_key, phase, translator_id = labels[state.item_id]
+        lines.append(Disagreement(
+            item_id=state.item_id, sentence_key=sentence_key, phase=phase, translator=users.get(translator_id, "?"),
+            disagreement=token_disagreement(state.versions), resolved=settled[state.item_id],
+        ))
+    lines.sort(key=lambda d: (-d.disagreement, d.item_id))
+    return lines
+
+
+def open_disagreement_count(engine: Engine, project_id: int) -> int:
+    """How many entries ``disagreement_queue`` holds (decided ones left out): what the lead's Home counts."""
+    with Session(reader(engine)) as session:
+        states = _disagreeing(session, project_id)
+        return sum(1 for settled in _settled_items(session, project_id, states).values() if not settled)
 
 
 def item_entry(engine: Engine, item_id: int) -> QueueEntry:
@@ -358,8 +472,7 @@ def item_entry(engine: Engine, item_id: int) -> QueueEntry:
         if project is None:
             raise ValueError(f"no tagging item {item_id}")
         state = _item_states(session, project, [item_id])[item_id]
-        details = _item_details(session, [item_id])[item_id]
-        return _entry(session, _users(session), state, details, _annotators_per_item(session, project))
+        return _entries(session, _users(session), [state], _annotators_per_item(session, project))[0]
 
 
 def _require_lead(session: Session, user_id: int) -> None:
@@ -375,7 +488,8 @@ def _require_unchanged(session: Session, item_id: int, expected: int | None) -> 
     gold = state.gold(_annotators_per_item(session, project)) if state is not None else None
     if (gold.decision_id if gold is not None else None) != expected:
         users = _users(session)
-        raise StaleDecision(item_id, expected, _gold_decision(session, users, item_id, gold, _versions(session, users, state)))
+        versions = _versions_of(session, users, [state])[item_id]
+        raise StaleDecision(item_id, expected, _gold_decision(session, users, item_id, gold, versions))
 
 
 def accept(

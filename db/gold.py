@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from operator import itemgetter
 
 import numpy as np
-from sqlalchemy import Engine, Text, cast, func, select
+from sqlalchemy import Engine, Text, cast, func, literal_column, select
 from sqlalchemy.orm import Session
 
 from corpus.gold import Gold, GoldStep, ItemGold, in_force
@@ -106,22 +106,59 @@ def _project_of(session: Session, item_ids: Collection[int]) -> int | None:
 
 
 def _item_states(
-    session: Session, project_id: int, items: Collection[int] | None = None, decided_only: bool = False
+    session: Session, project_id: int, items: Collection[int] | None = None, decided_only: bool = False,
+    differing_only: bool = False,
 ) -> dict[int, ItemState]:
     """Every tagging item of the project (or only ``items``, or only those with a decision) with its
     submitted versions, active assignees and latest decision: four queries of plain rows, whatever the
     project's size (a paper-scale project has ~48,000 items and ~95,000 annotations; ORM objects would
     take seconds). The cyclic collector is paused: its passes over the many small lists made here cost
-    as much as making them."""
+    as much as making them.
+
+    ``differing_only``: only the items with two or more submitted versions whose stored tags are not all
+    spelled alike (found in SQL, then read by id). Every other item's versions are one and the same tag
+    list, so they agree: a reader of disagreements (the adjudication queue) needs none of them, and at
+    paper scale reads ~4,500 items instead of ~48,000. The rule still runs on what is read."""
     with paused_gc():
-        return _read_item_states(session, project_id, items, decided_only)
+        if differing_only:
+            differing = _differing_items(session, project_id)
+            items = differing if items is None else sorted(differing.intersection(items))
+        return _read_item_states(session, project_id, items, decided_only, always_by_id=differing_only)
+
+
+def _differing_items(session: Session, project_id: int) -> set[int]:
+    """Items of the project with two or more submitted versions whose stored tags are spelled differently."""
+    statement = (
+        select(Annotation.item_id).where(Annotation.status == Status.SUBMITTED)
+        .group_by(Annotation.item_id)
+        .having(func.count() >= 2, func.count(func.distinct(cast(Annotation.tags, Text))) >= 2)
+    )
+    if session.scalar(select(func.count(Project.id))) != 1:
+        statement = statement.where(Annotation.item_id.in_(
+            select(TaggingItem.id)
+            .join(Translation, TaggingItem.translation_id == Translation.id)
+            .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
+            .where(SourceSentence.project_id == project_id)))
+    return {item_id for (item_id,) in fetch(session.connection(), statement)}
+
+
+def among(column, ids: Collection[int]):
+    """``column IN (...)`` with the ids written into the statement: one statement however many ids (a bound
+    parameter per id costs more to compile than the query takes, and SQLite caps their number). Safe to
+    write in: each id goes through ``int``."""
+    return column.op("IN")(literal_column("(" + ",".join(str(int(i)) for i in ids) + ")"))
 
 
 def _read_item_states(
-    session: Session, project_id: int, items: Collection[int] | None, decided_only: bool
+    session: Session, project_id: int, items: Collection[int] | None, decided_only: bool,
+    always_by_id: bool = False,
 ) -> dict[int, ItemState]:
+    """``always_by_id``: read ``items`` by id however many they are (a set picked in SQL already, a small
+    share of the project), instead of scanning the project past ``_BY_ID`` items."""
     wanted = None if items is None else set(items)
-    by_id = wanted is not None and len(wanted) <= _BY_ID
+    by_id = wanted is not None and (always_by_id or len(wanted) <= _BY_ID)
+    if by_id and not wanted:
+        return {}
     conn = session.connection()
     if by_id:
         in_project = sorted(wanted)
@@ -139,7 +176,9 @@ def _read_item_states(
         in_project = decided if in_project is None else in_project.where(TaggingItem.id.in_(decided))
 
     def of_items(statement, column):
-        return statement if in_project is None else statement.where(column.in_(in_project))
+        if in_project is None:
+            return statement
+        return statement.where(among(column, in_project) if by_id else column.in_(in_project))
 
     translation_of = dict(fetch(conn, of_items(select(TaggingItem.id, TaggingItem.translation_id), TaggingItem.id)))
     if wanted is not None and not by_id:
@@ -169,7 +208,7 @@ def _read_item_states(
         .where(AnnotationAssignment.status.not_in(INACTIVE_STATUSES))
     )
     if by_id:
-        assigned = assigned.where(AnnotationAssignment.translation_id.in_(sorted(translation_of.values())))
+        assigned = assigned.where(among(AnnotationAssignment.translation_id, set(translation_of.values())))
     elif in_project is not None:
         assigned = assigned.where(AnnotationAssignment.translation_id.in_(
             select(TaggingItem.translation_id).where(TaggingItem.id.in_(in_project))))

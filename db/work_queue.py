@@ -2,8 +2,9 @@
 
 The rows are read in one read-only transaction, narrowed in SQL to what the counts look at (open tasks,
 one row per sentence, phase and status) so a paper-scale project sends thousands of rows, not the
-~140,000 tasks. The disagreements come from the adjudication queue itself
-(``db.adjudication.disagreement_queue``, its own read and the slow part), so the Home page and the
+~140,000 tasks. The disagreements are counted by the adjudication queue's own reader
+(``db.adjudication.open_disagreement_count``: the same items and the same test of "settled" as
+``disagreement_queue``, without reading their tokens and versions), so the Home page and the
 Adjudication page never disagree on what is open; the page counts them last.
 """
 
@@ -24,7 +25,7 @@ from corpus.work_queue import (
     WorkQueue,
     work_queue,
 )
-from db.adjudication import disagreement_queue
+from db.adjudication import open_disagreement_count
 from db.engine import read
 from db.reopen import reopen_rows, reopen_stamp
 from db.models import (
@@ -101,7 +102,7 @@ def _rows(session: Session, project_id: int) -> tuple[list, ...]:
 
 def open_disagreements(engine: Engine, project_id: int) -> int:
     """Disagreements waiting for a lead: the Adjudication page's queue, decided ones left out."""
-    return len(disagreement_queue(engine, project_id))
+    return open_disagreement_count(engine, project_id)
 
 
 def lead_work_queue(engine: Engine, project_id: int, now: datetime | None = None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from db.adjudication import (
@@ -11,13 +11,16 @@ from db.adjudication import (
     accept,
     decisions,
     disagreement_queue,
+    disagreements,
     edit,
     gold_count,
     item_entry,
+    open_disagreement_count,
     sync_agreed,
 )
 from db.engine import transaction
-from db.models import AnnotationAssignment, Revision
+from db.gold import _item_states
+from db.models import Annotation, AnnotationAssignment, Revision
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,
@@ -285,3 +288,60 @@ def test_leads_racing_on_one_item_leave_one_decision_and_refuse_the_other(any_wo
     refused = [o for o in outcomes.values() if isinstance(o, StaleDecision)]
     assert len(refused) == 1 and len(decisions(engine, item)) == 1
     assert refused[0].current.id == decisions(engine, item)[0].id
+
+
+def open_items(engine) -> list[int]:
+    """The open disagreements, worst first, as the queue, its lines (what the pages list) and the Home
+    count see them: they must agree."""
+    pid = project_id(engine)
+    every = disagreement_queue(engine, pid, include_resolved=True)
+    assert [(d.item_id, d.sentence_key, d.phase, d.translator, d.disagreement, d.resolved)
+            for d in disagreements(engine, pid)] == [
+        (e.item_id, e.sentence_key, e.phase, e.translator, e.disagreement, e.resolved) for e in every]
+    queue = [e.item_id for e in disagreement_queue(engine, pid)]
+    assert queue == [e.item_id for e in every if not e.resolved]
+    assert open_disagreement_count(engine, pid) == len(queue)
+    return queue
+
+
+def test_the_open_count_is_the_queue_without_the_items_a_lead_settled(any_world):
+    engine, world = any_world["engine"], any_world
+    assert open_items(engine) == []
+    t1 = disagree(engine, world)
+    t2 = submit(engine, world["meera"], world["t2"], ["B", "O", "B", "O", "O", "O"])
+    assert open_items(engine) == [t1]  # t2 waits for kiran
+    submit(engine, world["kiran"], world["t2"], ["O"] * 6)
+    assert open_items(engine) == [t2, t1]  # 2 of 6 tokens differ, then 1 of 7
+    meera = next(v for v in item_entry(engine, t1).versions if v.annotator == "meera")
+    accepted = accept(engine, t1, meera.annotation_id, world["lead"], expected=None)
+    assert open_items(engine) == [t2]
+    # kiran edits after the lead decided: the decision stands, but the item asks for a look again
+    edit_submitted(engine, world["kiran"], world["t1"], ["O", "B", "I", "O", "O", "O", "B"])
+    assert open_items(engine) == [t2, t1]
+    assert item_entry(engine, t1).gold.id == accepted.id
+    edit(engine, t2, ["B", "O", "O", "O", "O", "O"], world["lead"], expected=None)
+    assert open_items(engine) == [t1]
+    assert [e.item_id for e in disagreement_queue(engine, project_id(engine), include_resolved=True)] == [t2, t1]
+
+
+def test_versions_stored_in_another_spelling_of_the_same_tags_agree(any_world):
+    """The queue asks SQL only for items whose stored tags differ as text; the rule then decides on the
+    tags themselves, so the same tags written with other spacing are agreement, and gold."""
+    engine, world = any_world["engine"], any_world
+    tags = ["B", "O", "B", "O", "O", "O"]
+    item = submit(engine, world["meera"], world["t2"], tags)
+    submit(engine, world["kiran"], world["t2"], tags)
+    value = "CAST(:tags AS JSON)" if engine.dialect.name == "postgresql" else ":tags"
+    with transaction(engine) as session:
+        session.execute(text(f"UPDATE annotations SET tags = {value} WHERE item_id = :item AND annotator_id = :who"),
+                        {"tags": '["B","O","B","O","O","O"]', "item": item, "who": world["kiran"]})
+    pid = project_id(engine)
+    with Session(engine) as session:
+        spelled = session.scalars(select(Annotation.tags).where(Annotation.item_id == item)).all()
+        every, differing = _item_states(session, pid), _item_states(session, pid, differing_only=True)
+    assert spelled == [tags, tags]
+    assert list(differing) == [item]  # differently spelled in SQL ...
+    assert all(getattr(differing[item], name) == getattr(every[item], name) for name in (
+        "annotation_ids", "annotators", "versions", "assignees", "latest", "latest_id", "translation_id"))
+    assert open_items(engine) == [] and disagreement_queue(engine, pid, include_resolved=True) == []
+    assert gold_count(engine, pid) == (1, 1)  # ... and agreed gold by the rule
