@@ -13,8 +13,9 @@ from corpus.vocabulary import Phase, Role, Status
 from corpus.work_queue import OVERDUE_DAYS, WorkQueue
 from db.adjudication import tagging_stamp
 from db.assignment import annotation_counts, my_queue, queue_counts
-from db.work_queue import lead_work_queue, open_disagreements, queue_stamp
+from db.work_queue import lead_work_queue, queue_stamp
 from ui.common import EVERYONE, get_engine, project_id, require_role
+from ui.disagreements import open_count
 from ui.text import md_escape
 
 HERE = Path(__file__).resolve().parent
@@ -65,12 +66,6 @@ def _work_queue(db: str, project: int, stamp: tuple, hour: datetime) -> WorkQueu
     """Every count but the disagreements, kept until the next change that may move one, and for at most
     an hour (overdue is judged against the hour)."""
     return lead_work_queue(engine, project, now=hour, count_disagreements=False)
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def _disagreements(db: str, project: int, stamp: tuple) -> int:
-    """Kept until the next tagging change: at paper scale the adjudication queue takes seconds to read."""
-    return open_disagreements(engine, project)
 
 
 def work_queue_items(queue: WorkQueue) -> list[tuple[int | None, str, str, dict[str, str], str]]:
@@ -126,7 +121,7 @@ if Role.LEAD in user.roles:
     late = sorted({*queue.overdue_translators.people, *queue.overdue_annotators.people})
     if late:
         st.caption("Overdue: " + md_escape(", ".join(late)))
-    queue = replace(queue, disagreements=_disagreements(db_key, pid, tagging))
+    queue = replace(queue, disagreements=open_count(pid, tagging))  # the Adjudication page's cache too
     if queue.disagreements:
         show_item(line, work_queue_items(queue)[0])
     elif queue.empty:
