@@ -235,6 +235,7 @@ class _StoredCrf:
     def __init__(self, data: bytes) -> None:
         import pycrfsuite
 
+        self._data = data  # CRFsuite reads the model from this buffer: it must outlive the tagger
         self.tagger_ = pycrfsuite.Tagger()
         self.tagger_.open_inmemory(data)
 

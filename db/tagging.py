@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
+from corpus.suggestions import SHOWN_KEY, confidence_label, shown_payload
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
 from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.auth import SessionEnded, check_writer
@@ -39,7 +40,7 @@ from db.models import (
     UserRole,
     utcnow,
 )
-from db.project_settings import settings_in
+from db.project_settings import ProjectSettings, settings_in
 from db.revisions import record_revision
 from db.saving import is_unique_violation
 
@@ -89,7 +90,8 @@ class QueueRow:
 @dataclass(frozen=True)
 class Suggestion:
     span: tuple[int, int]
-    term: str  # the English aspect term the translator linked to these characters
+    term: str  # the English aspect term the translator linked to these characters (or the model's label)
+    confidence: float | None = None  # the model's, for a model suggestion; None for the aspect map's
 
 
 @dataclass(frozen=True)
@@ -382,6 +384,18 @@ def _suggestions_for(session: Session, item: TaggingItem, translation: Translati
     return out
 
 
+def _item_suggestions(session: Session, item: TaggingItem, translation: Translation, project_id: int,
+                      project: ProjectSettings) -> list[Suggestion]:
+    """The aspect map's suggestions; where there are none (aspect-blind translations), the project's model's,
+    with its confidence. Never tags until the annotator accepts one."""
+    out = _suggestions_for(session, item, translation) if project.prefill_from_aspect_map else []
+    if out or not project.model_suggestions:
+        return out
+    from db.model_store import model_spans
+
+    return [Suggestion((s, e), confidence_label(c), c) for s, e, c in model_spans(session, project_id, item.tokens)]
+
+
 def _state(annotation: Annotation | None, n_tokens: int, rejected: Sequence[Sequence[int]] = ()) -> AnnotationState:
     if annotation is None:
         return AnnotationState(None, ["O"] * n_tokens, False, "new", None)
@@ -420,6 +434,9 @@ def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
         sentence = session.get(SourceSentence, translation.sentence_id)
         project = settings_in(session, sentence.project_id)
         show_source = project.annotators_see_source
+        from db.model_store import kick
+
+        kick(session, sentence.project_id, project)  # trains in a thread if due; never waits
         return ItemView(
             item_id=item.id,
             translation_id=translation.id,
@@ -429,7 +446,7 @@ def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
             source_text=sentence.text if show_source else None,
             source_aspects=[a.term for a in sentence.aspects] if show_source else [],
             source_aspect_spans=[(a.start, a.end) for a in sentence.aspects] if show_source else [],
-            suggestions=_suggestions_for(session, item, translation) if project.prefill_from_aspect_map else [],
+            suggestions=_item_suggestions(session, item, translation, sentence.project_id, project),
             annotation=_stored_state(session, _own_annotation(session, item.id, user_id), len(item.tokens)),
             text_changed=tokenize(translation.text or "") != list(item.tokens),
         )
@@ -525,11 +542,15 @@ def _save(
             annotation.submitted_at = now
         session.flush()
         assignment.status = Status.SUBMITTED if annotation.status == Status.SUBMITTED else Status.DRAFT
+        translation = session.get(Translation, item.translation_id)
+        project_id = session.get(SourceSentence, translation.sentence_id).project_id
+        shown = [(*x.span, x.confidence) for x in _item_suggestions(
+            session, item, translation, project_id, settings_in(session, project_id)) if x.confidence is not None]
         record_revision(
             session, "annotation", annotation.id, annotation.version, user_id, action,
             {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
              "tags": tags, "no_aspects": no_aspects, "status": annotation.status,
-             "rejected_suggestions": [list(span) for span in mine.rejected]},
+             "rejected_suggestions": [list(span) for span in mine.rejected], SHOWN_KEY: shown_payload(shown)},
         )
         if annotation.status == Status.SUBMITTED:
             from db.adjudication import auto_gold_if_agreed

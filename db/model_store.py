@@ -1,0 +1,319 @@
+"""The model in the loop: the project's suggestion CRF (trained in the background, stored), what annotators were
+shown, and the review-suspects list.
+
+Training never runs in a request: ``kick`` (called when an item opens) only counts, and when the gold has
+grown past the next threshold (``corpus.suggestions.retrain_due``) starts a thread that reads every gold item,
+trains ``corpus.baseline``'s CRF and stores its model file in ``suggestion_models``. Suggestions read the
+stored model (kept in memory until a newer one is stored). ``python -m corpus`` tools and tests call
+``retrain_if_due`` directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, exists, func, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from corpus.baseline import (
+    CrfSettings,
+    LabelledSequence,
+    TrainedModel,
+    cross_validated_predictions,
+    load_model,
+    model_bytes,
+    suggest_spans,
+    suspects,
+    train,
+)
+from corpus.suggestions import (
+    Exposure,
+    ShownSave,
+    SuggestionQuality,
+    exposure,
+    retrain_due,
+    shown_spans,
+    suggestion_quality,
+)
+from corpus.vocabulary import Status
+from db.engine import reader, transaction
+from db.gold import gold_in_force
+from db.models import (
+    Adjudication,
+    Annotation,
+    Revision,
+    SourceSentence,
+    SuggestionModel,
+    TaggingItem,
+    Translation,
+    utcnow,
+)
+from db.project_settings import ProjectSettings, load_settings
+
+log = logging.getLogger(__name__)
+
+#: An item opening checks at most this often per project (in this process) whether the model is due.
+CHECK_EVERY_S = 30.0
+
+
+@dataclass(frozen=True)
+class GoldItem:
+    item_id: int
+    sentence_db_id: int
+    sentence_key: str  # domain/split/sentence id
+    phase: str
+    sequence: LabelledSequence
+
+
+def gold_items(engine: Engine, project_id: int) -> list[GoldItem]:
+    """Every tagging item with gold in force: its frozen tokens and gold tags (what the suggestion model
+    learns from and the review-suspects list checks), in item order."""
+    golds = {i: g.gold.tags for i, g in gold_in_force(engine, project_id).items() if g.gold is not None}
+    if not golds:
+        return []
+    with Session(reader(engine)) as session:
+        rows = session.execute(
+            select(TaggingItem.id, TaggingItem.tokens, Translation.phase, SourceSentence.id, SourceSentence.domain,
+                   SourceSentence.split, SourceSentence.sentence_id)
+            .join(Translation, Translation.id == TaggingItem.translation_id)
+            .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+            .where(SourceSentence.project_id == project_id)
+            .order_by(TaggingItem.id)
+        ).all()
+    out = []
+    for item_id, tokens, phase, sid, domain, split, sentence_id in rows:
+        tags = golds.get(item_id)
+        if tags is None or len(tags) != len(tokens) or not tokens:
+            continue
+        key = f"{domain}/{split}/{sentence_id}"
+        out.append(GoldItem(item_id, sid, key, phase, LabelledSequence(
+            f"{key}/{phase}/item{item_id}", domain, split, tuple(tokens), tuple(tags))))
+    return out
+
+
+# ---------------------------------------------------------------- the stored model
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    gold_count: int
+    signature: str
+    train_seconds: float
+    trained_at: object
+
+
+def model_info(engine: Engine, project_id: int) -> ModelInfo | None:
+    """The stored suggestion model's gold count, signature and training time (without its bytes)."""
+    with Session(reader(engine)) as session:
+        row = session.execute(
+            select(SuggestionModel.gold_count, SuggestionModel.signature, SuggestionModel.train_seconds,
+                   SuggestionModel.trained_at).where(SuggestionModel.project_id == project_id)).first()
+    return ModelInfo(*row) if row else None
+
+
+def _store(engine: Engine, project_id: int, gold_count: int, signature: str, data: bytes, seconds: float) -> None:
+    try:
+        with transaction(engine) as session:
+            row = session.scalars(select(SuggestionModel).where(SuggestionModel.project_id == project_id)).first()
+            if row is None:
+                row = SuggestionModel(project_id=project_id)
+                session.add(row)
+            row.gold_count, row.signature, row.model, row.train_seconds = gold_count, signature, data, seconds
+            row.trained_at = utcnow()
+    except IntegrityError:  # another process stored its first model at the same moment: keep theirs
+        log.info("suggestion model of project %s stored elsewhere first", project_id)
+
+
+def retrain_if_due(engine: Engine, project_id: int, force: bool = False) -> bool:
+    """Train and store the project's suggestion model when the gold count has crossed the next threshold
+    (or ``force``); True if a model was stored. Seconds on a paper-scale project: never call in a request."""
+    settings = load_settings(engine, project_id)
+    if not settings.model_suggestions and not force:
+        return False
+    items = gold_items(engine, project_id)
+    info = model_info(engine, project_id)
+    if not items or not (force or retrain_due(len(items), info.gold_count if info else None,
+                                              settings.suggest_min_gold, settings.suggest_retrain_every)):
+        return False
+    crf = CrfSettings()
+    started = time.process_time()
+    model = train([g.sequence for g in items], crf)
+    _store(engine, project_id, len(items), crf.signature(), model_bytes(model), time.process_time() - started)
+    return True
+
+
+_lock = threading.Lock()
+_running: dict[tuple[str, int], threading.Thread] = {}
+_checked: dict[tuple[str, int], float] = {}
+_models: dict[tuple[str, int], tuple[object, TrainedModel]] = {}
+
+
+def _key(engine: Engine, project_id: int) -> tuple[str, int]:
+    return (engine.url.render_as_string(hide_password=True), project_id)
+
+
+def _upper_bound(session: Session, project_id: int) -> int:
+    """Items that could have gold (a submitted annotation or a decision): a cheap count, never below the gold."""
+    submitted = exists().where(Annotation.item_id == TaggingItem.id, Annotation.status == Status.SUBMITTED)
+    decided = exists().where(Adjudication.item_id == TaggingItem.id)
+    return session.scalar(
+        select(func.count(TaggingItem.id))
+        .join(Translation, Translation.id == TaggingItem.translation_id)
+        .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+        .where(SourceSentence.project_id == project_id, or_(submitted, decided))) or 0
+
+
+def _train_in_background(engine: Engine, project_id: int) -> None:
+    try:
+        retrain_if_due(engine, project_id)
+    except Exception:  # a background thread has nobody to tell but the log
+        log.exception("training the suggestion model of project %s failed", project_id)
+
+
+def kick(session: Session, project_id: int, settings: ProjectSettings) -> threading.Thread | None:
+    """Start training in a background thread if the model may be due; returns the thread (None: not due,
+    checked recently, or already training). Costs the caller one COUNT at most every ``CHECK_EVERY_S``."""
+    if not settings.model_suggestions:
+        return None
+    engine = session.get_bind()
+    engine = getattr(engine, "engine", engine)
+    key = _key(engine, project_id)
+    now = time.monotonic()
+    with _lock:
+        running = _running.get(key)
+        if (running is not None and running.is_alive()) or now - _checked.get(key, -CHECK_EVERY_S) < CHECK_EVERY_S:
+            return None
+        _checked[key] = now
+    trained_on = session.scalar(select(SuggestionModel.gold_count).where(SuggestionModel.project_id == project_id))
+    if not retrain_due(_upper_bound(session, project_id), trained_on, settings.suggest_min_gold,
+                       settings.suggest_retrain_every):
+        return None
+    thread = threading.Thread(target=_train_in_background, args=(engine, project_id), daemon=True,
+                              name=f"suggestion-model-{project_id}")
+    with _lock:
+        if key in _running and _running[key].is_alive():
+            return None
+        _running[key] = thread
+    thread.start()
+    return thread
+
+
+def forget_checks() -> None:
+    """Forget when projects were last checked (tests that want ``kick`` to look again at once)."""
+    with _lock:
+        _checked.clear()
+
+
+def current_model(session: Session, project_id: int) -> TrainedModel | None:
+    """The stored model, loaded once per stored version (a newer one replaces it)."""
+    row = session.execute(select(SuggestionModel.id, SuggestionModel.trained_at, SuggestionModel.gold_count)
+                          .where(SuggestionModel.project_id == project_id)).first()
+    if row is None:
+        return None
+    engine = session.get_bind()
+    key = _key(getattr(engine, "engine", engine), project_id)
+    stamp = tuple(row)
+    cached = _models.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    data = session.scalar(select(SuggestionModel.model).where(SuggestionModel.id == row[0]))
+    model = load_model(data, CrfSettings(), row[2])
+    _models[key] = (stamp, model)
+    return model
+
+
+def model_spans(session: Session, project_id: int, tokens: Sequence[str]) -> list[tuple[int, int, float]]:
+    """The stored model's spans in these tokens with its confidence in each (none without a model)."""
+    model = current_model(session, project_id)
+    if model is None or not tokens:
+        return []
+    return [(s.start, s.end, s.confidence) for s in suggest_spans(model, [list(tokens)])[0]]
+
+
+# ---------------------------------------------------------------- what annotators were shown
+
+
+def shown_saves(engine: Engine, project_id: int) -> list[ShownSave]:
+    """Each submitted annotation's latest submit: its item, the model spans it recorded as shown, its tags."""
+    with Session(reader(engine)) as session:
+        latest = (
+            select(func.max(Revision.id))
+            .join(Annotation, Annotation.id == Revision.entity_id)
+            .join(TaggingItem, TaggingItem.id == Annotation.item_id)
+            .join(Translation, Translation.id == TaggingItem.translation_id)
+            .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+            .where(Revision.entity == "annotation", Revision.action == "submit",
+                   Annotation.status == Status.SUBMITTED, SourceSentence.project_id == project_id)
+            .group_by(Revision.entity_id)
+        )
+        rows = session.execute(
+            select(Annotation.item_id, Revision.payload, Annotation.tags)
+            .join(Annotation, Annotation.id == Revision.entity_id)
+            .where(Revision.id.in_(latest))
+            .order_by(Revision.id)
+        ).all()
+    return [ShownSave(item_id, shown_spans(payload), tuple(tags)) for item_id, payload, tags in rows]
+
+
+def suggestion_figures(engine: Engine, project_id: int) -> tuple[SuggestionQuality, Exposure]:
+    """Acceptance and precision of the model suggestions (against the gold in force), and on how many
+    tagged items annotators saw them."""
+    saves = shown_saves(engine, project_id)
+    items = {s.item_id for s in saves if s.shown}
+    gold = {i: g.gold.tags for i, g in gold_in_force(engine, project_id, items).items() if g.gold is not None} \
+        if items else {}
+    return suggestion_quality(saves, gold), exposure(saves)
+
+
+def suggestion_exposure(engine: Engine, project_id: int) -> Exposure:
+    """For agreement figures: ``suggestion_exposure(engine, pid).statement()`` says whether annotators saw
+    model suggestions ("annotators saw model suggestions on X of Y items")."""
+    return exposure(shown_saves(engine, project_id))
+
+
+# ---------------------------------------------------------------- review suspects
+
+
+@dataclass(frozen=True)
+class SuspectRow:
+    sentence_db_id: int
+    sentence_key: str
+    phase: str
+    item_id: int
+    token_index: int
+    token: str
+    gold: str
+    predicted: str
+    confidence: float
+
+
+def review_suspects(engine: Engine, project_id: int, min_confidence: float = 0.9,
+                    settings: CrfSettings | None = None) -> list[SuspectRow]:
+    """Gold items the cross-validated CRF contradicts with at least ``min_confidence`` (each judged by a model
+    that never saw it), most confident first. Trains k models: call off the request path or cache it."""
+    items = gold_items(engine, project_id)
+    sequences = [g.sequence for g in items]
+    by_key = {g.sequence.key: g for g in items}
+    found = suspects(sequences, cross_validated_predictions(sequences, settings), min_confidence)
+    return [SuspectRow(g.sentence_db_id, g.sentence_key, g.phase, g.item_id, s.token, g.sequence.tokens[s.token],
+                       s.gold, s.predicted, s.confidence)
+            for s in found for g in (by_key[s.key],)]
+
+
+def gold_stamp(engine: Engine, project_id: int) -> str:
+    """Changes whenever gold may have changed (a decision, a submitted annotation): a cache key."""
+    with Session(reader(engine)) as session:
+        scope = (select(TaggingItem.id).join(Translation, Translation.id == TaggingItem.translation_id)
+                 .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+                 .where(SourceSentence.project_id == project_id))
+        decisions = session.execute(select(func.count(Adjudication.id), func.max(Adjudication.id))
+                                    .where(Adjudication.item_id.in_(scope))).one()
+        annotations = session.execute(
+            select(func.count(Annotation.id), func.max(Annotation.updated_at), func.sum(Annotation.version))
+            .where(Annotation.item_id.in_(scope), Annotation.status == Status.SUBMITTED)).one()
+    return f"{tuple(decisions)}|{tuple(annotations)}"
