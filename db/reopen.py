@@ -345,12 +345,13 @@ def _aware_of(session: Session, translation: Translation) -> tuple[str | None, b
 
 
 def reopen(engine: Engine, lead_id: int, kind: str, record_id: int, reason: str, *, expected_version: int,
-           session_token: str | None = None) -> Answer:
+           answering: tuple[int, int] | None = None, session_token: str | None = None) -> Answer:
     """A lead sets a submitted translation or annotation back to draft, with a reason its worker reads.
 
     ``expected_version``: the record's version the lead saw; StaleReopen if it has changed since (nothing
-    written). ReopenRefused for anyone without the lead role, or a record the rules keep closed;
-    ReasonRefused for a reason that cannot be stored."""
+    written). ``answering``: (id, version) of the pending request the lead is answering, if any; StaleReopen
+    if another lead answered it meanwhile. ReopenRefused for anyone without the lead role, or a record the
+    rules keep closed; ReasonRefused for a reason that cannot be stored."""
     kind = _kind(kind)
     text = clean_reason(reason)
     try:
@@ -362,6 +363,8 @@ def reopen(engine: Engine, lead_id: int, kind: str, record_id: int, reason: str,
             if record.version != expected_version:
                 raise StaleReopen(f"this {kind} was saved after you loaded it (now version {record.version})",
                                   text, _state(session, kind, record))
+            if answering is not None:
+                _require_pending(session, answering, text, _state(session, kind, record))
             aware_status, has_aware = (_aware_of(session, record) if isinstance(record, Translation)
                                        else (None, False))
             phase = record.phase if isinstance(record, Translation) else None
@@ -400,6 +403,20 @@ def reopen(engine: Engine, lead_id: int, kind: str, record_id: int, reason: str,
             from None
 
 
+def _require_pending(session: Session, answering: tuple[int, int], reason: str, record: RecordState | None) -> ReopenRequest:
+    """The request being answered, locked, if it is still pending as the lead saw it; else StaleReopen."""
+    request_id, seen = answering
+    request = session.scalars(select(ReopenRequest).where(ReopenRequest.id == request_id)
+                              .with_for_update().execution_options(populate_existing=True)).first()
+    if request is None:
+        raise LookupError(f"no reopen request {request_id}")
+    if request.state != RequestState.PENDING or request.version != seen:
+        raise StaleReopen(f"this request was already answered ({request.state})", reason, record,
+                          who=_name(session.get(User, request.answered_by)) if request.answered_by else None,
+                          when=request.answered_at)
+    return request
+
+
 def decline(engine: Engine, lead_id: int, request_id: int, reason: str, *, expected_version: int,
             session_token: str | None = None) -> Answer:
     """A lead declines a pending request, with a reason the worker reads. ``expected_version``: the
@@ -408,16 +425,12 @@ def decline(engine: Engine, lead_id: int, request_id: int, reason: str, *, expec
     try:
         with transaction(engine) as session:
             lead = _require_lead(session, lead_id, session_token)
-            request = session.scalars(select(ReopenRequest).where(ReopenRequest.id == request_id)
-                                      .with_for_update().execution_options(populate_existing=True)).first()
-            if request is None:
+            row = session.get(ReopenRequest, request_id)
+            if row is None:
                 raise LookupError(f"no reopen request {request_id}")
-            kind = WorkKind(request.kind)
-            if request.state != RequestState.PENDING or request.version != expected_version:
-                raise StaleReopen(f"this request was already answered ({request.state})", text,
-                                  _record_state(session, kind, request.record_id),
-                                  who=_name(session.get(User, request.answered_by)) if request.answered_by else None,
-                                  when=request.answered_at)
+            kind = WorkKind(row.kind)
+            request = _require_pending(session, (request_id, expected_version), text,
+                                       _record_state(session, kind, row.record_id))
             request.state, request.answered_by = RequestState.DECLINED, lead.id
             request.answer_reason, request.answered_at = text, utcnow()
             session.flush()

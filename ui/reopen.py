@@ -43,10 +43,11 @@ def _reason(key: str) -> str:
     return st.session_state.get(key + "_reason") or ""
 
 
-def _on_reopen(engine: Engine, lead_id: int, kind: str, record_id: int, version: int, key: str) -> None:
+def _on_reopen(engine: Engine, lead_id: int, kind: str, record_id: int, version: int, key: str,
+               answering: tuple[int, int] | None = None) -> None:
     st.session_state.pop(key + "_error", None)
     try:
-        answer = reopen(engine, lead_id, kind, record_id, _reason(key), expected_version=version)
+        answer = reopen(engine, lead_id, kind, record_id, _reason(key), expected_version=version, answering=answering)
     except StaleReopen as exc:
         st.session_state[key + "_conflict"] = exc
         st.session_state.setdefault(CONFLICTS, {})[key] = (kind, record_id)
@@ -130,7 +131,8 @@ def reopen_controls(engine: Engine, user: CurrentUser, kind: str, record_id: int
                   placeholder="What should be changed, or why it stays as it is")
     buttons = st.columns(2 if request is not None else 1)
     buttons[0].button("Reopen", key=key + "_reopen", type="primary", on_click=_on_reopen,
-                      args=(engine, user.id, kind, record_id, version, key),
+                      args=(engine, user.id, kind, record_id, version, key,
+                            None if request is None else (request.request_id, request.request_version)),
                       help="Sets it back to draft so its worker can edit it; recorded in its history.")
     if request is not None:
         buttons[1].button("Decline", key=key + "_decline", on_click=_on_decline, args=(engine, user.id, request, key),

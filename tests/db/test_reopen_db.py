@@ -209,3 +209,62 @@ def test_requests_of_another_project_or_answered_ones_are_not_listed(world):
     assert pending_requests(engine, project_id(engine) + 1) == []
     with Session(engine) as session:
         assert session.scalars(select(ReopenRequest.state)).all() == [RequestState.PENDING]
+
+
+def test_reopening_a_request_another_lead_declined_meanwhile_writes_nothing(world):
+    engine = world["engine"]
+    request_reopen(engine, world["asha"], "translation", world["t"], "typo")
+    [row] = pending_requests(engine, project_id(engine))
+    decline(engine, world["boss"], row.request_id, "it reads fine", expected_version=row.request_version)
+    with pytest.raises(StaleReopen, match="already answered") as refused:
+        reopen(engine, world["lena"], "translation", world["t"], "fix it", expected_version=row.record_version,
+               answering=(row.request_id, row.request_version))
+    assert refused.value.who == "boss" and refused.value.theirs.status == "submitted"
+    assert [a for a, _, _ in revisions(engine, "translation", world["t"])] == ["submit"]
+
+
+def _race(*calls) -> list:
+    """Run the calls at once in threads; each result is its return value or the exception it raised."""
+    import threading
+
+    results: list = [None] * len(calls)
+    start = threading.Barrier(len(calls))
+
+    def run(i, call):
+        start.wait()
+        try:
+            results[i] = call()
+        except Exception as exc:  # noqa: BLE001 (the test reads what each raised)
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return results
+
+
+def test_two_leads_reopening_at_once_one_wins_and_the_other_is_told(world):
+    engine = world["engine"]
+    request_reopen(engine, world["asha"], "translation", world["t"], "typo")
+    [row] = pending_requests(engine, project_id(engine))
+    results = _race(
+        lambda: reopen(engine, world["lena"], "translation", world["t"], "lena's", expected_version=row.record_version,
+                       answering=(row.request_id, row.request_version)),
+        lambda: reopen(engine, world["boss"], "translation", world["t"], "boss's", expected_version=row.record_version,
+                       answering=(row.request_id, row.request_version)),
+        lambda: decline(engine, world["lena"], row.request_id, "no", expected_version=row.request_version),
+    )
+    won = [r for r in results if not isinstance(r, Exception)]
+    lost = [r for r in results if isinstance(r, Exception)]
+    assert all(isinstance(e, (StaleReopen, ReopenRefused)) for e in lost), lost
+    assert len(won) == 1, results
+    reopens = [a for a, _, _ in revisions(engine, "translation", world["t"])].count("reopen")
+    with Session(engine) as session:
+        request = session.scalars(select(ReopenRequest)).one()
+        status = session.get(Translation, world["t"]).status
+    if won[0].state == "reopened":
+        assert (reopens, status, request.state) == (1, "draft", "reopened")
+    else:
+        assert (reopens, status, request.state) == (0, "submitted", "declined")
