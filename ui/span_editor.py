@@ -240,7 +240,9 @@ class SpanEditor {
       t.dataset.selected = sel && sel[0] <= i && i < sel[1] ? "1" : "0";
       t.dataset.cursor = this.cursor === i ? "1" : "0";
       t.dataset.disagree = this.disagree && this.disagree.has(i) ? "1" : "0";
-      t.title = sug ? "suggested for “" + sug.term + "”" : (tags[i] === "O" ? "" : "aspect (" + tags[i] + ")");
+      t.title = sug ? (typeof sug.confidence === "number"
+        ? "model suggestion, confidence " + Math.round(sug.confidence * 100) + "%"
+        : "suggested for “" + sug.term + "”") : (tags[i] === "O" ? "" : "aspect (" + tags[i] + ")");
     });
     this.placeFloat(sel, active);
     const st = this.waiting ? { kind: "saving", text: "Saving…" } : this.serverStatus || { kind: "", text: "" };
@@ -422,6 +424,15 @@ HINTS = ("Click/drag tokens · Enter or A mark · Backspace remove · Tab sugges
          "Ctrl+Z undo · N/P next/previous · Ctrl+Enter submit")
 
 
+def _suggestion(span: Span, term: str, confidence: float | None = None) -> dict:
+    """A suggestion for the editor: the aspect map's name the English term; the model's carry its confidence,
+    which the token's title shows ("model suggestion, confidence 87%")."""
+    out = {"span": list(span), "term": term}
+    if confidence is not None:
+        out["confidence"] = float(confidence)
+    return out
+
+
 def span_editor(
     key: str,
     *,
@@ -430,7 +441,7 @@ def span_editor(
     tokens: Sequence[str],
     spans: Sequence[Span],
     on_commit: Callable[[Commit], None],
-    suggestions: Sequence[tuple[Span, str]] = (),
+    suggestions: Sequence[tuple[Span, str] | tuple[Span, str, float | None]] = (),
     rejected: Sequence[Span] = (),
     readonly: bool = False,
     ack: int = 0,
@@ -459,7 +470,7 @@ def span_editor(
         key=key,
         data={
             "item": item, "label": label, "tokens": list(tokens), "spans": [list(s) for s in spans],
-            "suggestions": [{"span": list(span), "term": term} for span, term in suggestions],
+            "suggestions": [_suggestion(*s) for s in suggestions],
             "rejected": [list(s) for s in rejected], "readonly": readonly, "ack": ack,
             "status": {"kind": status[0], "text": status[1]}, "disagree": list(disagree), "hints": hints,
             "focus": True,

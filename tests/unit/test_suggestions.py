@@ -76,3 +76,10 @@ def test_exposure_counts_items_not_annotations():
     assert e == Exposure(seen=2, items=3)
     assert e.statement() == "annotators saw model suggestions on 2 of 3 items"
     assert Exposure(0, 5).statement() == "annotators saw no model suggestions (5 items tagged)"
+
+
+def test_the_editor_gets_the_model_confidence_and_the_aspect_map_term_alone():
+    from ui.span_editor import _suggestion
+
+    assert _suggestion((1, 2), "model · 87%", 0.874) == {"span": [1, 2], "term": "model · 87%", "confidence": 0.874}
+    assert _suggestion((0, 1), "staff") == {"span": [0, 1], "term": "staff"}
