@@ -72,14 +72,16 @@ def _scoped(db: str, project: int, stamp: tuple, domains: tuple[str, ...], split
 
 @st.cache_resource(show_spinner=False, max_entries=6)
 def _agreement(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
-               domain: str | None = None, phase: str | None = None):
+               domain: str | None, phase: str | None):
+    """Every figure of the filters' input, narrowed to a domain and phase (None: all). One cache entry per
+    scope: callers pass all seven arguments, so the whole corpus is computed once."""
     data = in_scope(_scoped(db, project, stamp, domains, splits), domain, phase)
     return data, compute_agreement(data)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _overview(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
-    data, agreement = _agreement(db, project, stamp, domains, splits)
+    data, agreement = _agreement(db, project, stamp, domains, splits, None, None)
     summary = agreement.report_summary()
     coverage = agreement.coverage
     pk_of = {(s.domain, s.split, s.sentence_id): s.pk for s in data.sentences}
@@ -165,7 +167,7 @@ def _codemix(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spli
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _spelling(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
-    _, agreement = _agreement(db, project, stamp, domains, splits)
+    _, agreement = _agreement(db, project, stamp, domains, splits, None, None)
     return spelling_tolerant_report(agreement.rouge, limit=50)
 
 
