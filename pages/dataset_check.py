@@ -12,7 +12,9 @@ import streamlit as st
 from corpus.baseline import SIDE_NAMES, CrfSettings, report_protocols
 from corpus.evaluation import PredictionsRejected, evaluate_predictions, signature
 from db.baseline_data import add_entry, ensure_baseline_entry, hindi_sequences, leaderboard, run_baseline
-from ui.common import get_engine, require_role
+from db.model_store import gold_stamp, model_info, review_suspects, suggestion_figures
+from db.project_settings import load_settings
+from ui.common import get_engine, project_id, require_role
 from ui.text import md_escape
 
 REPORT_KEY = "check_report"          # the last baseline report of this session
@@ -56,6 +58,63 @@ else:
             how = "trained on the train split, scored on the test split"
         st.caption(f"{SIDE_NAMES[side]}: {how}.")
     st.caption(f"Signature: {report['signature']}")
+
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _suspects(url: str, pid: int, stamp: str, _engine=None) -> list:  # noqa: ANN001
+    """Cross-validated suspects; recomputed only when the gold changed (``stamp``)."""
+    return review_suspects(_engine, pid, SUSPECT_CONFIDENCE)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _suggestion_figures(url: str, pid: int, stamp: str, _engine=None) -> tuple:  # noqa: ANN001
+    return suggestion_figures(_engine, pid)
+
+
+SUSPECT_CONFIDENCE = 0.9
+engine, pid = get_engine(), project_id()
+url = engine.url.render_as_string(hide_password=True)
+stamp = gold_stamp(engine, pid)
+
+st.subheader("Model suggestions")
+project = load_settings(engine, pid)
+info = model_info(engine, pid)
+if not project.model_suggestions:
+    st.caption("Model suggestions are switched off for this project (Settings).")
+elif info is None:
+    st.caption(f"No suggestion model yet: the first one is trained in the background once the project has "
+               f"{project.suggest_min_gold} gold items, then after every {project.suggest_retrain_every} more.")
+else:
+    st.caption(f"Suggestion model trained on {info.gold_count} gold items at {info.trained_at:%Y-%m-%d %H:%M} "
+               f"({info.train_seconds:.1f} s CPU, in the background); retrained after every "
+               f"{project.suggest_retrain_every} new gold items.")
+with st.spinner("Reading what annotators were shown…"):
+    quality, seen = _suggestion_figures(url, pid, stamp, _engine=engine)
+c1, c2, c3 = st.columns(3)
+c1.metric("Accepted suggestions", "n/a" if quality.acceptance_rate is None else f"{quality.acceptance_rate:.1%}",
+          help=f"{quality.accepted} of {quality.shown} model spans shown were submitted exactly as suggested.")
+c2.metric("Suggestion precision", "n/a" if quality.precision is None else f"{quality.precision:.1%}",
+          help=f"{quality.correct} of {quality.judged} suggested spans on items with gold are exact gold spans.")
+c3.metric("Items where suggestions were seen", f"{seen.seen} / {seen.items}")
+st.caption(f"Agreement: {seen.statement()} (suggestions seen by annotators can inflate agreement).")
+
+st.subheader("Review suspects")
+st.caption(f"Gold items a cross-validated CRF contradicts with confidence ≥ {SUSPECT_CONFIDENCE:.0%} (each item is "
+           "judged by a model trained without it), most confident first.")
+if st.toggle("Check the gold for likely errors", key="check_suspects"):
+    with st.spinner("Training cross-validated CRFs on the gold…"):
+        found = _suspects(url, pid, stamp, _engine=engine)
+    if not found:
+        st.info("No gold item is contradicted with that confidence.")
+    else:
+        st.caption(f"{len(found)} suspect item(s).")
+        for i, row in enumerate(found[:100]):
+            left, right = st.columns([3, 2])
+            left.page_link("pages/sentences.py", label=f"{row.sentence_key} · {row.phase}",
+                           query_params={"id": str(row.sentence_db_id)})
+            right.text(f"token {row.token_index + 1} “{row.token}”: gold {row.gold}, model {row.predicted} "
+                       f"({row.confidence:.0%})")
 
 st.subheader("Evaluate a model's predictions")
 st.caption("Predictions for the Hindi test split, with the export's tokens: CoNLL (token, tab, tag; a blank line "

@@ -92,3 +92,34 @@ def test_a_refused_file_lists_its_errors_by_sentence_and_adds_nothing(project_db
     assert errors["sentence"].iloc[0].endswith("/test/" + errors["sentence"].iloc[0].rsplit("/", 1)[1])
     assert "token 1 is 'गलत'" in errors["message"].iloc[0]
     assert any("No submissions yet" in i.value for i in at.info)
+
+
+def test_the_lead_sees_suggestion_figures_and_reviews_suspects_linked_to_the_sentence_view(project_db):
+    at = open_page(project_db, "boss")
+    assert not at.exception
+    assert any("annotators saw no model suggestions" in c.value for c in at.caption)
+    assert [m.label for m in at.metric] == ["Accepted suggestions", "Suggestion precision",
+                                            "Items where suggestions were seen"]
+    at.toggle(key="check_suspects").set_value(True).run()
+    assert not at.exception
+    texts = [t.value for t in at.text]
+    assert any("suspect item(s)" in c.value for c in at.caption) or any(
+        "No gold item is contradicted" in i.value for i in at.info)
+    assert all(" gold " in t and " model " in t for t in texts)
+
+
+def test_each_suspect_opens_its_sentence_in_the_sentence_view(project_db, monkeypatch):
+    import db.model_store
+    from db.model_store import SuspectRow
+
+    row = SuspectRow(7, "restaurant/train/42", "blind", 3, 1, "पिज़्ज़ा", "O", "B", 0.97)
+    monkeypatch.setattr(db.model_store, "review_suspects", lambda engine, pid, confidence: [row])
+    from tests.support.app_pages import open_page as through_navigation
+
+    at = through_navigation(project_db, "boss", "pages/dataset_check.py", timeout=120)  # page links need it
+    at.toggle(key="check_suspects").set_value(True).run()
+    assert not at.exception
+    [link] = at.get("page_link")
+    assert link.proto.label == "restaurant/train/42 · blind"
+    assert "sentences" in link.proto.page and "id=7" in link.proto.query_string
+    assert at.text[0].value == "token 2 “पिज़्ज़ा”: gold O, model B (97%)"
