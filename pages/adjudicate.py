@@ -1,4 +1,9 @@
-"""Adjudication (lead): disagreements worst first, annotators side by side, accept one version or edit gold."""
+"""Adjudication (lead): disagreements worst first, the English source above the annotators' versions side by
+side (the tokens they differ on marked), accept one version or edit gold, then on to the next disagreement.
+
+Address: ``?show=open`` (the lead's Home links here: undecided disagreements only, the first opened at once)
+or ``?show=all``; ``?item=<tagging item id>`` opens that item (the sentence view links here). The address
+follows the item on screen."""
 
 from __future__ import annotations
 
@@ -8,10 +13,10 @@ import streamlit as st
 
 from corpus.bio import disagreeing_tokens, spans_to_tags, tags_to_spans
 from db.adjudication import (
+    Disagreement,
     StaleDecision,
     accept,
     decisions,
-    disagreement_queue,
     edit,
     gold_count,
     item_entry,
@@ -22,6 +27,7 @@ from db.tagging import item_source
 from ui.chips import marked_text, span_text, span_where, tagging_lines, token_chips
 from ui.common import get_engine, project_id, require_role, session_token
 from ui.conflict import Choice, Side, conflict_panel
+from ui.disagreements import queue_lines
 from ui.span_editor import EDITS, Commit, span_editor
 from ui.text import md_escape
 
@@ -31,11 +37,7 @@ pid = project_id()
 DB_KEY = engine.url.render_as_string(hide_password=True)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def _queue(db: str, project: int, stamp: tuple) -> list:
-    """Every disagreement (decided ones too), kept until the next change: at paper scale reading it
-    takes over a second, and a lead's every click reruns this page."""
-    return disagreement_queue(engine, project, include_resolved=True)
+ITEM_PARAM, SHOW_PARAM = "item", "show"
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -46,6 +48,51 @@ def _gold_count(db: str, project: int, stamp: tuple) -> tuple[int, int]:
 
 def _flash(kind: str, message: str) -> None:
     st.session_state["adj_flash"] = (kind, message)
+
+
+def _next_open(lines: list[Disagreement], after: int | None) -> int | None:
+    """The next undecided disagreement after ``after`` in the queue's order (worst first), from the top
+    again past the end; None when no other waits."""
+    waiting = [line.item_id for line in lines if not line.resolved and line.item_id != after]
+    ids = [line.item_id for line in lines]
+    if after in ids:
+        later = [line.item_id for line in lines[ids.index(after) + 1:] if line.item_id in waiting]
+        if later:
+            return later[0]
+    return waiting[0] if waiting else None
+
+
+def _open(item_id: int | None) -> None:
+    """Show ``item_id`` next (None: the first waiting), with the address saying so."""
+    on_open_item()
+    if item_id is None:
+        st.session_state.pop("adj_item", None)
+        st.query_params.pop(ITEM_PARAM, None)
+    else:
+        st.session_state["adj_item"] = item_id
+        st.query_params[ITEM_PARAM] = str(item_id)
+
+
+def _advance(decided: int) -> None:
+    """After a decision: on to the next disagreement that waits, read afresh (the decision changed the stamp)."""
+    _open(_next_open(queue_lines(pid), decided))
+
+
+def on_next(current: int) -> None:
+    following = _next_open(queue_lines(pid), current)
+    if following is None:
+        _flash("info", "No other disagreement waits.")
+    else:
+        _open(following)
+
+
+def on_pick() -> None:
+    on_open_item()
+    st.query_params[ITEM_PARAM] = str(st.session_state["adj_item"])
+
+
+def on_show() -> None:
+    st.query_params[SHOW_PARAM] = "all" if st.session_state["adj_show_resolved"] else "open"
 
 
 def _decide(mine: dict, expected: int | None) -> bool:
@@ -71,11 +118,13 @@ def _decide(mine: dict, expected: int | None) -> bool:
     return True
 
 
-def on_accept(item_id: int, annotation_id: int, annotator: str, tags: list[str], expected: int | None) -> None:
+def on_accept(item_id: int, annotation_id: int, annotator: str, tags: list[str], expected: int | None,
+              where: str) -> None:
     mine = {"item_id": item_id, "how": "accepted", "annotation_id": annotation_id, "annotator": annotator,
             "tags": list(tags), "note": st.session_state.get(f"adj_note_{item_id}")}
     if _decide(mine, expected):
-        _flash("success", f"Gold set to {md_escape(annotator)}'s version.")
+        _flash("success", f"{md_escape(where)}: gold set to {md_escape(annotator)}'s version.")
+        _advance(item_id)
 
 
 def on_start_edit(item_id: int, spans: list[tuple[int, int]]) -> None:
@@ -114,6 +163,7 @@ def on_save_edit(item_id: int, n_tokens: int) -> None:
     if _decide(mine, st.session_state.get(f"adj_base_{item_id}")):
         st.session_state[f"adj_status_{item_id}"] = ("ok", "Edited gold saved.")
         _flash("success", "Edited gold saved.")
+        _advance(item_id)
 
 
 def on_keep_theirs() -> None:
@@ -128,6 +178,7 @@ def on_replace_with_mine() -> None:
     theirs = conflict["refused"].theirs
     if _decide(conflict["mine"], theirs.id if theirs is not None else None):
         _flash("success", "Your decision replaced the one in force (both are kept in the history).")
+        _advance(conflict["mine"]["item_id"])
 
 
 def show_conflict(conflict: dict) -> None:
@@ -157,16 +208,15 @@ if st.session_state.get("adj_synced") != stamp:  # bring automatic gold up to da
         stamp = tagging_stamp(engine, pid)
     st.session_state["adj_synced"] = stamp
 with_gold, items = _gold_count(DB_KEY, pid, stamp)
-show_resolved = st.toggle("Show items already decided", key="adj_show_resolved")
-every_disagreement = _queue(DB_KEY, pid, stamp)
-# An item this lead is editing stays on screen even if another lead decides it meanwhile: saving then
-# shows both decisions instead of the edit silently vanishing.
-queue = [e for e in every_disagreement
-         if show_resolved or not e.resolved or f"adj_edit_{e.item_id}" in st.session_state]
+if st.query_params.get(SHOW_PARAM) in ("open", "all"):
+    st.session_state["adj_show_resolved"] = st.query_params[SHOW_PARAM] == "all"
+show_resolved = st.toggle("Show items already decided", key="adj_show_resolved", on_change=on_show)
+lines = queue_lines(pid, stamp)  # shared with Home's count
+by_id = {line.item_id: line for line in lines}
+waiting = sum(1 for line in lines if not line.resolved)
 left, right = st.columns(2)
 left.metric("Items with gold labels", f"{with_gold} of {items}")
-right.metric("Disagreements waiting" if not show_resolved else "Disagreements",
-             sum(1 for e in queue if show_resolved or not e.resolved))
+right.metric("Disagreements waiting", waiting)
 
 st.caption("Annotators are assigned on the Assignments page.")
 
@@ -176,62 +226,104 @@ if flash:
 if "adj_conflict" in st.session_state:
     show_conflict(st.session_state["adj_conflict"])
 
-if not queue:
-    st.success("No disagreements waiting.")
-    st.stop()
 
-entries = {e.item_id: e for e in queue}
-if st.session_state.get("adj_item") not in entries:
-    st.session_state["adj_item"] = queue[0].item_id
-item_id = st.selectbox(
-    "Item", list(entries), key="adj_item", on_change=on_open_item,
-    format_func=lambda i: (f"{entries[i].sentence_key} · {entries[i].phase} · by {entries[i].translator} · "
-                           f"{entries[i].disagreement:.0%} of tokens differ" + (" · decided" if entries[i].resolved else "")),
-)
-entry = item_entry(engine, item_id)
+def listed(line: Disagreement) -> bool:
+    """In the list: undecided, or every item with the toggle on. An item this lead is editing stays even if
+    another lead decides it meanwhile: saving then shows both decisions instead of the edit vanishing."""
+    return show_resolved or not line.resolved or f"adj_edit_{line.item_id}" in st.session_state
+
+
+# The item on screen: the one the address names, else the one open before if still listed, else the first.
+item_id, entry = None, None
+raw = st.query_params.get(ITEM_PARAM)
+if raw is not None:
+    try:
+        item_id = int(raw)
+        entry = item_entry(engine, item_id)
+    except ValueError:
+        st.warning(f"There is no tagging item {md_escape(raw)}; here is the queue instead.")
+        st.query_params.pop(ITEM_PARAM, None)
+        item_id = None
+if item_id is None:
+    shown = [line.item_id for line in lines if listed(line)]
+    remembered = st.session_state.get("adj_item")
+    item_id = remembered if remembered in shown else (shown[0] if shown else None)
+    if item_id is None:
+        st.success("No disagreements waiting.")
+        st.stop()
+    entry = item_entry(engine, item_id)
+    st.query_params[ITEM_PARAM] = str(item_id)
+st.session_state["adj_item"] = item_id
+
+options = [line.item_id for line in lines if listed(line) or line.item_id == item_id]
+if item_id not in by_id:  # opened by its address although it is no disagreement (agreed, or not all submitted)
+    options.insert(0, item_id)
+
+
+def label(i: int) -> str:
+    line = by_id.get(i)
+    if line is None:
+        return f"{entry.sentence_key} · {entry.phase} · by {entry.translator} · not a disagreement"
+    return (f"{line.sentence_key} · {line.phase} · by {line.translator} · {line.disagreement:.0%} of tokens differ"
+            + (" · decided" if line.resolved else ""))
+
+
+pick, step = st.columns([5, 1], vertical_alignment="bottom")
+pick.selectbox("Item", options, key="adj_item", on_change=on_pick, format_func=label)
+step.button("Next disagreement", key="adj_next", on_click=on_next, args=(item_id,),
+            disabled=_next_open(lines, item_id) is None, help="The next undecided disagreement, worst first.")
 tokens = entry.tokens
 # The gold in force when the lead opened the item: their decision is made against it, so one that another
 # lead (or the automatic rule) made while they were looking is shown to them, not silently replaced.
 in_force_id = st.session_state.setdefault(f"adj_base_{item_id}", entry.gold.id if entry.gold is not None else None)
 
-st.subheader("Annotators side by side")
-columns = st.columns(len(entry.versions))
-for column, version in zip(columns, entry.versions):
-    with column:
-        st.markdown(f"**{md_escape(version.annotator)}**" + (" — *no aspects*" if version.no_aspects else ""))
-        st.markdown(token_chips(tokens, version.spans), unsafe_allow_html=True)
-        for span in version.spans:
-            st.text(f"• {span_text(tokens, span)}  ({span_where(span)})")
-        st.button(f"Accept {md_escape(version.annotator)}'s version", key=f"adj_accept_{item_id}_{version.annotation_id}",
-                  on_click=on_accept, args=(item_id, version.annotation_id, version.annotator, version.tags,
-                                            in_force_id))
-        st.button("Edit from this version", key=f"adj_from_{item_id}_{version.annotation_id}",
-                  on_click=on_start_edit, args=(item_id, version.spans))
+source_text, source_spans = item_source(engine, item_id)
+st.markdown("**English source** (aspect terms highlighted)")
+st.markdown(marked_text(source_text, source_spans), unsafe_allow_html=True)
 
-st.text_input("Note for the decision (optional)", key=f"adj_note_{item_id}")
+st.subheader("Annotators side by side")
+differ = disagreeing_tokens([v.tags for v in entry.versions])
+if not entry.versions:
+    st.info("No annotator has submitted this item yet.")
+else:
+    st.caption(f"Tokens the annotators tag differently are underlined in red: {len(differ)} of {len(tokens)}."
+               if differ else "The annotators tag every token alike.")
+    columns = st.columns(len(entry.versions))
+    for column, version in zip(columns, entry.versions):
+        with column:
+            st.markdown(f"**{md_escape(version.annotator)}**" + (" — *no aspects*" if version.no_aspects else ""))
+            st.markdown(token_chips(tokens, version.spans, differ=differ), unsafe_allow_html=True)
+            for span in version.spans:
+                st.text(f"• {span_text(tokens, span)}  ({span_where(span)})")
+    st.text_input("Note for the decision (optional)", key=f"adj_note_{item_id}",
+                  help="Kept with the decision in the item's history.")
+    for column, version in zip(st.columns(len(entry.versions)), entry.versions):
+        column.button(f"Accept {md_escape(version.annotator)}'s version", type="primary",
+                      key=f"adj_accept_{item_id}_{version.annotation_id}", on_click=on_accept,
+                      args=(item_id, version.annotation_id, version.annotator, version.tags, in_force_id,
+                            entry.sentence_key))
+        column.button("Edit from this version", key=f"adj_from_{item_id}_{version.annotation_id}",
+                      on_click=on_start_edit, args=(item_id, version.spans))
 
 if entry.gold is not None:
     st.subheader("Gold in force")
     who = entry.gold.decided_by or "automatic"
     st.caption(f"{md_escape(entry.gold.source)} · {md_escape(who)} · {entry.gold.created_at:%Y-%m-%d %H:%M} UTC")
-    st.markdown(token_chips(tokens, entry.gold.spans), unsafe_allow_html=True)
+    st.markdown(token_chips(tokens, entry.gold.spans, differ=differ), unsafe_allow_html=True)
 
 edit_key = f"adj_edit_{item_id}"
 st.subheader("Edit gold")
-source_text, source_spans = item_source(engine, item_id)
-st.markdown("**English source** (aspect terms highlighted)")
-st.markdown(marked_text(source_text, source_spans), unsafe_allow_html=True)
 editing = st.session_state.get(edit_key)
 start_spans = editing if editing is not None else (entry.gold.spans if entry.gold is not None else [])
 st.caption("Tokens the annotators tag differently are underlined in red. Same keys as tagging; "
-           "Ctrl+Enter saves the edited gold.")
+           "Ctrl+Enter saves the edited gold (with the note above).")
 span_editor(
     "adj_editor", item=item_id,
     label=f"gold · {entry.sentence_key} · {entry.phase} · item {item_id}"
           + (" · edited, not saved" if editing is not None else ""),
     tokens=tokens, spans=start_spans, ack=st.session_state.get(f"adj_ack_{item_id}", 0),
     status=st.session_state.get(f"adj_status_{item_id}", ("", "")),
-    disagree=disagreeing_tokens([v.tags for v in entry.versions]),
+    disagree=differ,
     on_commit=lambda commit, item_id=item_id, n=len(tokens): on_editor_commit(item_id, n, commit),
     hints="Click/drag tokens · Enter or A mark · Backspace remove · Ctrl+Z undo · Ctrl+Enter save gold",
 )

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from db.models import Adjudication, Annotation, Revision
+from db.adjudication import accept
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.app_pages import open_file, open_page
 from tests.support.span_editor_driver import commit, editor_data
@@ -157,9 +158,10 @@ def test_a_decision_another_lead_made_meanwhile_is_shown_beside_mine_and_i_decid
     notes = [plain(c.value) for c in at.caption]
     assert "accept kiran's version" in notes
     assert any(n.startswith("accepted · saved by omar at ") for n in notes)
-    # both decisions as text, kiran's (mine) then omar's; the item left the queue, so nothing else is text
-    assert [t.value for t in at.text] == ["लेकिन [स्टाफ़] सर्विस बहुत बुरी थी ।", "• स्टाफ़  (token 2)",
-                                          "लेकिन [स्टाफ़ सर्विस] बहुत बुरी थी ।", "• स्टाफ़ सर्विस  (tokens 2–3)"]
+    # both decisions as text, kiran's (mine) then omar's, above the item (its address keeps it on screen)
+    assert [t.value for t in at.text][:4] == ["लेकिन [स्टाफ़] सर्विस बहुत बुरी थी ।", "• स्टाफ़  (token 2)",
+                                              "लेकिन [स्टाफ़ सर्विस] बहुत बुरी थी ।", "• स्टाफ़ सर्विस  (tokens 2–3)"]
+    assert at.selectbox(key="adj_item").value == item and "· decided" in at.selectbox(key="adj_item").options[0]
     with Session(world["engine"]) as session:
         assert session.scalars(select(Adjudication.id).where(Adjudication.item_id == item)).all() == [omars.id]
     at.button(key="adj_conflict_replace").click().run()
@@ -168,6 +170,7 @@ def test_a_decision_another_lead_made_meanwhile_is_shown_beside_mine_and_i_decid
         rows = session.execute(select(Adjudication.decided_by, Adjudication.accepted_annotation_id)
                                .where(Adjudication.item_id == item).order_by(Adjudication.id)).all()
     assert [tuple(r) for r in rows] == [(omar, versions[world["meera"]]), (world["lead"], versions[world["kiran"]])]
+    assert any("No disagreements waiting" in s.value for s in at.success)  # on to the next: none waits
 
 
 def test_keeping_the_other_leads_decision_records_nothing_of_mine(world):
@@ -216,3 +219,135 @@ def test_the_queue_follows_a_change_made_while_the_page_is_open(world):
     assert [o.split(" · ")[0] for o in at.selectbox(key="adj_item").options] == [
         "restaurant/train/s2", "restaurant/train/s1"]
     assert at.metric[0].value == "0 of 2"  # the agreed gold of s2 was withdrawn
+
+
+# ----- the queue as a work list: the address, the source, the differing tokens, moving on -----
+
+WORSE = "खाना ठंडा था।"  # खाना ठंडा था ।
+DECIDED = "सेवा धीमी थी।"  # सेवा धीमी थी ।
+
+
+def annotation_of(engine, item: int, annotator: int) -> int:
+    with Session(engine) as session:
+        return session.scalars(select(Annotation.id).where(Annotation.item_id == item,
+                                                           Annotation.annotator_id == annotator)).one()
+
+
+@pytest.fixture
+def queue_world(world):
+    """``world`` plus two disagreements: s3, the worst (2 of 4 tokens differ), and s4 (1 of 4), which the
+    lead decided. Worst first: s3 (open), s4 (decided), s1 (open, 1 of 7)."""
+    engine = world["engine"]
+    for key, sid, english, term, hindi, meeras, kirans, ordinal in (
+        ("worse", "s3", "The food was cold.", "food", WORSE, ["B", "O", "O", "O"], ["O", "B", "O", "O"], 3),
+        ("decided", "s4", "Service was slow.", "Service", DECIDED, ["B", "O", "O", "O"], ["B", "I", "O", "O"], 4),
+    ):
+        translation = add_translation(engine, add_sentence(engine, sid, english, [term], ordinal=ordinal), "aware",
+                                      world["asha"], hindi)
+        assign_annotators(engine, project_id(engine), per_item=2)
+        for user, tags in ((world["meera"], meeras), (world["kiran"], kirans)):
+            view = open_item(engine, user, translation)
+            save_annotation(engine, user, view.item_id, tags, False, None, "submit")
+            world[key] = view.item_id
+    accept(engine, world["decided"], annotation_of(engine, world["decided"], world["meera"]), world["lead"],
+           expected=None)
+    return world
+
+
+def shown(at: AppTest) -> int:
+    return at.selectbox(key="adj_item").value
+
+
+def in_order(at: AppTest) -> list:
+    """Every element of the page, top to bottom."""
+    def walk(node):
+        yield node
+        children = getattr(node, "children", None) or {}
+        for i in sorted(children):
+            yield from walk(children[i])
+    return list(walk(at.main))
+
+
+def test_home_link_opens_the_worst_undecided_disagreement_at_once(queue_world):
+    at = open_page(queue_world["engine"], queue_world["lead"], "pages/adjudicate.py", query={"show": "open"},
+                   timeout=30)
+    assert shown(at) == queue_world["worse"]
+    assert (at.query_params["show"], at.query_params["item"]) == ("open", str(queue_world["worse"]))
+    assert at.selectbox(key="adj_item").options == [
+        "restaurant/train/s3 · aware · by asha · 50% of tokens differ",
+        "restaurant/train/s1 · aware · by asha · 14% of tokens differ",
+    ]
+    assert at.toggle(key="adj_show_resolved").value is False and at.metric[1].value == "2"
+    at.toggle(key="adj_show_resolved").set_value(True).run()
+    assert at.query_params["show"] == "all"
+    assert "restaurant/train/s4 · aware · by asha · 25% of tokens differ · decided" in at.selectbox(
+        key="adj_item").options
+
+
+def test_the_address_opens_an_item_directly_even_a_decided_one(queue_world):
+    at = open_page(queue_world["engine"], queue_world["lead"], "pages/adjudicate.py",
+                   query={"item": str(queue_world["decided"])}, timeout=30)
+    assert shown(at) == queue_world["decided"]
+    assert at.selectbox(key="adj_item").options[1] == (
+        "restaurant/train/s4 · aware · by asha · 25% of tokens differ · decided")
+    assert "Gold in force" in [s.value for s in at.subheader]
+    assert any("source-text" in m.value and ">Service</mark>" in m.value for m in at.markdown)
+
+
+def test_an_agreed_item_opened_by_its_address_says_it_is_no_disagreement(world):
+    at = open_page(world["engine"], world["lead"], "pages/adjudicate.py",
+                   query={"item": str(world["agreed_item"])}, timeout=30)
+    assert shown(at) == world["agreed_item"]
+    assert at.selectbox(key="adj_item").options[0] == "restaurant/train/s2 · aware · by asha · not a disagreement"
+    assert any(c.value == "The annotators tag every token alike." for c in at.caption)
+
+
+def test_an_unknown_item_in_the_address_falls_back_to_the_queue(world):
+    at = open_page(world["engine"], world["lead"], "pages/adjudicate.py", query={"item": "99999"}, timeout=30)
+    assert [plain(w.value) for w in at.warning] == ["There is no tagging item 99999; here is the queue instead."]
+    assert shown(at) == world["item"] and at.query_params["item"] == str(world["item"])
+
+
+def test_the_english_source_comes_first_and_each_version_marks_the_tokens_the_annotators_differ_on(world):
+    at = adjudication_page(world)
+    page = in_order(at)
+    markdown = [(i, e.value) for i, e in enumerate(page) if e.type == "markdown"]
+    source = [i for i, value in markdown if "source-text" in value]
+    chips = [(i, value) for i, value in markdown if "token-chips" in value]
+    assert len(source) == 1 and len(chips) == 2 and source[0] < chips[0][0]
+    assert ">staff service</mark>" in next(v for _, v in markdown if "source-text" in v)
+    for _, value in chips:  # meera: B I, kiran: B O -> token 3 (सर्विस) differs, in both versions
+        marked = [c for c in value.split('<span class="tok"')[1:] if 'data-differ="1"' in c]
+        assert len(marked) == 1 and 'data-i="2"' in marked[0] and "सर्विस" in marked[0]
+    assert any(plain(c.value) == "Tokens the annotators tag differently are underlined in red: 1 of 7."
+               for c in at.caption)
+    keys = [getattr(e, "key", None) for e in page]
+    note = keys.index(f"adj_note_{world['item']}")
+    assert all(note < i for i, k in enumerate(keys) if k and k.startswith(("adj_accept_", "adj_from_")))
+
+
+def test_a_decision_moves_on_to_the_next_open_disagreement(queue_world):
+    engine, worse, s1 = queue_world["engine"], queue_world["worse"], queue_world["item"]
+    at = open_page(engine, queue_world["lead"], "pages/adjudicate.py", query={"show": "open"}, timeout=30)
+    at.text_input(key=f"adj_note_{worse}").input("food is the aspect")
+    at.button(key=f"adj_accept_{worse}_{annotation_of(engine, worse, queue_world['meera'])}").click().run()
+    assert not at.exception
+    assert shown(at) == s1 and at.query_params["item"] == str(s1)  # s4, decided, is passed over
+    assert [plain(m.value) for m in at.success] == ["restaurant/train/s3: gold set to meera's version."]
+    with Session(engine) as session:
+        assert session.execute(select(Adjudication.source, Adjudication.note).where(
+            Adjudication.item_id == worse)).all() == [("accepted", "food is the aspect")]
+    at.button(key=f"adj_accept_{s1}_{annotation_of(engine, s1, queue_world['kiran'])}").click().run()
+    assert any("No disagreements waiting" in s.value for s in at.success)
+
+
+def test_next_disagreement_goes_to_the_next_open_one_and_round_again(queue_world):
+    engine, worse, s1 = queue_world["engine"], queue_world["worse"], queue_world["item"]
+    at = open_page(engine, queue_world["lead"], "pages/adjudicate.py", query={"show": "open"}, timeout=30)
+    at.button(key="adj_next").click().run()
+    assert shown(at) == s1 and at.query_params["item"] == str(s1)
+    at.button(key="adj_next").click().run()
+    assert shown(at) == worse
+    with Session(engine) as session:
+        assert session.scalars(select(Adjudication.item_id).where(Adjudication.decided_by.is_not(None))).all() == [
+            queue_world["decided"]]
