@@ -186,6 +186,10 @@ def figure_column(label: str, help: str | None = None):
     return st.column_config.NumberColumn(label, format="%.3f", help=help, width="small")
 
 
+def count_column(label: str, help: str | None = None):
+    return st.column_config.NumberColumn(label, help=help, width="small")
+
+
 def table(rows: list[dict], key: str, **options):
     """A table as wide as the page, "—" in every undefined cell."""
     return st.dataframe(pd.DataFrame(rows), hide_index=True, key=key, width="stretch", placeholder=NOT_DEFINED,
@@ -260,7 +264,7 @@ else:
                   column_order=["ROUGE-L", "pairs", "English", "Hindi kept", "phase", "tag agreement", "sentence"],
                   column_config={
                       "ROUGE-L": figure_column("ROUGE-L"),
-                      "pairs": st.column_config.NumberColumn("pairs", width="small"),
+                      "pairs": count_column("pairs"),
                       "tag agreement": figure_column("tag agreement", "share of tokens every annotator tags alike"),
                       "English": st.column_config.TextColumn("English", width="medium"),
                       "Hindi kept": st.column_config.TextColumn("Hindi kept", width="medium",
@@ -276,7 +280,8 @@ st.markdown("**Translators: agreement with the others**")
 if ranked["translators"]:
     table(ranked["translators"], "dash_translators", column_config={
         "ROUGE-L vs others": figure_column("ROUGE-L vs others", "mean ROUGE-L F over the pairs with another translator"),
-        "pairs": st.column_config.NumberColumn("pairs", width="small"),
+        "95% interval": st.column_config.TextColumn("95% interval", width="small", help=BOOTSTRAP_NOTE),
+        "pairs": count_column("pairs"),
     })
 else:
     st.info("No sentence has two translations in a phase yet.")
@@ -285,14 +290,15 @@ st.markdown("**Annotators: agreement with the others**")
 if ranked["annotators"]:
     table(ranked["annotators"], "dash_annotators", column_config={
         "kappa vs others": figure_column("kappa vs others", "Cohen's kappa over the tokens shared with the other annotators"),
+        "tokens": count_column("tokens"), "translations": count_column("translations"),
     })
 else:
     st.info("No translation has been tagged by two annotators yet.")
 
 st.markdown("**Domains**")
 table(domain_ranking(overview["domains"]), "dash_domain_list", column_config={
-    "ROUGE-L": figure_column("ROUGE-L"), "units": st.column_config.NumberColumn("units", help="sentence-phase units"),
-    "Fleiss' kappa": figure_column("Fleiss' kappa"),
+    "ROUGE-L": figure_column("ROUGE-L"), "units": count_column("units", "sentence-phase units"),
+    "Fleiss' kappa": figure_column("Fleiss' kappa"), "tokens": count_column("tokens"),
 })
 
 # --- Over time, progress, coverage -------------------------------------------------------------------
