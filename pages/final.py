@@ -173,22 +173,22 @@ requested = _requested_sentence()
 current = shown_sentence(requested, listed, view.order)
 
 undecided = len(view.lists["undecided"])
+bar, record = st.columns([4, 1], vertical_alignment="bottom")
 if view.order:
-    st.progress((len(view.order) - undecided) / len(view.order), text=progress_text(undecided, len(view.order)))
+    bar.progress((len(view.order) - undecided) / len(view.order), text=progress_text(undecided, len(view.order)))
+record.button("Record automatic picks", key="final_record_auto", on_click=on_record_auto, width="stretch",
+              help="Writes the automatic pick where no choice is in force; a lead's choice is never replaced.")
 
-with st.expander(f"Policy: {policy} · automatic picks · override rate"):
+with st.expander(f"Policy: {policy} · override rate"):
     st.info(f"**Policy: {md_escape(policy)}** — {POLICIES[policy]} Within each phase the automatic pick is the "
             "translation with the highest mean ROUGE-L against the others (ties: more aspects kept, then earlier "
             "submission). The policy is a project setting.")
     stats = override_stats(engine, pid)
-    left, right = st.columns(2)
-    left.metric("Lead overrides of the automatic pick", "—" if stats.rate is None else f"{stats.rate:.0%}",
-                help="Over every lead decision ever recorded, also those a later decision replaced: how often the "
-                     "lead chose other than the automatic pick of that moment.")
-    left.caption(f"{stats.overridden} of {stats.decisions} lead decisions; in force: "
-                 f"{stats.sentences_overridden} of {stats.sentences} lead-decided sentences keep an override")
-    right.button("Record automatic picks", key="final_record_auto", on_click=on_record_auto,
-                 help="Writes the automatic pick where no choice is in force; a lead's choice is never replaced.")
+    st.metric("Lead overrides of the automatic pick", "—" if stats.rate is None else f"{stats.rate:.0%}",
+              help="Over every lead decision ever recorded, also those a later decision replaced: how often the "
+                   "lead chose other than the automatic pick of that moment.")
+    st.caption(f"{stats.overridden} of {stats.decisions} lead decisions; in force: "
+               f"{stats.sentences_overridden} of {stats.sentences} lead-decided sentences keep an override")
 
 flash = st.session_state.pop("final_flash", None)
 if flash:
@@ -218,9 +218,9 @@ if current != requested:
 # Navigation: previous / next within the filter, or jump to any sentence of it.
 options = listed if current in listed else [current, *listed]
 back, where, forward = st.columns([1, 4, 1], vertical_alignment="bottom")
-back.button("← Previous", key="final_prev", shortcut="left", disabled=len(options) < 2,
+back.button("Previous", key="final_prev", shortcut="left", disabled=len(options) < 2,
             on_click=lambda: _go(sentence=step(options, current, -1)))
-forward.button("Next →", key="final_next", shortcut="right", disabled=len(options) < 2,
+forward.button("Next", key="final_next", shortcut="right", disabled=len(options) < 2,
                on_click=lambda: _go(sentence=step(options, current, 1)))
 st.session_state["final_jump"] = current
 where.selectbox(
@@ -242,8 +242,9 @@ votes = comparison.untranslatable_votes
 pick = comparison.pick
 auto = pick.candidate
 in_force = comparison.in_force
-facts = [f"Untranslatable votes: aware {votes['aware']}, blind {votes['blind']}",
-         f"automatic pick: {pick.reason}"]
+facts = [f"Untranslatable votes: aware {votes['aware']}, blind {votes['blind']}"]
+if auto is None:
+    facts.append(f"automatic pick: {pick.reason}")
 if in_force is None:
     facts.append("no final choice in force yet")
 else:
@@ -270,7 +271,7 @@ for n, c in enumerate(cards, start=1):
         head, button = st.columns([5, 1], vertical_alignment="center")
         head.markdown(f"**{n}** · {md_escape(c.phase)} · {md_escape(c.translator)} · "
                       f"{md_escape(agreement_text(c, comparison.candidates))} " + " ".join(badges))
-        button.button(f"Choose ({key})" if key else "Choose", key=f"final_choose_{sid}_{c.translation_id}",
+        button.button("Choose", key=f"final_choose_{sid}_{c.translation_id}",
                       shortcut=key, type="primary" if is_auto else "secondary", on_click=_decide,
                       args=(sid, c.translation_id, show), width="stretch")
         st.text(c.text or "")
@@ -291,7 +292,7 @@ if not cards:
 note, untranslatable = st.columns([5, 1], vertical_alignment="bottom")
 note.text_input("Note kept with your decision (optional)", key=f"final_note_{sid}",
                 help="Why you override or leave the sentence out; the export's list of left-out sentences shows it.")
-untranslatable.button(f"Untranslatable ({UNTRANSLATABLE_KEY})", key=f"final_untranslatable_{sid}",
+untranslatable.button("Untranslatable", key=f"final_untranslatable_{sid}",
                       shortcut=UNTRANSLATABLE_KEY, on_click=_decide, args=(sid, None, show), width="stretch",
                       help="No final translation for this sentence: the export leaves it out, with your note.")
 st.caption(f"Keys: 1–{min(len(cards), len(CHOICE_KEYS))} choose a candidate, {UNTRANSLATABLE_KEY} marks the sentence "
