@@ -197,9 +197,12 @@ def sync_agreed(engine: Engine, project_id: int) -> int:
 
 def _due_steps(session: Session, project_id: int, items: set[int] | None = None) -> dict[int, GoldStep]:
     """item id → the decision the automatic rule would append now (items that need none are left out)."""
-    k = _annotators_per_item(session, project_id)
+    return _steps_of(_item_states(session, project_id, items), _annotators_per_item(session, project_id))
+
+
+def _steps_of(states: dict[int, ItemState], k: int) -> dict[int, GoldStep]:
     steps = {}
-    for s in _item_states(session, project_id, items).values():
+    for s in states.values():
         step = next_automatic_decision(
             s.latest.source if s.latest is not None else None, s.latest.tags if s.latest is not None else None,
             s.versions, s.complete, k,
@@ -207,6 +210,23 @@ def _due_steps(session: Session, project_id: int, items: set[int] | None = None)
         if step is not None:
             steps[s.item_id] = step
     return steps
+
+
+def sync_and_count(engine: Engine, project_id: int) -> tuple[int, int, int]:
+    """``sync_agreed`` and ``gold_count`` from one read of the project (what the Adjudication page pays after
+    every change): (decisions written, items with gold in force, tagging items). The gold in force
+    (``corpus.gold.in_force``) already is what the automatic rule's pending decisions make it, so the count
+    read before they are written is the count after."""
+    with Session(reader(engine)) as session:
+        k = _annotators_per_item(session, project_id)
+        states = _item_states(session, project_id)
+        due = set(_steps_of(states, k))
+        with_gold = sum(1 for s in states.values() if s.gold(k) is not None)
+    written = 0
+    if due:
+        with transaction(engine) as session:
+            written = apply_automatic_rule(session, project_id, due)
+    return written, with_gold, len(states)
 
 
 def apply_automatic_rule(session: Session, project_id: int, items: set[int] | None = None) -> int:

@@ -18,9 +18,8 @@ from db.adjudication import (
     accept,
     decisions,
     edit,
-    gold_count,
     item_entry,
-    sync_agreed,
+    sync_and_count,
     tagging_stamp,
 )
 from db.tagging import item_source
@@ -42,8 +41,9 @@ ITEM_PARAM, SHOW_PARAM = "item", "show"
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _gold_count(db: str, project: int, stamp: tuple) -> tuple[int, int]:
-    """Items with gold in force, by the rule over every item (``db.gold``): read once per change, not per click."""
-    return gold_count(engine, project)
+    """Items with gold in force, by the rule over every item (``db.gold``), with automatic gold brought up
+    to date (e.g. after an import) from the same read: once per change, not per click or per session."""
+    return sync_and_count(engine, project)[1:]
 
 
 def _flash(kind: str, message: str) -> None:
@@ -203,10 +203,6 @@ st.caption("Items whose annotators all submitted and disagree, the most differin
            "Items where the annotators agree become gold automatically, and stop being gold if an annotator "
            "later changes their tags; a lead's decision stays.")
 stamp = tagging_stamp(engine, pid)
-if st.session_state.get("adj_synced") != stamp:  # bring automatic gold up to date once per change, not per rerun
-    if sync_agreed(engine, pid):
-        stamp = tagging_stamp(engine, pid)
-    st.session_state["adj_synced"] = stamp
 with_gold, items = _gold_count(DB_KEY, pid, stamp)
 if st.query_params.get(SHOW_PARAM) in ("open", "all"):
     st.session_state["adj_show_resolved"] = st.query_params[SHOW_PARAM] == "all"

@@ -17,10 +17,11 @@ from db.adjudication import (
     item_entry,
     open_disagreement_count,
     sync_agreed,
+    sync_and_count,
 )
 from db.engine import transaction
 from db.gold import _item_states
-from db.models import Annotation, AnnotationAssignment, Revision
+from db.models import Adjudication, Annotation, AnnotationAssignment, Revision
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,
@@ -345,3 +346,21 @@ def test_versions_stored_in_another_spelling_of_the_same_tags_agree(any_world):
         "annotation_ids", "annotators", "versions", "assignees", "latest", "latest_id", "translation_id"))
     assert open_items(engine) == [] and disagreement_queue(engine, pid, include_resolved=True) == []
     assert gold_count(engine, pid) == (1, 1)  # ... and agreed gold by the rule
+
+
+def test_sync_and_count_writes_what_sync_writes_and_counts_the_gold_after_it(any_world):
+    """The Adjudication page's one read after a change: agreement whose decision is missing (rows made
+    outside the app) is written, and counted as gold already."""
+    engine, world = any_world["engine"], any_world
+    pid = project_id(engine)
+    tags = ["B", "O", "B", "O", "O", "O"]
+    agreed = submit(engine, world["meera"], world["t2"], tags)
+    submit(engine, world["kiran"], world["t2"], tags)
+    disagree(engine, world)
+    with transaction(engine) as session:
+        session.execute(Revision.__table__.delete().where(Revision.entity == "adjudication"))
+        session.execute(Adjudication.__table__.delete())
+    assert gold_count(engine, pid) == (1, 2)  # the rule's gold, not written yet
+    assert sync_and_count(engine, pid) == (1, 1, 2)
+    assert [(d.source, d.tags) for d in decisions(engine, agreed)] == [("agreed", tags)]
+    assert sync_and_count(engine, pid) == (0, 1, 2) and sync_agreed(engine, pid) == 0
