@@ -115,8 +115,8 @@ def table2_rows(agreement: Agreement) -> list[dict]:
     annotators, per phase and overall, "—" where undefined (kappa has no "best")."""
     rouge, fleiss = agreement.rouge_l, agreement.fleiss_kappa
     return [
-        {"figure": "ROUGE-L F between translators", **{c: figure_text(rouge[c]) for c in TABLE2_COLUMNS}},
-        {"figure": "Fleiss' kappa between annotators", **{c: figure_text(fleiss[c]["kappa"]) for c in TABLE2_COLUMNS[:3]},
+        {"figure": "ROUGE-L F", **{c: figure_text(rouge[c]) for c in TABLE2_COLUMNS}},
+        {"figure": "Fleiss' kappa", **{c: figure_text(fleiss[c]["kappa"]) for c in TABLE2_COLUMNS[:3]},
          "best": NOT_DEFINED},
     ]
 

@@ -182,12 +182,15 @@ def csv_button(label: str, rows, name: str, where=st) -> None:
                           on_click="ignore")
 
 
+NARROW = 64  # px: a figure or count column; five of them fit a phone (390 px) without sideways scrolling
+
+
 def figure_column(label: str, help: str | None = None):
-    return st.column_config.NumberColumn(label, format="%.3f", help=help, width="small")
+    return st.column_config.NumberColumn(label, format="%.3f", help=help, width=NARROW)
 
 
 def count_column(label: str, help: str | None = None):
-    return st.column_config.NumberColumn(label, help=help, width="small")
+    return st.column_config.NumberColumn(label, help=help, width=NARROW)
 
 
 def table(rows: list[dict], key: str, **options):
@@ -221,7 +224,9 @@ with st.spinner("Computing agreement over the whole corpus…"):
 # --- Table 2 -----------------------------------------------------------------------------------------
 st.subheader("Agreement (seed paper Table 2)")
 st.caption(overview["basis"])
-table(overview["table2"], "dash_table2")
+table(overview["table2"], "dash_table2", column_config={
+    "figure": st.column_config.TextColumn("", width=100),
+    **{c: st.column_config.TextColumn(c, width=NARROW) for c in ("aware", "blind", "overall", "best")}})
 coverage = overview["coverage"]
 st.metric("Sentences that lost aspects in the aspect-blind phase", share_text(coverage["fewer_in_blind"], coverage["compared"]),
           help="Of the sentences with both an aspect-aware and an aspect-blind translation.")
@@ -232,14 +237,15 @@ bars = [r for r in overview["domains"] if r["phase"] != "all" and r["ROUGE-L"] i
 scope_domain = scope_phase = None
 if bars:
     pick = alt.selection_point(name="pick", fields=["domain", "phase"])
-    chart = alt.Chart(pd.DataFrame(bars)).mark_bar().encode(
-        x=alt.X("ROUGE-L:Q", title="ROUGE-L F between translators", scale=alt.Scale(domain=[0, 1])),
+    # Plain field names: Vega expressions choke on an apostrophe ("Fleiss' kappa") and draw nothing.
+    chart = alt.Chart(pd.DataFrame(bars).rename(columns={"ROUGE-L": "rouge_l", "Fleiss' kappa": "kappa"})).mark_bar().encode(
+        x=alt.X("rouge_l:Q", title="ROUGE-L F between translators", scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("domain:N", title=None),
         yOffset="phase:N",
         color=alt.Color("phase:N", legend=alt.Legend(orient="bottom")),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
-        tooltip=["domain", "phase", alt.Tooltip("ROUGE-L:Q", format=".3f"), "units", "pairs",
-                 alt.Tooltip("Fleiss' kappa:Q", format=".3f"), "tokens"],
+        tooltip=["domain", "phase", alt.Tooltip("rouge_l:Q", title="ROUGE-L", format=".3f"), "units", "pairs",
+                 alt.Tooltip("kappa:Q", title="Fleiss' kappa", format=".3f"), "tokens"],
     ).add_params(pick)
     event = st.altair_chart(chart, on_select="rerun", selection_mode="pick", key="dash_scope", width="stretch")
     chosen = (event or {}).get("selection", {}).get("pick") or []
@@ -279,8 +285,8 @@ else:
 st.markdown("**Translators: agreement with the others**")
 if ranked["translators"]:
     table(ranked["translators"], "dash_translators", column_config={
-        "ROUGE-L vs others": figure_column("ROUGE-L vs others", "mean ROUGE-L F over the pairs with another translator"),
-        "95% interval": st.column_config.TextColumn("95% interval", width="small", help=BOOTSTRAP_NOTE),
+        "ROUGE-L vs others": figure_column("ROUGE-L", "mean ROUGE-L F over the pairs with another translator"),
+        "95% interval": st.column_config.TextColumn("95% CI", width=80, help=BOOTSTRAP_NOTE),
         "pairs": count_column("pairs"),
     })
 else:
@@ -289,7 +295,7 @@ else:
 st.markdown("**Annotators: agreement with the others**")
 if ranked["annotators"]:
     table(ranked["annotators"], "dash_annotators", column_config={
-        "kappa vs others": figure_column("kappa vs others", "Cohen's kappa over the tokens shared with the other annotators"),
+        "kappa vs others": figure_column("kappa", "Cohen's kappa over the tokens shared with the other annotators"),
         "tokens": count_column("tokens"), "translations": count_column("translations"),
     })
 else:
@@ -298,7 +304,7 @@ else:
 st.markdown("**Domains**")
 table(domain_ranking(overview["domains"]), "dash_domain_list", column_config={
     "ROUGE-L": figure_column("ROUGE-L"), "units": count_column("units", "sentence-phase units"),
-    "Fleiss' kappa": figure_column("Fleiss' kappa"), "tokens": count_column("tokens"),
+    "Fleiss' kappa": figure_column("kappa", "Fleiss' kappa"), "tokens": count_column("tokens"),
 })
 
 # --- Over time, progress, coverage -------------------------------------------------------------------
