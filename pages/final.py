@@ -280,7 +280,8 @@ for n, c in enumerate(cards, start=1):
         elif auto is not None:
             st.caption("Compared with the automatic pick: words only here in green, words only in the pick struck "
                        "through in red.")
-            st.markdown(diff_html(word_diff(auto.text or "", c.text or "")), unsafe_allow_html=True)
+            st.markdown(f'<div style="padding-bottom:0.5rem">{diff_html(word_diff(auto.text or "", c.text or ""))}</div>',
+                        unsafe_allow_html=True)
 
 marked = [c for c in comparison.candidates if not c.translated]
 for c in marked:
