@@ -154,6 +154,27 @@ def test_cross_validation_never_judges_a_sentence_with_a_model_that_saw_it():
     assert [p.fold for p in predictions] == assignment
 
 
+def test_cross_validation_gives_the_models_that_training_each_fold_apart_gives():
+    data = _toy(40)
+    settings = CrfSettings()
+    shared = cross_validated_predictions(data, settings)
+    for fold, (train_idx, test_idx) in enumerate(kfold_indices([s.key for s in data], settings.folds, settings.seed)):
+        model = train([data[i] for i in train_idx], settings)
+        for i, (tags, marginals) in zip(test_idx, [(t, m) for t, m in zip(model.predict([data[i].tokens for i in test_idx]), model.marginals([data[i].tokens for i in test_idx]))]):
+            assert shared[i].fold == fold and list(shared[i].tags) == tags
+            assert all(abs(a[k] - b[k]) < 1e-9 for a, b in zip(shared[i].marginals, marginals) for k in "BIO")
+
+
+def test_a_model_read_back_from_its_bytes_predicts_as_the_trained_one():
+    from corpus.baseline import load_model, model_bytes
+
+    model = train(_toy())
+    again = load_model(model_bytes(model))
+    tokens = [["the", "pizza", "was", "good"], ["staff", "and", "food"]]
+    assert again.predict(tokens) == model.predict(tokens)
+    assert again.marginals(tokens) == model.marginals(tokens)
+
+
 def test_span_confidence_is_the_probability_of_exactly_that_span():
     marginals = [{"B": 0.9, "I": 0.0, "O": 0.1}, {"B": 0.0, "I": 0.5, "O": 0.5}, {"B": 0.0, "I": 0.2, "O": 0.8}]
     assert span_confidence(marginals, (0, 2)) == pytest.approx(0.9 * 0.5 * 0.8)
