@@ -36,8 +36,8 @@ MAX_DEVA_UNITS = 2
 MAX_ROMAN = 4
 
 # Ranking weights, tuned on a held-out 10% of the Dakshina train words (never on dev or test).
-LEX_WEIGHT = 1.0
-LEX_BONUS = 8.0
+LEX_WEIGHT = 0.75
+LEX_BONUS = 10.0
 BEAM_LEX = 24
 BEAM_FREE = 8
 OPTIONS_PER_CHUNK = 24
@@ -50,8 +50,11 @@ LONG_INPUT = 32
 MEMO_SIZE = 200_000
 SUM_PATHS = True
 # Weight of the lexicon's character n-gram (how Hindi-like a spelling is) on the best RERANK candidates.
-CHAR_WEIGHT = 0.3
+CHAR_WEIGHT = 0.5
 RERANK = 20
+# A word the caller's project already uses (``lexicon_extra``) beats a general-lexicon word the channel finds about
+# as likely: its frequency alone counts for less at LEX_WEIGHT < 1. Not part of the held-out tuning (no project there).
+PROJECT_BONUS = 4.0
 
 _CONSONANT = set(chr(c) for c in range(0x0915, 0x093A)) | set(chr(c) for c in range(0x0958, 0x0960))
 _NUKTA, _VIRAMA = "\u093c", "\u094d"
@@ -236,8 +239,9 @@ class RomanizationModel:
         scored = []
         for deva, s in finals.items():
             freq = self.lexicon.get(deva, 0.0)
-            if lexicon_extra:
+            if lexicon_extra and deva in lexicon_extra:
                 freq = max(freq, float(lexicon_extra.get(deva, 0.0) or 0.0))
+                s += PROJECT_BONUS
             if freq > 0:
                 s += LEX_WEIGHT * max(0.0, math.log(freq) - self.log_floor) + LEX_BONUS
             scored.append((-s, deva))
@@ -303,7 +307,7 @@ def load_model() -> RomanizationModel:
     """Read the shipped model once per process (about a second); later calls share it."""
     with gzip.open(MODEL_PATH, "rt", encoding="utf-8") as fh:
         model = json.load(fh)
-    return RomanizationModel(model, read_lexicon())
+    return RomanizationModel(model, read_lexicon(LEXICON_PATH))
 
 
 def suggest(roman: str, k: int = 5, *, lexicon_extra: Mapping[str, float] | None = None,

@@ -347,7 +347,8 @@ def main(argv=None) -> None:
     ap.add_argument("--char-order", type=int, default=4)
     ap.add_argument("--iterations", type=int, default=4)
     ap.add_argument("--holdout", type=float, default=0.0,
-                    help="leave out this share of train words (for tuning); written to --holdout-out")
+                    help="leave out this share of train words (for tuning); written to --holdout-out, "
+                         "and the model and lexicon built without them (give --model-out and --lexicon-out)")
     ap.add_argument("--holdout-out", type=Path, default=Path("/tmp/translit_holdout.tsv"))
     ap.add_argument("--model-out", type=Path, default=MODEL_PATH)
     ap.add_argument("--lexicon-out", type=Path, default=LEXICON_PATH)
@@ -362,7 +363,7 @@ def main(argv=None) -> None:
         with args.holdout_out.open("w", encoding="utf-8") as fh:
             for r, d, c in pairs:
                 if d in held:
-                    fh.write(f"{d}\t{r}\t{c}\n")
+                    fh.write(f"{r}\t{d}\t{c}\n")  # Dakshina's column order: bench_translit --dev reads it
         pairs = [p for p in pairs if p[1] not in held]
     pairs += loanword_pairs()
     prob = em_align(pairs, args.iterations)
