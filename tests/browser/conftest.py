@@ -6,7 +6,10 @@ tests skip with a reason, except in CI (REQUIRE_BROWSER=1), where a missing brow
 
 from __future__ import annotations
 
+import atexit
+import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -50,6 +53,49 @@ def _require_chromium() -> None:
         pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
 
 
+class _Zygote:
+    """The warm parent that forks this worker's servers (tests/browser/app_zygote.py), started on first use.
+    CORPUS_TEST_NO_ZYGOTE=1 starts each server as its own ``python -m streamlit`` instead."""
+
+    process: subprocess.Popen | None = None
+
+    @classmethod
+    def fork(cls, argv: list[str], env: dict[str, str], log: Path) -> int | None:
+        """The pid of a new server, or None when the zygote is switched off or cannot start."""
+        if os.environ.get("CORPUS_TEST_NO_ZYGOTE"):
+            return None
+        if cls.process is None or cls.process.poll() is not None:
+            cls.process = subprocess.Popen(
+                [sys.executable, str(HERE / "app_zygote.py")], cwd=ROOT, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, text=True,
+                env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
+            if cls.process.stdout.readline().strip() != "ready":
+                cls.process.kill()
+                raise RuntimeError("the browser tests' app zygote did not start")
+            atexit.register(cls.close)
+        cls.process.stdin.write(json.dumps({"argv": argv, "env": env, "cwd": str(ROOT), "log": str(log)}) + "\n")
+        cls.process.stdin.flush()
+        return int(cls.process.stdout.readline())
+
+    @classmethod
+    def close(cls) -> None:
+        if cls.process is not None and cls.process.poll() is None:
+            cls.process.stdin.close()
+            try:
+                cls.process.wait(20)
+            except subprocess.TimeoutExpired:
+                cls.process.kill()
+                cls.process.wait()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 class AppServer:
     def __init__(self, database_url: str):
         self.database_url = database_url
@@ -57,33 +103,62 @@ class AppServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = ARTIFACTS / f"streamlit-{self.port}.log"
         self.process: subprocess.Popen | None = None
+        self.pid: int | None = None  # a server forked by the zygote (not our child: it is polled by pid)
+
+    def running(self) -> bool:
+        if self.process is not None:
+            return self.process.poll() is None
+        return self.pid is not None and _alive(self.pid)
 
     def start(self) -> AppServer:
         ARTIFACTS.mkdir(exist_ok=True)
         env = {**os.environ, "DATABASE_URL": self.database_url, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-             "--server.port", str(self.port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=self.log.open("w"), stderr=subprocess.STDOUT,
-        )
+        argv = ["run", str(ROOT / "app.py"), "--server.headless", "true", "--server.port", str(self.port),
+                "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
+        self.pid = _Zygote.fork(argv, env, self.log)
+        if self.pid is None:
+            self.process = subprocess.Popen([sys.executable, "-m", "streamlit", *argv], cwd=ROOT, env=env,
+                                            stdout=self.log.open("w"), stderr=subprocess.STDOUT)
         deadline = time.time() + 60
-        while time.time() < deadline:
+        while time.time() < deadline and self.running():
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
                     if r.status == 200:
                         return self
             except OSError:
-                time.sleep(0.3)
+                time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"streamlit did not start; see {self.log}")
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) the server has used so far, from /proc; None once it is gone."""
+        pid = self.process.pid if self.process is not None else self.pid
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, TypeError):
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        if os.environ.get("CORPUS_TEST_SERVER_CPU_LOG") and self.running():  # measuring: one line per server
+            with open(os.environ["CORPUS_TEST_SERVER_CPU_LOG"], "a") as f:
+                f.write(f"{os.environ.get('PYTEST_CURRENT_TEST', '?').split(' ')[0]}\t{self.cpu_seconds()}\n")
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.terminate()
+                try:
+                    self.process.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+            return
+        if self.pid is None or not _alive(self.pid):
+            return
+        os.kill(self.pid, signal.SIGTERM)
+        deadline = time.time() + 10
+        while time.time() < deadline and _alive(self.pid):
+            time.sleep(0.05)
+        if _alive(self.pid):
+            os.kill(self.pid, signal.SIGKILL)
 
 
 @pytest.fixture
@@ -92,8 +167,15 @@ def database(engine, sqlite_url):
     return sqlite_url, engine
 
 
+@pytest.fixture(scope="session")
+def _zygote_closed_at_end():
+    """Closes this worker's app zygote (if one started) when the session ends, waiting for it."""
+    yield
+    _Zygote.close()
+
+
 @pytest.fixture
-def start_app():
+def start_app(_zygote_closed_at_end):
     """Call with a database URL; returns a running AppServer, stopped after the test."""
     servers: list[AppServer] = []
 
@@ -107,7 +189,7 @@ def start_app():
 
 
 @pytest.fixture(scope="module")
-def start_module_app():
+def start_module_app(_zygote_closed_at_end):
     """Like ``start_app``, for a server that a module's tests share: stopped after the module's last test."""
     servers: list[AppServer] = []
 
