@@ -13,6 +13,20 @@ from sqlalchemy.orm import Session
 ENDED = "Your session ended"
 
 
+@pytest.fixture(scope="module")
+def shared_demo(demo_sqlite, tmp_path_factory, start_module_app):
+    """(server, engine) on a demo copy that this module's read-only tests share: they only log in (a login
+    adds a session, a wrong password one failure, well under the throttle's free tries) and read. Tests
+    that end sessions, change accounts, count login audit rows or need a fresh server start their own."""
+    from db.engine import make_engine
+    from tests.support.databases import copy_of
+
+    url = copy_of(demo_sqlite, tmp_path_factory.mktemp("login-shared") / "app.db")
+    engine = make_engine(url)
+    yield start_module_app(url), engine
+    engine.dispose()
+
+
 def _url(server, path: str = "") -> str:
     return f"{server.url.rstrip('/')}/{path}"
 
@@ -24,8 +38,8 @@ def _user_ids(engine) -> dict[str, int]:
         return dict(s.execute(select(User.username, User.id)).all())
 
 
-def test_lead_logs_in_and_sees_the_corpus(demo_db, start_app, browser_page):
-    server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
+def test_lead_logs_in_and_sees_the_corpus(shared_demo, browser_page):
+    server, _ = shared_demo
     page = browser_page
     login(page, server.url, "lead", "lead-demo-pass")
     page.get_by_role("link", name="Sentences").click()
@@ -34,8 +48,8 @@ def test_lead_logs_in_and_sees_the_corpus(demo_db, start_app, browser_page):
     screenshot(page, "login-lead-sentences")
 
 
-def test_wrong_password_shows_an_error_in_the_browser(demo_db, start_app, browser_page):
-    server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
+def test_wrong_password_shows_an_error_in_the_browser(shared_demo, browser_page):
+    server, _ = shared_demo
     page = browser_page
     page.goto(server.url)
     page.get_by_role("textbox", name="Username").fill("lead")
@@ -45,8 +59,8 @@ def test_wrong_password_shows_an_error_in_the_browser(demo_db, start_app, browse
 
 
 def test_the_address_bar_holds_no_credential_a_reload_stays_and_another_browser_is_not_logged_in(
-        demo_db, start_app, browser_page, chromium):
-    server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
+        shared_demo, browser_page, chromium):
+    server, _ = shared_demo
     page = browser_page
     visited, shown = [], []
     page.on("request", lambda request: visited.append(request.url) if request.is_navigation_request() else None)
@@ -81,11 +95,11 @@ def test_the_address_bar_holds_no_credential_a_reload_stays_and_another_browser_
         other.close()
 
 
-def test_an_old_session_link_logs_nobody_in(demo_db, start_app, browser_page):
+def test_an_old_session_link_logs_nobody_in(shared_demo, browser_page):
     """Earlier versions put the token in ?session=; such a link (from a history or a log) is ignored."""
     from tests.support.login_tokens import session_token
 
-    server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
+    server, demo_db = shared_demo
     page = browser_page
     page.goto(_url(server, f"?session={session_token(demo_db, 'lead')}"))
     page.get_by_role("button", name="Log in").wait_for()
@@ -93,8 +107,8 @@ def test_an_old_session_link_logs_nobody_in(demo_db, start_app, browser_page):
     expect(page.get_by_role("button", name="Log out")).to_have_count(0)
 
 
-def test_a_translator_typing_lead_urls_sees_no_lead_content(demo_db, start_app, browser_page):
-    server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
+def test_a_translator_typing_lead_urls_sees_no_lead_content(shared_demo, browser_page):
+    server, _ = shared_demo
     page = browser_page
     login(page, server.url, "asha", "asha-demo-pass")
     assert page.get_by_role("link", name="Adjudication").count() == 0
