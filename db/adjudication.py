@@ -24,7 +24,7 @@ from corpus.gold import (
     GoldStep,
     next_automatic_decision,
 )
-from corpus.vocabulary import Status
+from corpus.vocabulary import Role, Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
@@ -41,7 +41,7 @@ from db.models import (
 )
 from db.revisions import record_revision
 
-LEAD_ROLES = ("lead", "admin")
+LEAD_ROLES = (Role.LEAD,)  # an admin decides only when also given the lead role
 # A statement with ids written in (``db.gold.among``) is not kept in the engine's compiled cache: each list
 # of ids is a statement of its own, and would crowd out the ones worth keeping.
 _ONCE = {"compiled_cache": None}

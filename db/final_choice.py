@@ -36,7 +36,7 @@ from corpus.final_choice import (
 from corpus.kappa import tag_string
 from corpus.records import PHASES
 from corpus.rouge import rouge_l_f_text
-from corpus.vocabulary import Status
+from corpus.vocabulary import Role, Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, reader, transaction
@@ -56,7 +56,7 @@ from db.project_settings import settings_in
 from db.revisions import record_revision
 from db.work_queue import _final_rows, _submitted_rows
 
-LEAD_ROLES = ("lead", "admin")
+LEAD_ROLES = (Role.LEAD,)  # an admin decides only when also given the lead role
 
 
 @dataclass(frozen=True)

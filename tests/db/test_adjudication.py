@@ -124,6 +124,13 @@ def test_only_a_lead_sets_gold(engine, world):
         edit(engine, item, ["O"] * 7, world["meera"], expected=None)
 
 
+def test_an_admin_without_the_lead_role_sets_no_gold(engine, world):
+    item = submit(engine, world["meera"], world["t1"], ["O", "B", "I", "O", "O", "O", "O"])
+    with pytest.raises(PermissionError):
+        edit(engine, item, ["O"] * 7, add_user(engine, "root", "admin"), expected=None)
+    edit(engine, item, ["O"] * 7, add_user(engine, "chief", "admin", "lead"), expected=None)
+
+
 def test_agreed_items_become_gold_and_sync_is_idempotent(engine, world):
     tags = ["B", "O", "B", "O", "O", "O"]
     item = submit(engine, world["meera"], world["t2"], tags)

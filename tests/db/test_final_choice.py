@@ -187,6 +187,13 @@ def test_untranslatable_or_foreign_translations_cannot_be_chosen(engine, world):
         choose(engine, world["sentence"], world["a1"], world["asha"], expected=None)
 
 
+def test_an_admin_without_the_lead_role_chooses_no_final_translation(engine, world):
+    with pytest.raises(PermissionError):
+        choose(engine, world["sentence"], world["a1"], add_user(engine, "root", "admin"), expected=None)
+    chosen = choose(engine, world["sentence"], world["a1"], add_user(engine, "chief", "admin", "lead"), expected=None)
+    assert chosen.translation_id == world["a1"]
+
+
 def test_policy_setting_changes_the_pick(engine, world):
     set_project(engine, final_policy="blind")
     assert compare(engine, world["sentence"]).pick.candidate.translation_id == world["b1"]
