@@ -396,6 +396,20 @@ def _item_suggestions(session: Session, item: TaggingItem, translation: Translat
     return [Suggestion((s, e), confidence_label(c), c) for s, e, c in model_spans(session, project_id, item.tokens)]
 
 
+def _model_spans_shown(session: Session, item: TaggingItem) -> list[tuple[int, int, float]]:
+    """The model suggestions the editor shows on this item (what a save records); without a stored model,
+    one small query and nothing else."""
+    from db.model_store import current_model
+
+    translation = item.translation
+    project_id = session.scalar(select(SourceSentence.project_id).where(SourceSentence.id == translation.sentence_id))
+    if current_model(session, project_id) is None:
+        return []
+    return [(*x.span, x.confidence) for x in _item_suggestions(session, item, translation, project_id,
+                                                                settings_in(session, project_id))
+            if x.confidence is not None]
+
+
 def _state(annotation: Annotation | None, n_tokens: int, rejected: Sequence[Sequence[int]] = ()) -> AnnotationState:
     if annotation is None:
         return AnnotationState(None, ["O"] * n_tokens, False, "new", None)
@@ -542,10 +556,7 @@ def _save(
             annotation.submitted_at = now
         session.flush()
         assignment.status = Status.SUBMITTED if annotation.status == Status.SUBMITTED else Status.DRAFT
-        translation = session.get(Translation, item.translation_id)
-        project_id = session.get(SourceSentence, translation.sentence_id).project_id
-        shown = [(*x.span, x.confidence) for x in _item_suggestions(
-            session, item, translation, project_id, settings_in(session, project_id)) if x.confidence is not None]
+        shown = _model_spans_shown(session, item)
         record_revision(
             session, "annotation", annotation.id, annotation.version, user_id, action,
             {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
