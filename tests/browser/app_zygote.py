@@ -7,7 +7,8 @@ Protocol (one JSON line per request on stdin, one line back on stdout):
 The child replaces its whole environment with ``env`` before Streamlit reads anything from it, so each
 server sees exactly what a fresh ``python -m streamlit`` given that environment would. Only modules that
 read nothing from the environment at import are loaded here: Streamlit, the libraries, and db/ and corpus/
-(pure, or Engine-taking functions); ui/, pages/ and app.py are imported by each server itself, as before.
+(pure, or Engine-taking functions), and the shipped typing model is read; ui/, pages/ and app.py are
+imported by each server itself, as before.
 Children stay in the test run's process group and are stopped by their test; the parent reaps them (so their
 CPU time counts in the run's, as with one subprocess each) and exits when its stdin closes.
 """
@@ -40,6 +41,11 @@ def preload() -> None:
                 importlib.import_module(info.name)
             except Exception:  # noqa: BLE001 - a module that fails here fails in the server, with its message
                 sys.modules.pop(info.name, None)
+    # The typing model (read-only once loaded; about 1.5 s of CPU per server that opens a translate page,
+    # which loads it in the background at first): loaded here once, every server shares the loaded copy.
+    from corpus.romanization import load_model
+
+    load_model()
     sys.path.remove(str(ROOT))  # the server puts the script's folder on the path itself
 
 
