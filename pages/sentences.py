@@ -12,13 +12,16 @@ import streamlit as st
 
 from corpus.bio import tags_to_spans
 from corpus.records import PHASES
+from corpus.reopen import WorkKind
 from corpus.sentence_view import parse_row_id, translation_state
 from corpus.spreadsheet import frame_csv
+from corpus.vocabulary import Status
 from corpus.word_diff import word_diff
 from db.browse import domains_and_splits, list_sentences
 from db.sentence_view import ItemTags, SentenceDetail, TranslationRow, sentence_detail
 from ui.chips import diff_html, marked_text, token_chips
 from ui.common import get_engine, project_id, require_role
+from ui.reopen import reopen_controls, show_flash
 from ui.text import md_escape
 
 ID_PARAM = "id"
@@ -67,8 +70,10 @@ def show_translation(t: TranslationRow, kept: TranslationRow | None) -> None:
             st.markdown(diff_html(word_diff(reference, t.text)), unsafe_allow_html=True)
         else:
             st.caption("No text.")
-        # Reopen: ui/reopen.py (another helper) adds the lead's "Reopen" control for this translation here,
-        # with t.translation_id and t.version.
+        if t.status == Status.SUBMITTED:
+            with st.popover("Reopen…", key=f"sv_reopen_t{t.translation_id}_open"):
+                reopen_controls(engine, user, WorkKind.TRANSLATION, t.translation_id, version=t.version,
+                                key=f"sv_reopen_t{t.translation_id}")
 
 
 def show_translations(d: SentenceDetail) -> None:
@@ -112,8 +117,10 @@ def show_item(item: ItemTags) -> None:
             who, chips = st.columns([1, 4], vertical_alignment="center")
             who.caption(f"{md_escape(a.annotator)} · {md_escape(a.status)}" + (" · no aspects" if a.no_aspects else ""))
             chips.markdown(token_chips(item.tokens, tags_to_spans(a.tags)), unsafe_allow_html=True)
-            # Reopen: ui/reopen.py (another helper) adds the lead's "Reopen" control for this annotation here,
-            # with a.annotation_id and a.version.
+            if a.status == Status.SUBMITTED:
+                with st.popover("Reopen…", key=f"sv_reopen_a{a.annotation_id}_open"):
+                    reopen_controls(engine, user, WorkKind.ANNOTATION, a.annotation_id, version=a.version,
+                                    key=f"sv_reopen_a{a.annotation_id}")
         if item.gold_tags is not None:
             who, chips = st.columns([1, 4], vertical_alignment="center")
             who.caption(f"**Gold in force** ({md_escape(item.gold_source)})")
@@ -152,6 +159,7 @@ def show_sentence(raw: str) -> None:
     bar.button("Next", key="sv_next", on_click=_open, args=(detail.next_id,),
                disabled=detail.next_id is None, icon=":material/arrow_forward:")
     st.header(f"Sentence {md_escape(detail.key)}")  # a header: the key fits a phone's width
+    show_flash()  # a reopening just done (ui/reopen.py)
     show_source(detail)
     show_translations(detail)
     show_tags(detail)

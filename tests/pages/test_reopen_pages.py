@@ -155,3 +155,26 @@ def test_an_annotator_asks_the_lead_reopens_and_the_annotator_tags_again(world):
     again = open_page(engine, world["meera"], "pages/tag.py")
     assert "Reopened by lena: Tag it again" in [plain(w.value) for w in again.warning]
     assert [b.key for b in again.button if b.key == f"tag_submit_{world['t']}"]  # editable: Submit is back
+
+
+def test_the_lead_reopens_a_submitted_translation_and_annotation_from_the_sentence_view(world):
+    engine = world["engine"]
+    assign_annotators(engine, project_id(engine), per_item=1)
+    item = open_item(engine, world["meera"], world["t"])
+    state = save_annotation(engine, world["meera"], item.item_id, ["B", "O", "O", "O"], False, None, "submit")
+    at = open_page(engine, world["lena"], "pages/sentences.py", query={"id": str(world["s"])})
+    t_key, a_key = f"sv_reopen_t{world['t']}", f"sv_reopen_a{state.annotation_id}"
+    at.text_input(key=a_key + "_reason").input("Mark the whole term")
+    at.button(key=a_key + "_reopen").click().run()
+    assert not at.exception, at.exception
+    at.text_input(key=t_key + "_reason").input("Add the missing word")
+    at.button(key=t_key + "_reopen").click().run()
+    assert not at.exception, at.exception
+    with Session(engine) as session:
+        assert session.get(Translation, world["t"]).status == "draft"
+        assert session.get(Annotation, state.annotation_id).status == "draft"
+    assert revisions(engine, "translation")[-1] == ("reopen", world["lena"])
+    assert revisions(engine, "annotation")[-1] == ("reopen", world["lena"])
+    assert not [w for w in at.text_input if w.key in (t_key + "_reason", a_key + "_reason")]  # drafts now
+    page = translate(engine, world["asha"], world["task"])
+    assert "Reopened by lena: Add the missing word" in [plain(w.value) for w in page.warning]
