@@ -271,6 +271,44 @@ def _pairs_within(unit_start: np.ndarray, unit_size: np.ndarray) -> tuple[np.nda
     return np.concatenate(lefts)[order], np.concatenate(rights)[order], unit[order]
 
 
+#: ROUGE-L of units already scored, keyed by the unit's texts in order: (F of its pairs in
+#: ``_pairs_within`` order, its texts' word counts). A save changes one unit's texts, so the next
+#: figures score that unit only. Pure (the key is the content); cleared when it grows past the limit.
+_UNIT_MEMO: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+UNIT_MEMO_LIMIT = 200_000
+
+
+def unit_pair_f(texts: list[str], starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ROUGE-L F of every pair within each unit (units are ``texts[start:start + size]``, in order, each
+    unit's pairs in ``_pairs_within`` order; units of one text have none) and every text's word count:
+    the same values as ``grouped_pair_f`` over all units, each unit's taken from ``_UNIT_MEMO`` when its
+    texts were scored before."""
+    memo = _UNIT_MEMO
+    bounds = list(zip(starts.tolist(), sizes.tolist()))
+    unit_texts = [tuple(texts[s:s + n]) for s, n in bounds]
+    scored = list(map(memo.get, unit_texts))
+    missing = [u for u, found in enumerate(scored) if found is None]
+    if missing:
+        m_sizes = np.array([bounds[u][1] for u in missing], dtype=np.int64)
+        local = np.zeros(len(missing), dtype=np.int64)
+        np.cumsum(m_sizes[:-1], out=local[1:])
+        groups = np.repeat(np.arange(len(missing), dtype=np.int64), m_sizes)
+        a, b, unit = _pairs_within(local, m_sizes)
+        f_new, len_new = grouped_pair_f([t for u in missing for t in unit_texts[u]], groups, a, b)
+        pair_start = np.searchsorted(unit, np.arange(len(missing) + 1)).tolist()
+        if len(memo) + len(missing) > UNIT_MEMO_LIMIT:
+            memo.clear()
+        for i, (u, at, n) in enumerate(zip(missing, local.tolist(), m_sizes.tolist())):
+            scored[u] = memo[unit_texts[u]] = (f_new[pair_start[i]:pair_start[i + 1]].copy(), len_new[at:at + n].copy())
+    f_parts = [fs for fs, _ in scored if len(fs)]
+    f = np.concatenate(f_parts) if f_parts else np.zeros(0, dtype=np.float64)
+    # The units cover the texts in order (texts come sorted by unit).
+    lengths = np.concatenate([ls for _, ls in scored]) if scored else np.zeros(0, dtype=np.int64)
+    if len(lengths) != len(texts):
+        raise ValueError("unit_pair_f: the units must cover the texts in order")
+    return f, lengths
+
+
 def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = None) -> RougeResult:
     """Pairwise ROUGE-L per unit, each unit's mean and best translation (ties: more aspects kept,
     then earlier submission, then translator name, so the choice never depends on load order)."""
@@ -307,10 +345,10 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
     excluded: dict[str, int] = defaultdict(int)
     for key in has_any - set(keys[counted].tolist()):
         excluded[phases[key % n_phases]] += 1
+    f, lengths = unit_pair_f(list(map(text.__getitem__, chosen_list)), starts, sizes)
     keys, starts, sizes = keys[counted], starts[counted], sizes[counted]
 
     a, b, unit = _pairs_within(starts, sizes)
-    f, lengths = grouped_pair_f(list(map(text.__getitem__, chosen_list)), unit_key, a, b)
 
     n_units = len(keys)
     pairs_per_unit = sizes * (sizes - 1) / 2

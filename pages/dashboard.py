@@ -22,6 +22,7 @@ from corpus.metrics import (
     annotator_pair_rows,
     compute_agreement,
     histogram,
+    paused_gc,
     sentence_agreement,
     summary_rows,
     undefined_reasons,
@@ -82,6 +83,11 @@ def _agreement(db: str, project: int, stamp: tuple, domains: tuple[str, ...], sp
 @st.cache_data(show_spinner=False, max_entries=8)
 def _overview(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
     data, agreement = _agreement(db, project, stamp, domains, splits, None, None)
+    with paused_gc():
+        return _overview_tables(data, agreement)
+
+
+def _overview_tables(data, agreement) -> dict:
     summary = agreement.report_summary()
     coverage = agreement.coverage
     pk_of = {(s.domain, s.split, s.sentence_id): s.pk for s in data.sentences}
@@ -107,13 +113,14 @@ def _overview(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spl
 def _ranked(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
             domain: str | None, phase: str | None) -> dict:
     data, agreement = _agreement(db, project, stamp, domains, splits, domain, phase)
-    units = sentence_agreement(data, agreement)
-    return {
-        "sentences": sentence_ranking(data, agreement, LOWEST, rows=units),
-        "units": len(units),
-        "translators": translator_ranking(agreement),
-        "annotators": annotator_ranking(agreement),
-    }
+    with paused_gc():  # thousands of rows and no cycles: no full collection over the corpus meanwhile
+        units = sentence_agreement(data, agreement)
+        return {
+            "sentences": sentence_ranking(data, agreement, LOWEST, rows=units),
+            "units": len(units),
+            "translators": translator_ranking(agreement),
+            "annotators": annotator_ranking(agreement),
+        }
 
 
 def _all_sentences(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],

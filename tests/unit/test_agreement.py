@@ -330,3 +330,36 @@ def test_a_filter_that_keeps_everything_returns_the_input_and_a_narrower_one_res
     assert [ts.translation_pk for ts in narrow.tag_sets] == [30]
     orphan = MetricsInput(data.sentences, [*data.translations, TranslationInfo(99, 7, "aware", "dev", "x")], [], {}, 2)
     assert [t.pk for t in filter_input(orphan, ["restaurant"], None).translations] == [t.pk for t in data.translations]
+
+
+def test_unit_memo_scores_only_changed_units_and_gives_the_same_figures_as_a_fresh_computation():
+    import corpus.agreement as agreement_module
+    from rouge_score import rouge_scorer
+
+    from corpus.rouge import CanonicalWords
+
+    sentences = [SentenceInfo(1, "s1", "laptop", "train", "a b"), SentenceInfo(2, "s2", "laptop", "train", "c d")]
+    texts = {10: "मेरा लैपटॉप अच्छा है", 11: "मेरा लैपटॉप बहुत अच्छा है", 12: "लैपटॉप अच्छा",
+             20: "बैटरी ठीक है", 21: "बैटरी अच्छी नहीं है", 22: "केवल एक"}
+    who = {10: "t1", 11: "t2", 12: "t3", 20: "t1", 21: "t2", 22: "t3"}
+
+    def data(changed: str | None = None) -> MetricsInput:
+        return MetricsInput(sentences, [
+            TranslationInfo(pk, 1 if pk < 20 else 2, "aware" if pk != 22 else "blind", who[pk],
+                            changed if (changed and pk == 10) else text)
+            for pk, text in texts.items()])
+
+    agreement_module._UNIT_MEMO.clear()
+    first = rouge_agreement(data())
+    assert len(agreement_module._UNIT_MEMO) == 3  # two units of pairs, one single translation
+    changed = rouge_agreement(data("मेरा फ़ोन"))
+    assert len(agreement_module._UNIT_MEMO) == 4  # only the changed unit was scored again
+    agreement_module._UNIT_MEMO.clear()
+    fresh = rouge_agreement(data("मेरा फ़ोन"))
+    for name in ("pair_a", "pair_b", "pair_f", "unit_mean", "unit_best", "unit_weight", "unit_best_weight"):
+        assert np.array_equal(getattr(changed, name), getattr(fresh, name)), name
+    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=CanonicalWords())
+    assert changed.pair_f[0] == scorer.score("मेरा फ़ोन", texts[11])["rougeL"].fmeasure
+    assert first.pair_f[0] == scorer.score(texts[10], texts[11])["rougeL"].fmeasure
+    assert first.pair_f[0] != changed.pair_f[0]
+    assert np.array_equal(first.pair_f[3:], changed.pair_f[3:])  # the second sentence's pairs
