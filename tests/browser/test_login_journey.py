@@ -42,7 +42,7 @@ def test_lead_logs_in_and_sees_the_corpus(shared_demo, browser_page):
     server, _ = shared_demo
     page = browser_page
     login(page, server.url, "lead", "lead-demo-pass")
-    page.get_by_role("link", name="Sentences").click()
+    page.get_by_role("link", name="Sentences", exact=True).click()
     page.get_by_text("13 sentences shown").wait_for()
     page.locator("mark").first.wait_for()
     screenshot(page, "login-lead-sentences")
@@ -66,7 +66,7 @@ def test_the_address_bar_holds_no_credential_a_reload_stays_and_another_browser_
     page.on("request", lambda request: visited.append(request.url) if request.is_navigation_request() else None)
     page.on("framenavigated", lambda frame: shown.append(frame.url) if frame == page.main_frame else None)
     login(page, server.url, "lead", "lead-demo-pass")
-    page.get_by_role("link", name="Sentences").click()
+    page.get_by_role("link", name="Sentences", exact=True).click()
     page.get_by_text("13 sentences shown").wait_for()
     assert "?" not in page.url and "session" not in page.url
     (cookie,) = [c for c in page.context.cookies() if c["name"] == "corpus_session"]
