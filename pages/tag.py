@@ -294,7 +294,7 @@ with side:
 with main:
     if view.text_changed:
         st.caption("The translation was edited after tagging began; you tag the tokens as they were frozen.")
-    pending = [(s.span, s.term) for s in view.suggestions]
+    pending = [(s.span, s.term, s.confidence) for s in view.suggestions]
     default_status = ("info", "Submitted · read-only until you reopen it") if submitted else ("", "")
     span_editor(
         "tag_editor", item=tid, label=f"{view.sentence_key} · {view.phase} · #{tid}",
