@@ -60,21 +60,21 @@ def test_from_login_each_place_that_needs_the_lead_is_at_most_two_clicks_away(de
     login(page, server.url, "lead", "lead-demo-pass")
 
     # (a) lowest-agreement sentence: Dashboard, then its link.
-    page.get_by_role("link", name="Dashboard").click()
+    page.get_by_role("link", name="Dashboard", exact=True).click()
     page.get_by_role("link", name=re.compile(r"^Open the lowest")).click()
     page.get_by_role("heading", name=re.compile(r"^Sentence ")).wait_for()
     page.get_by_role("heading", name="Hindi translations").wait_for()
     screenshot(page, "cockpit-lowest-agreement-sentence")
 
     # (b) next disagreement: one click on Home's line opens the first open one.
-    page.get_by_role("link", name="Home").click()
+    page.get_by_role("link", name="Home", exact=True).click()
     page.get_by_role("link", name=re.compile(r"disagreements? to adjudicate")).click()
     page.get_by_role("heading", name="Adjudication").wait_for()
     expect(page.get_by_role("button", name=re.compile(r"^Accept .+'s version")).first).to_be_visible()
     assert "show=open" in page.url
 
     # (c) next undecided final translation: one click on Home's line.
-    page.get_by_role("link", name="Home").click()
+    page.get_by_role("link", name="Home", exact=True).click()
     page.get_by_role("link", name=re.compile(r"3 sentences without a final translation")).click()
     page.get_by_text(UNDECIDED[0][1]).wait_for()
     assert "show=undecided" in page.url
@@ -96,7 +96,7 @@ def test_a_lead_cannot_reach_the_users_page_to_grant_admin(demo_db, start_app, b
     server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
     page = browser_page
     login(page, server.url, "lead", "lead-demo-pass")
-    page.get_by_role("link", name="Dashboard").wait_for()
+    page.get_by_role("link", name="Dashboard", exact=True).wait_for()
     for admin_page in ("Users", "Backup", "Project settings"):
         expect(page.get_by_role("link", name=admin_page, exact=True)).to_have_count(0)
     page.goto(f"{_url(server)}/users")
@@ -110,7 +110,7 @@ def test_an_admin_without_the_lead_role_sees_only_the_admin_pages(demo_db, start
     server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
     page = browser_page
     login(page, server.url, "root", "root-demo-pass-1")
-    page.get_by_role("link", name="Users").wait_for()
+    page.get_by_role("link", name="Users", exact=True).wait_for()
     for work_page in ("Translate", "Tag aspects", "Dashboard", "Final translations", "Adjudication"):
         expect(page.get_by_role("link", name=work_page, exact=True)).to_have_count(0)
     expect(page.get_by_text("No translation tasks yet")).to_have_count(0)
