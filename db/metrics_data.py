@@ -51,12 +51,6 @@ from db.rows import fetch, moments, tags_from_json
 SUBMITTED = Status.SUBMITTED
 
 
-#: Stored JSON tag list -> its letters (``db.rows.tags_from_json``), kept between loads: pure, keyed by content.
-_PARSED_TAGS: dict[str, str | None] = {}
-PARSED_TAGS_LIMIT = 500_000
-_UNPARSED = object()
-
-
 def _in_project(project_id: int):
     return SourceSentence.project_id == project_id
 
@@ -156,15 +150,7 @@ def _read_metrics_input(session: Session, project_id: int, gold: dict[int, ItemG
         rows = [r for r in rows if r[0] in known]
     translation_pk, uid, raw, submitted = _columns(rows, 4)
     del rows
-    # The same tag list recurs, in this load and the next (a save changes a few): each parsed once.
-    known = _PARSED_TAGS
-    distinct = set(raw)
-    parsed = dict(zip(distinct, map(known.get, distinct, repeat(_UNPARSED))))
-    new = [tags for tags, letters in parsed.items() if letters is _UNPARSED]
-    if len(known) + len(new) > PARSED_TAGS_LIMIT:
-        known.clear()
-    for text in new:
-        parsed[text] = known[text] = tags_from_json(text)
+    parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
     tags = list(map(parsed.__getitem__, raw))
     invalid = tags.count(None)
     tag_sets = list(map(tuple.__new__, repeat(TagSet), zip(
