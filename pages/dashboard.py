@@ -49,6 +49,7 @@ from corpus.spreadsheet import frame_csv
 from corpus.vocabulary import Status
 from db.browse import domains_and_splits
 from db.metrics_data import latest_save, load_metrics_input, load_progress, project_settings
+from db.model_store import suggestion_exposure
 from db.queries import final_translations, keep_roman_glossary
 from ui.common import get_engine, project_id, require_role
 
@@ -78,6 +79,12 @@ def _agreement(db: str, project: int, stamp: tuple, domains: tuple[str, ...], sp
     scope: callers pass all seven arguments, so the whole corpus is computed once."""
     data = in_scope(_scoped(db, project, stamp, domains, splits), domain, phase)
     return data, compute_agreement(data)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _exposure(db: str, project: int, stamp: tuple):
+    """Whether annotators saw model suggestions, read once per save like the figures it qualifies."""
+    return suggestion_exposure(engine, project)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -234,6 +241,8 @@ st.caption(overview["basis"])
 table(overview["table2"], "dash_table2", column_config={
     "figure": st.column_config.TextColumn("", width=100),
     **{c: st.column_config.TextColumn(c, width=NARROW) for c in ("aware", "blind", "overall", "best")}})
+st.caption("Model suggestions and kappa: " + _exposure(DB_KEY, pid, stamp).statement()
+           + " (suggestions seen while tagging can inflate agreement).")
 coverage = overview["coverage"]
 st.metric("Sentences that lost aspects in the aspect-blind phase", share_text(coverage["fewer_in_blind"], coverage["compared"]),
           help="Of the sentences with both an aspect-aware and an aspect-blind translation.")
