@@ -155,7 +155,8 @@ def go(page, link: str, heading: str) -> None:
     more = page.get_by_text(re.compile(r"^View \d+ more$"))  # the sidebar folds long sections
     if more.count():
         more.click()
-    page.get_by_role("link", name=link, exact=True).click()
+    # The sidebar's link: a page's own links (Home's "Project settings", …) may carry the same name.
+    page.get_by_test_id("stSidebarNavItems").get_by_role("link", name=link, exact=True).click()
     page.get_by_role("heading", name=heading, exact=True).wait_for()
     settle(page)
 
