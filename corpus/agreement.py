@@ -105,13 +105,22 @@ def filter_input(data: MetricsInput, domains: Iterable[str] | None = None, split
         kept_t = set(map(itemgetter(0), data.translations))
         if kept_t.issuperset(map(itemgetter(0), data.tag_sets)) and kept_t.issuperset(data.adjudicated):
             return data  # the filters keep everything
-    translations = [t for t in data.translations if t.sentence_pk in keep]
-    kept_t = {t.pk for t in translations}
+    return restricted(data, sentences)
+
+
+def restricted(
+    data: MetricsInput, sentences: list[SentenceInfo], phase: str | None = None
+) -> MetricsInput:
+    """The input over ``sentences`` only (and one ``phase``, None: both), with the tag sets and gold of
+    the translations kept: the one narrowing behind the dashboard's filters and its chart selection."""
+    keep = {s.pk for s in sentences}
+    translations = [t for t in data.translations if t.sentence_pk in keep and (phase is None or t.phase == phase)]
+    kept = {t.pk for t in translations}
     return MetricsInput(
         sentences,
         translations,
-        [a for a in data.tag_sets if a.translation_pk in kept_t],
-        {pk: tags for pk, tags in data.adjudicated.items() if pk in kept_t},
+        [a for a in data.tag_sets if a.translation_pk in kept],
+        {pk: tags for pk, tags in data.adjudicated.items() if pk in kept},
         data.annotators_per_item,
         data.invalid_tag_sets,
     )

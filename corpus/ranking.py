@@ -15,7 +15,7 @@ from itertools import repeat
 
 import numpy as np
 
-from corpus.agreement import MetricsInput
+from corpus.agreement import MetricsInput, restricted
 from corpus.metrics import Agreement, sentence_agreement
 from corpus.records import PHASES
 
@@ -91,18 +91,7 @@ def in_scope(data: MetricsInput, domain: str | None = None, phase: str | None = 
     """The input restricted to one domain and/or one phase (None: all), as the dashboard's chart selects."""
     if domain is None and phase is None:
         return data
-    sentences = [s for s in data.sentences if domain is None or s.domain == domain]
-    keep = {s.pk for s in sentences}
-    translations = [t for t in data.translations if t.sentence_pk in keep and (phase is None or t.phase == phase)]
-    kept = {t.pk for t in translations}
-    return MetricsInput(
-        sentences,
-        translations,
-        [ts for ts in data.tag_sets if ts.translation_pk in kept],
-        {pk: tags for pk, tags in data.adjudicated.items() if pk in kept},
-        data.annotators_per_item,
-        data.invalid_tag_sets,
-    )
+    return restricted(data, [s for s in data.sentences if domain is None or s.domain == domain], phase)
 
 
 # --- Table 2 ------------------------------------------------------------------------------------------
