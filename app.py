@@ -107,3 +107,6 @@ else:
 
     app = st.App(__file__, routes=ROUTES + AUTH_ROUTES, middleware=[Middleware(SecurityHeaders)],
                  on_script_error=show_error_without_details)
+    from ui.warmup import preload_in_background  # noqa: E402
+
+    preload_in_background(Path(__file__).resolve().parent / "pages")
