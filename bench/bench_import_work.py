@@ -72,12 +72,12 @@ for line in text.split("\\n"):
         rows[kind].append((o["id"], o["domain"], o["split"], o["text"], json.dumps(o["aspects"], ensure_ascii=False)))
     elif kind == "translation":
         rows[kind].append((o["sentence_id"], o["domain"], o["split"], o["phase"], o["translator"], o.get("text"),
-                           o["untranslatable"], o.get("status", "submitted"),
+                           o["untranslatable"], o.get("status", {submitted!r}),
                            json.dumps(o.get("aspect_map", []), ensure_ascii=False)))
     else:
         rows[kind].append((o["sentence_id"], o["domain"], o["split"], o["phase"], o["translator"], o["annotator"],
                            json.dumps(o["tokens"], ensure_ascii=False), json.dumps(o["tags"]),
-                           o.get("status", "submitted")))
+                           o.get("status", {submitted!r})))
 db = sqlite3.connect(path, isolation_level=None)
 db.execute("PRAGMA journal_mode=WAL")
 db.execute("PRAGMA synchronous=NORMAL")
@@ -148,7 +148,8 @@ def _load() -> float:
 def run(work: Path, check: bool = True) -> dict:
     load_before = _load()
     with tempfile.TemporaryDirectory() as tmp:
-        bound, bound_mb = _child(_LOWER_BOUND.format(db=str(Path(tmp) / "bound.db"), work=str(work), peak=_PEAK))
+        bound, bound_mb = _child(_LOWER_BOUND.format(db=str(Path(tmp) / "bound.db"), work=str(work), peak=_PEAK,
+                                                  submitted=str(Status.SUBMITTED)))
         restore, restore_mb = _child(_RESTORE.format(root=str(ROOT), url=f"sqlite:///{Path(tmp) / 'restore.db'}",
                                                      work=str(work), check=check, peak=_PEAK))
     return {"bound": bound, "bound_mb": bound_mb, "restore": restore, "restore_mb": restore_mb,

@@ -251,7 +251,7 @@ class Translation(Base):
         CheckConstraint(PHASE_CHECK, name="phase_known"),
         CheckConstraint(check_in("status", RECORD_STATUSES), name="status_known"),
         CheckConstraint(
-            "status = 'draft' OR untranslatable OR (text IS NOT NULL AND length(trim(text)) > 0)",
+            f"status = '{Status.DRAFT}' OR untranslatable OR (text IS NOT NULL AND length(trim(text)) > 0)",
             name="submitted_has_text",
         ),
         CheckConstraint(
