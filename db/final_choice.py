@@ -236,39 +236,6 @@ def _sentences(session: Session, project_id: int, lock: bool = False) -> list[So
     return list(session.scalars(query.with_for_update(of=SourceSentence) if lock else query))
 
 
-@dataclass(frozen=True)
-class OverviewRow:
-    sentence_id: int
-    sentence_key: str
-    auto_translation_id: int | None
-    auto_translator: str | None
-    auto_phase: str | None
-    chosen_translation_id: int | None
-    decided_by: str | None
-    overridden: bool
-
-
-def overview(engine: Engine, project_id: int) -> list[OverviewRow]:
-    with Session(reader(engine)) as session:
-        policy = _policy_in(session, project_id)
-        sentences = _sentences(session, project_id)
-        ids = [s.id for s in sentences]
-        cands = candidates_by_sentence(session, ids)
-        in_force = _in_force(session, ids)
-        rows = []
-        for s in sentences:
-            pick = choose_final(cands.get(s.id, []), policy).candidate
-            chosen = in_force.get(s.id)
-            rows.append(
-                OverviewRow(
-                    s.id, _key(s), pick.translation_id if pick else None, pick.translator if pick else None,
-                    pick.phase if pick else None, chosen.translation_id if chosen else None,
-                    chosen.chosen_by if chosen else None, bool(chosen and chosen.overridden),
-                )
-            )
-        return rows
-
-
 def compare(engine: Engine, sentence_id: int) -> Comparison:
     """The comparison screen's data: all candidates, their scores, votes, the automatic pick and the choice."""
     with Session(reader(engine)) as session:

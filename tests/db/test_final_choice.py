@@ -26,7 +26,6 @@ from db.final_choice import (
     choose,
     compare,
     override_stats,
-    overview,
     record_auto_choices,
 )
 from db.models import FinalChoice, Revision, User
@@ -174,7 +173,7 @@ def test_automatic_choice_is_recorded_once_and_an_override_is_counted(engine, wo
         actions = session.scalars(select(Revision.action).where(Revision.entity == "final_choice")).all()
     assert [r.overridden for r in rows] == [False, True, False]
     assert actions == ["auto", "override", "confirm"]
-    assert overview(engine, pid)[0].chosen_translation_id == world["a2"]
+    assert compare(engine, world["sentence"]).in_force.translation_id == world["a2"]
 
 
 def test_untranslatable_or_foreign_translations_cannot_be_chosen(engine, world):
