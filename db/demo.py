@@ -113,9 +113,32 @@ def load_demo(engine: Engine) -> str:
     sync_agreed(engine, project_id)
     finals = record_auto_choices(engine, project_id)
     _lead_override(engine, users["lead"].id)
+    _translator_asks_to_reopen(engine, users["asha"].id)
     with_gold, items = gold_count(engine, project_id)
     return (f"demo project loaded ({with_gold} of {items} tagged items have gold labels, {finals} final translations "
-            "picked automatically, one overridden by the lead): users " + ", ".join(u for u, _, _ in DEMO_USERS))
+            "picked automatically, one overridden by the lead, one reopen request waiting): users "
+            + ", ".join(u for u, _, _ in DEMO_USERS))
+
+
+def _translator_asks_to_reopen(engine: Engine, translator_id: int) -> None:
+    """One pending reopen request, so Home and the Reopen requests page show one: asha wants to replace
+    the dated 'बैरा' in her submitted aspect-blind translation of restaurant 1102."""
+    from corpus.reopen import WorkKind
+    from corpus.vocabulary import Phase
+    from db.models import ReopenRequest
+    from db.reopen import request_reopen
+
+    with transaction(engine) as session:
+        sentence = session.scalars(select(SourceSentence).where(
+            SourceSentence.domain == "restaurant", SourceSentence.sentence_id == "1102")).one()
+        translation_id = session.scalars(select(Translation.id).where(
+            Translation.sentence_id == sentence.id, Translation.phase == Phase.BLIND,
+            Translation.translator_id == translator_id)).one()
+        if session.scalars(select(ReopenRequest.id).where(
+                ReopenRequest.kind == WorkKind.TRANSLATION, ReopenRequest.record_id == translation_id)).first():
+            return  # asked already (the demo is loaded again)
+    request_reopen(engine, translator_id, WorkKind.TRANSLATION, translation_id,
+                   "'बैरा' sounds dated; may I write 'वेटर' as in my aspect-aware translation?")
 
 
 def _lead_override(engine: Engine, lead_id: int) -> None:

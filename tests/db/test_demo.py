@@ -7,6 +7,7 @@ from sqlalchemy.orm import Session
 
 from db.adjudication import disagreement_queue, gold_count
 from db.demo import load_demo
+from db.reopen import pending_requests
 from db.models import FinalChoice, Translation
 from tests.support.tagging_fixtures import project_id
 
@@ -27,6 +28,8 @@ def test_demo_has_gold_disagreements_finals_and_one_lead_override(engine):
     assert disagreement_queue(engine, pid)
     (override,) = _lead_overrides(engine)
     assert override[0] is True and "ravi" in override[1]
+    (request,) = pending_requests(engine, pid)  # Home and Reopen requests have one to show
+    assert "बैरा" in request.reason and request.worker == "Asha"
 
 
 def test_loading_the_demo_again_adds_nothing(engine):
@@ -40,3 +43,4 @@ def test_loading_the_demo_again_adds_nothing(engine):
                  session.scalar(select(func.count()).select_from(Translation)))
     assert after == before
     assert len(_lead_overrides(engine)) == 1
+    assert len(pending_requests(engine, project_id(engine))) == 1
