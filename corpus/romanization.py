@@ -19,6 +19,7 @@ plus, for a lexicon word, ``LEX_WEIGHT * log frequency + LEX_BONUS``.
 from __future__ import annotations
 
 import gzip
+import heapq
 import json
 import math
 import unicodedata
@@ -64,14 +65,46 @@ _NASAL_SIGNS = {"\u0901", "\u0902", "\u0903"}
 
 def joins(left: str, chunk: str) -> bool:
     """May ``chunk`` follow ``left`` in a well-formed word? (no vowel sign after a virama or another sign)."""
+    return JOINS[left_class(left)][first_class(chunk)]
+
+
+# What may follow what, by class: a chunk's first letter (vowel sign or nukta, independent vowel, nasal sign, other)
+# against the word so far's last letter (nothing, consonant or nukta, virama, nasal sign, anything else).
+_LEFT_EMPTY, _LEFT_CONSONANT, _LEFT_VIRAMA, _LEFT_NASAL, _LEFT_OTHER = range(5)
+_FIRST_SIGN, _FIRST_VOWEL, _FIRST_NASAL, _FIRST_OTHER = range(4)
+JOINS = (
+    (False, True, False, True),  # nothing yet
+    (True, True, True, True),  # after a consonant or nukta
+    (False, False, False, True),  # after a virama
+    (False, True, False, True),  # after a nasal sign
+    (False, True, True, True),  # after a vowel, a vowel sign or anything else
+)
+
+
+def left_class(left: str) -> int:
+    """The class of a word-so-far that decides which chunks may follow it (see ``JOINS``)."""
+    if not left:
+        return _LEFT_EMPTY
+    last = left[-1]
+    if last in _CONSONANT or last == _NUKTA:
+        return _LEFT_CONSONANT
+    if last == _VIRAMA:
+        return _LEFT_VIRAMA
+    if last in _NASAL_SIGNS:
+        return _LEFT_NASAL
+    return _LEFT_OTHER
+
+
+def first_class(chunk: str) -> int:
+    """The class of a chunk's first letter (see ``JOINS``)."""
     first = chunk[0]
     if first in _VOWEL_SIGNS or first == _NUKTA:
-        return bool(left) and (left[-1] in _CONSONANT or left[-1] == _NUKTA)
+        return _FIRST_SIGN
     if "\u0904" <= first <= "\u0914":
-        return not left.endswith(_VIRAMA)
+        return _FIRST_VOWEL
     if first in _NASAL_SIGNS:
-        return bool(left) and left[-1] != _VIRAMA and left[-1] not in _NASAL_SIGNS
-    return True
+        return _FIRST_NASAL
+    return _FIRST_OTHER
 
 
 def deva_units(word: str) -> list[str]:
@@ -107,17 +140,20 @@ class RomanizationModel:
         self.char_tables = _read_tables(model.get("char_tables", []))
         self.char_index = {ch: i for i, ch in enumerate(model.get("char_vocab", []))}
         self.unigram = self.tables[0][()][1]
+        option_logp = {int(t): p for t, p in model["option_logp"].items()} if "option_logp" in model else self.unigram
         by_roman: dict[str, list[tuple[float, int, str]]] = {}
         for tid, tok in enumerate(vocab[2:], start=2):
             deva, roman = tok.split("\t")
-            by_roman.setdefault(roman, []).append((self.unigram.get(tid, -30.0), tid, deva))
+            by_roman.setdefault(roman, []).append((option_logp.get(tid, -30.0), tid, deva))
         self.options = {}
         for r, opts in by_roman.items():
             opts.sort(key=lambda o: (-o[0], o[1]))
             best = opts[0][0]
-            self.options[r] = tuple((tid, d, lp >= best - OPTION_MARGIN)
+            self.options[r] = tuple((tid, d, lp >= best - OPTION_MARGIN, first_class(d), left_class(d))
                                     for lp, tid, d in opts[:OPTIONS_PER_CHUNK] if lp >= best - LEXICON_OPTION_MARGIN)
-        self._chains: dict[tuple[int, ...], tuple] = {}  # a cache only: results never depend on it
+        # Caches only: results never depend on them.
+        self._chains: dict[tuple[int, ...], tuple] = {}
+        self._is_prefix: dict[str, bool] = {}
         self.lexicon = lexicon
         self.log_floor = math.log(min(lexicon.values())) if lexicon else 0.0
         self.sorted_words = sorted(lexicon)
@@ -157,27 +193,35 @@ class RomanizationModel:
         """Devanagari spellings of ``roman`` with log P(roman, devanagari), summed over their segmentations."""
         n = len(roman)
         history = self.order - 1
-        agenda: list[dict[tuple[str, tuple[int, ...]], tuple[float, bool]]] = [dict() for _ in range(n + 1)]
-        agenda[0][("", (BOS,) * history)] = (0.0, True)
-        prefix_memo: dict[str, bool] = {}
+        # agenda[i]: (devanagari so far, n-gram context) -> (log p, still a lexicon prefix, its JOINS class)
+        agenda: list[dict[tuple[str, tuple[int, ...]], tuple[float, bool, int]]] = [dict() for _ in range(n + 1)]
+        agenda[0][("", (BOS,) * history)] = (0.0, True, _LEFT_EMPTY)
+        prefix_memo = self._is_prefix
+        if len(prefix_memo) > MEMO_SIZE:
+            prefix_memo.clear()
         unigram = self.unigram
+        options = self.options
         for i in range(n):
-            for (deva, ctx), (score, in_lex) in self._prune(agenda[i], beam_lex, beam_free):
+            for (deva, ctx), (score, in_lex, cls) in self._prune(agenda[i], beam_lex, beam_free):
                 chain = self.chain(ctx)
+                allowed = JOINS[cls]
                 for length in range(1, min(MAX_ROMAN, n - i) + 1):
-                    opts = self.options.get(roman[i:i + length])
+                    opts = options.get(roman[i:i + length])
                     if not opts:
                         continue
                     nxt = agenda[i + length]
-                    for token, chunk, common in opts:
-                        if not (common or in_lex) or not joins(deva, chunk):
+                    for token, chunk, common, first, last in opts:
+                        if not (common or in_lex) or not allowed[first]:
                             continue
                         new = deva + chunk
                         lex = False
                         if in_lex and beam_lex:
-                            lex = prefix_memo.get(new)
-                            if lex is None:
-                                lex = prefix_memo[new] = new in extra_prefixes or self.is_prefix(new)
+                            if extra_prefixes and new in extra_prefixes:
+                                lex = True
+                            else:
+                                lex = prefix_memo.get(new)
+                                if lex is None:
+                                    lex = prefix_memo[new] = self.is_prefix(new)
                         if not (common or lex):
                             continue  # a rare spelling of this chunk is tried only inside a lexicon word
                         s = score
@@ -192,13 +236,13 @@ class RomanizationModel:
                         key = (new, ctx[1:] + (token,))
                         old = nxt.get(key)
                         if old is None:
-                            nxt[key] = (s, lex)
+                            nxt[key] = (s, lex, last)
                         elif SUM_PATHS:
-                            nxt[key] = (_logaddexp(old[0], s), lex)
+                            nxt[key] = (_logaddexp(old[0], s), lex, last)
                         elif s > old[0]:
-                            nxt[key] = (s, lex)
+                            nxt[key] = (s, lex, last)
         finals: dict[str, float] = {}
-        for (deva, ctx), (score, _) in agenda[n].items():
+        for (deva, ctx), (score, _, _) in agenda[n].items():
             if deva.endswith(_VIRAMA):
                 continue
             s = score + self.logp(ctx, EOS)
@@ -208,27 +252,19 @@ class RomanizationModel:
 
     @staticmethod
     def _prune(hyps, beam_lex: int, beam_free: int):
+        """The best ``beam_lex`` lexicon-prefix and ``beam_free`` free hypotheses, each within PRUNE_MARGIN of the
+        best of its kind (ties keep the order they were made in, so results are deterministic)."""
         if not hyps:
             return []
-        ranked = sorted(hyps.items(), key=lambda kv: (-kv[1][0], kv[0][0], kv[0][1]))
-        best_lex = best_free = None
-        kept, n_lex, n_free = [], 0, 0
-        for item in ranked:
-            score, in_lex = item[1]
-            if in_lex and n_lex < beam_lex:
-                if best_lex is None:
-                    best_lex = score
-                if score >= best_lex - PRUNE_MARGIN:
-                    n_lex += 1
-                    kept.append(item)
-            elif not in_lex and n_free < beam_free:
-                if best_free is None:
-                    best_free = score
-                if score >= best_free - PRUNE_MARGIN:
-                    n_free += 1
-                    kept.append(item)
-            if n_lex >= beam_lex and n_free >= beam_free:
-                break
+        lex = [kv for kv in hyps.items() if kv[1][1]]
+        free = [kv for kv in hyps.items() if not kv[1][1]]
+        kept = []
+        for items, beam in ((lex, beam_lex), (free, beam_free)):
+            if not items or not beam:
+                continue
+            best = heapq.nlargest(beam, items, key=_score)
+            floor = best[0][1][0] - PRUNE_MARGIN
+            kept.extend(kv for kv in best if kv[1][0] >= floor)
         return kept
 
     def rank(self, roman: str, k: int, lexicon_extra: Mapping[str, float] | None = None) -> list[str]:
@@ -274,6 +310,10 @@ def _read_tables(raw) -> list[dict[tuple[int, ...], tuple[float, dict[int, float
             conv[key] = (bow, {int(t): p for t, p in probs.items()})
         tables.append(conv)
     return tables
+
+
+def _score(item) -> float:
+    return item[1][0]
 
 
 def _backoff_logp(tables, ctx: tuple[int, ...], token: int) -> float:
