@@ -269,6 +269,26 @@ def train(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = 
     return TrainedModel(crf, settings, len(sequences))
 
 
+@dataclass(frozen=True)
+class TrainedFile:
+    """A model file and what training it cost in the process that trained it (CPU seconds, its pid)."""
+
+    data: bytes
+    cpu_seconds: float
+    pid: int
+
+
+def train_model_file(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None) -> TrainedFile:
+    """``train`` then ``model_bytes``: a picklable entry point, so a worker process can train and hand back
+    plain bytes (CRFsuite keeps the GIL while it trains, so a thread would stall its whole process)."""
+    import os
+    import time
+
+    started = time.process_time()
+    data = model_bytes(train(sequences, settings))
+    return TrainedFile(data, time.process_time() - started, os.getpid())
+
+
 def span_confidence(marginals: Sequence[dict[str, float]], span: tuple[int, int]) -> float:
     """The model's probability of exactly this span's tags (``B`` then ``I``s, then not ``I``), token by token."""
     start, end = span

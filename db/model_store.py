@@ -3,17 +3,22 @@ shown, and the review-suspects list.
 
 Training never runs in a request: ``kick`` (called when an item opens) only counts, and when the gold has
 grown past the next threshold (``corpus.suggestions.retrain_due``) starts a thread that reads every gold item,
-trains ``corpus.baseline``'s CRF and stores its model file in ``suggestion_models``. Suggestions read the
-stored model (kept in memory until a newer one is stored). ``python -m corpus`` tools and tests call
-``retrain_if_due`` directly.
+has ``corpus.baseline``'s CRF trained in a worker process (``train_in_worker``: CRFsuite keeps the GIL while it
+trains, so training in the thread itself would stall every page the server is serving) and stores its model
+file in ``suggestion_models``. Suggestions read the stored model (kept in memory until a newer one is stored).
+``python -m corpus train-suggestions`` calls ``train_now``; tests call ``retrain_if_due`` directly.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import threading
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, exists, func, or_, select
@@ -23,13 +28,13 @@ from sqlalchemy.orm import Session
 from corpus.baseline import (
     CrfSettings,
     LabelledSequence,
+    TrainedFile,
     TrainedModel,
     cross_validated_predictions,
     load_model,
-    model_bytes,
     suggest_spans,
     suspects,
-    train,
+    train_model_file,
 )
 from corpus.suggestions import (
     Exposure,
@@ -129,9 +134,27 @@ def _store(engine: Engine, project_id: int, gold_count: int, signature: str, dat
         log.info("suggestion model of project %s stored elsewhere first", project_id)
 
 
-def retrain_if_due(engine: Engine, project_id: int, force: bool = False) -> bool:
+Trainer = Callable[[Sequence[LabelledSequence], CrfSettings], TrainedFile]
+
+
+def train_in_worker(sequences: Sequence[LabelledSequence], settings: CrfSettings) -> TrainedFile:
+    """Train in a fresh worker process (spawned: never a fork of a threaded server) and return its model file.
+    A CRFsuite thread would hold the GIL for the whole training (python-crfsuite issue 119), so every other
+    thread of the server, every page being served, would wait; a worker process keeps them running. If no
+    worker can be started, trains here after logging why."""
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return pool.submit(train_model_file, list(sequences), settings).result()
+    except (OSError, BrokenProcessPool) as exc:
+        log.warning("no worker process for the suggestion model (%s): training in this process", exc)
+        return train_model_file(sequences, settings)
+
+
+def retrain_if_due(engine: Engine, project_id: int, force: bool = False,
+                   trainer: Trainer = train_model_file) -> bool:
     """Train and store the project's suggestion model when the gold count has crossed the next threshold
-    (or ``force``); True if a model was stored. Seconds on a paper-scale project: never call in a request."""
+    (or ``force``); True if a model was stored. Seconds on a paper-scale project: never call in a request.
+    ``trainer`` trains here by default; the background thread passes ``train_in_worker``."""
     settings = load_settings(engine, project_id)
     if not settings.model_suggestions and not force:
         return False
@@ -140,11 +163,62 @@ def retrain_if_due(engine: Engine, project_id: int, force: bool = False) -> bool
     if not items or not (force or retrain_due(len(items), info.gold_count if info else None,
                                               settings.suggest_min_gold, settings.suggest_retrain_every)):
         return False
-    crf = CrfSettings()
-    started = time.process_time()
-    model = train([g.sequence for g in items], crf)
-    _store(engine, project_id, len(items), crf.signature(), model_bytes(model), time.process_time() - started)
+    _train_and_store(engine, project_id, items, trainer)
     return True
+
+
+def _train_and_store(engine: Engine, project_id: int, items: Sequence[GoldItem], trainer: Trainer) -> TrainedFile:
+    crf = CrfSettings()
+    trained = trainer([g.sequence for g in items], crf)
+    _store(engine, project_id, len(items), crf.signature(), trained.data, trained.cpu_seconds)
+    return trained
+
+
+class TooLittleGold(ValueError):
+    """The project has fewer gold items than its setting asks for before the first model."""
+
+    def __init__(self, project_id: int, gold: int, min_gold: int) -> None:
+        self.project_id, self.gold, self.min_gold = project_id, gold, min_gold
+        super().__init__(f"{gold} gold item{'s' * (gold != 1)}, fewer than the {min_gold} the setting 'Gold items "
+                         "before suggesting' (suggest_min_gold) asks for before the first model: tag and decide "
+                         "more items, or lower it on Project settings")
+
+
+@dataclass(frozen=True)
+class TrainReport:
+    """What ``train_now`` trained on and stored."""
+
+    project_id: int
+    gold_items: int
+    by_domain: dict[str, int]
+    by_phase: dict[str, int]
+    tokens: int
+    cpu_seconds: float
+    signature: str
+    trained_at: object
+    suggestions_on: bool
+    min_gold: int
+
+
+def train_now(engine: Engine, project_id: int, trainer: Trainer = train_model_file) -> TrainReport:
+    """Train and store the project's suggestion model at once, whatever the retrain schedule (the model the
+    background retrain would store from the same gold). Refuses with ``TooLittleGold`` below the project's
+    ``suggest_min_gold``; a project with suggestions switched off still gets its model (shown once they are on)."""
+    settings = load_settings(engine, project_id)
+    items = gold_items(engine, project_id)
+    if not items or len(items) < settings.suggest_min_gold:
+        raise TooLittleGold(project_id, len(items), settings.suggest_min_gold)
+    trained = _train_and_store(engine, project_id, items, trainer)
+    info = model_info(engine, project_id)
+    return TrainReport(
+        project_id, len(items), _counts(g.sequence.domain for g in items), _counts(g.phase for g in items),
+        sum(len(g.sequence.tokens) for g in items), trained.cpu_seconds,
+        info.signature if info else CrfSettings().signature(), info.trained_at if info else None,
+        settings.model_suggestions, settings.suggest_min_gold)
+
+
+def _counts(values: Iterable[str]) -> dict[str, int]:
+    return dict(sorted(Counter(values).items()))
 
 
 _lock = threading.Lock()
@@ -170,7 +244,7 @@ def _upper_bound(session: Session, project_id: int) -> int:
 
 def _train_in_background(engine: Engine, project_id: int) -> None:
     try:
-        retrain_if_due(engine, project_id)
+        retrain_if_due(engine, project_id, trainer=train_in_worker)
     except Exception:  # a background thread has nobody to tell but the log
         log.exception("training the suggestion model of project %s failed", project_id)
 
