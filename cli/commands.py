@@ -339,6 +339,42 @@ def cmd_evaluate(args: argparse.Namespace, engine) -> int:
     return 0
 
 
+def cmd_train_suggestions(args: argparse.Namespace, engine) -> int:
+    import time
+
+    from db.model_store import TooLittleGold, train_now
+    from db.project_settings import ProjectNotFound
+    from db.schema import default_project
+
+    project_id = args.project if args.project is not None else default_project(engine)
+    started = time.perf_counter()
+    try:
+        report = train_now(engine, project_id)
+    except ProjectNotFound as exc:
+        raise CommandError("--project", str(exc)) from exc
+    except TooLittleGold as exc:
+        raise CommandError(f"project {project_id}", str(exc)) from exc
+    wall = time.perf_counter() - started
+    if args.json:
+        print(json.dumps({"project": report.project_id, "gold_items": report.gold_items, "tokens": report.tokens,
+                          "by_domain": report.by_domain, "by_phase": report.by_phase,
+                          "train_cpu_seconds": round(report.cpu_seconds, 3), "wall_seconds": round(wall, 3),
+                          "signature": report.signature,
+                          "trained_at": report.trained_at.isoformat() if report.trained_at else None,
+                          "suggest_min_gold": report.min_gold, "model_suggestions": report.suggestions_on},
+                         ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(f"trained the suggestion model of project {report.project_id} on {report.gold_items} gold items "
+              f"({report.tokens} tokens; " + ", ".join(f"{k} {v}" for k, v in report.by_domain.items()) + "; "
+              + ", ".join(f"{k} {v}" for k, v in report.by_phase.items())
+              + f") in {report.cpu_seconds:.1f} s CPU ({wall:.1f} s wall in all), stored as the project's model")
+        print(f"signature: {report.signature}")
+    if not report.suggestions_on:
+        print(f"project {report.project_id}: model suggestions are switched off; annotators see this model's "
+              "suggestions once a lead switches them on (Project settings)", file=sys.stderr)
+    return 0
+
+
 def _our_statistics(engine) -> tuple[dict | None, str | None]:
     """Table 1 of our corpus (the Audit page's ``corpus_statistics``), or one line saying why there is none.
     An absent SQLite file is not created: the audit never needs a database."""
@@ -448,6 +484,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["conll", "jsonl"], help="default: by extension, else by content")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("train-suggestions",
+                       help="train the project's suggestion model now and store it (as the background retrain does)")
+    p.add_argument("--project", type=int, metavar="ID", help="the project's id (default: the first project)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=cmd_train_suggestions)
     return parser
 
 
