@@ -396,6 +396,8 @@ def _our_statistics(engine) -> tuple[dict | None, str | None]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from corpus.baseline import CrfSettings
+
     parser = argparse.ArgumentParser(
         prog="python -m corpus", description=__doc__.splitlines()[0],
         epilog="Every command, option, exit code and output: docs/cli.md. The work file: docs/workfile.md. "
@@ -469,13 +471,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", action="store_true", help="also the CRF baseline on the file (5-fold CV)")
     p.set_defaults(func=cmd_audit)
 
+    crf = CrfSettings()
     p = sub.add_parser("baseline", help="CRF sanity check: span P/R/F1 per domain, English and Hindi")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--c1", type=float, default=0.1, help="L1 regularization (default 0.1)")
-    p.add_argument("--c2", type=float, default=0.1, help="L2 regularization (default 0.1)")
-    p.add_argument("--iterations", type=int, default=100, help="L-BFGS iterations (default 100)")
-    p.add_argument("--folds", type=int, default=5, help="cross-validation folds without a test split (default 5)")
-    p.add_argument("--seed", type=int, default=13, help="seed of the fold split (default 13)")
+    p.add_argument("--c1", type=float, default=crf.c1, help=f"L1 regularization (default {crf.c1:g})")
+    p.add_argument("--c2", type=float, default=crf.c2, help=f"L2 regularization (default {crf.c2:g})")
+    p.add_argument("--iterations", type=int, default=crf.max_iterations,
+                   help=f"L-BFGS iterations at most (default {crf.max_iterations})")
+    p.add_argument("--folds", type=int, default=crf.folds,
+                   help=f"cross-validation folds without a test split (default {crf.folds})")
+    p.add_argument("--seed", type=int, default=crf.seed, help=f"seed of the fold split (default {crf.seed})")
     p.set_defaults(func=cmd_baseline)
 
     p = sub.add_parser("evaluate", help="score predictions for the test split and add them to the leaderboard")
@@ -494,9 +499,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)  # before any import of SQLAlchemy: `--help` and usage errors stay cheap
     from sqlalchemy.exc import OperationalError
 
-    args = build_parser().parse_args(argv)
     try:
         engine = _engine(args)
         if args.command != "init" and args.command != "audit":

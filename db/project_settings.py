@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 from corpus.assignment import PHASE_GROUP_MODES
 from corpus.final_choice import POLICIES
 from corpus.suggestions import DEFAULT_MIN_GOLD, DEFAULT_RETRAIN_EVERY
-from corpus.transliterate import SCHEME_KEYS
 from db.engine import read, transaction
 from db.models import AuditEvent, Project
 
@@ -72,6 +71,8 @@ def load_settings(engine: Engine, project_id: int) -> ProjectSettings:
 
 
 def validate(settings: ProjectSettings) -> list[str]:
+    from corpus.transliterate import SCHEME_KEYS  # not at import: the schemes load in ~0.1 s of CPU
+
     problems = []
     if not settings.name.strip():
         problems.append("the project needs a name")

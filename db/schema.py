@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, create_engine, pool, select
 from sqlalchemy.orm import Session
 
 from db.models import Project
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 DEFAULT_PROJECT = "Hindi aspect extraction"
 
 
 def alembic_config(url: str) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
@@ -23,7 +27,10 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade(engine: Engine) -> None:
-    """Bring the schema to head. SQLite migrations use their own connection with foreign keys off."""
+    """Bring the schema to head. SQLite migrations use their own connection with foreign keys off.
+    Alembic is imported here, not by every module that only asks for the default project."""
+    from alembic import command
+
     url = engine.url.render_as_string(hide_password=False)
     cfg = alembic_config(url)
     migration_engine = create_engine(url, poolclass=pool.NullPool)
