@@ -443,8 +443,10 @@ def suspects(sequences: Sequence[LabelledSequence], predictions: Sequence[Predic
 
 
 def span_scores(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> dict[str, float | None]:
-    """seqeval strict IOB2 span precision, recall and F1 (micro) over plain B/I/O tags; None without sentences."""
-    from seqeval.metrics import f1_score, precision_score, recall_score
+    """seqeval strict IOB2 span precision, recall and F1 (micro) over plain B/I/O tags; None without sentences.
+    One pass of the function seqeval's ``precision_score``/``recall_score``/``f1_score`` each call in strict
+    mode, so the spans are extracted once, not three times."""
+    from seqeval.metrics.v1 import precision_recall_fscore_support
     from seqeval.scheme import IOB2
 
     if len(gold) != len(predicted):
@@ -456,12 +458,9 @@ def span_scores(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]
         return {"precision": None, "recall": None, "f1": None}
     y_true = [_typed(g) for g in gold]
     y_pred = [_typed(p) for p in predicted]
-    kwargs = {"mode": "strict", "scheme": IOB2, "zero_division": 0}
-    return {
-        "precision": float(precision_score(y_true, y_pred, **kwargs)),
-        "recall": float(recall_score(y_true, y_pred, **kwargs)),
-        "f1": float(f1_score(y_true, y_pred, **kwargs)),
-    }
+    precision, recall, f1, _ = precision_recall_fscore_support(y_true, y_pred, average="micro", beta=1,
+                                                               zero_division=0, scheme=IOB2)
+    return {"precision": float(precision), "recall": float(recall), "f1": float(f1)}
 
 
 def scores_by_domain(gold: Sequence[LabelledSequence], predicted: dict[str, Sequence[str]],
