@@ -40,8 +40,8 @@ OTHER_LEAD_PAGES = ["Dashboard", "Assignments", "Adjudication", "Final translati
 
 @pytest.fixture(scope="module")
 def hostile_server(demo_sqlite, tmp_path_factory, start_module_app):
-    """The demo project with the hostile strings, under one app server that the module's tests share: each
-    test walks it in a browser context and a login of its own (a walk only reads; logins add sessions)."""
+    """The demo project with the hostile strings, under one app server that the module's tests share (a walk
+    only reads)."""
     url = copy_of(demo_sqlite, tmp_path_factory.mktemp("hostile") / "app.db")
     demo_db = make_engine(url)
     sentence = add_sentence(demo_db, f"h-{HOSTILE_NAME}", f"The food was fine. {HOSTILE}", ["food"],
@@ -53,6 +53,30 @@ def hostile_server(demo_sqlite, tmp_path_factory, start_module_app):
                                  rule="transliterate"))
     demo_db.dispose()
     return start_module_app(url)
+
+
+@pytest.fixture(scope="module")
+def logged_in(hostile_server, chromium):
+    """One browser context per person, logged in once under a Watch set before the login and kept for the module:
+    each test walks its pages in that person's tab, and every check covers all that the tab loaded so far (a
+    login costs more renderer CPU than a walk of one page)."""
+    tabs: dict[str, tuple] = {}
+    contexts = []
+
+    def tab(username: str, password: str):
+        if username not in tabs:
+            context = chromium.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+            contexts.append(context)
+            page = context.new_page()
+            page.set_default_timeout(45000)
+            watch = Watch(page, hostile_server.url)
+            login(page, hostile_server.url, username, password)
+            tabs[username] = page, watch
+        return tabs[username]
+
+    yield tab
+    for context in contexts:
+        context.close()
 
 
 class Watch:
@@ -98,21 +122,15 @@ def _walk(page, watch: Watch, titles: list[str], shots: str) -> list[str]:
     return missing
 
 
-def test_the_hostile_users_own_pages_load_nothing_from_outside(hostile_server, browser_page):
-    server = hostile_server
-    page = browser_page
-    watch = Watch(page, server.url)
-    login(page, server.url, HOSTILE_NAME, PASSWORD)
+def test_the_hostile_users_own_pages_load_nothing_from_outside(logged_in):
+    page, watch = logged_in(HOSTILE_NAME, PASSWORD)
     page.get_by_role("heading", name="Hello", exact=False).first.wait_for()
     watch.check("Home")
     assert _walk(page, watch, ["Home", "My account"], "translator") == []
 
 
-def test_the_leads_own_pages_with_hostile_data_load_nothing_from_outside(hostile_server, browser_page):
-    server = hostile_server
-    page = browser_page
-    watch = Watch(page, server.url)
-    login(page, server.url, "admin", "admin-demo-pass")
+def test_the_leads_own_pages_with_hostile_data_load_nothing_from_outside(logged_in):
+    page, watch = logged_in("admin", "admin-demo-pass")
     assert _walk(page, watch, OWN_PAGES, "lead") == []
     page.get_by_role("combobox", name="User").click()
     page.keyboard.type(HOSTILE_NAME[:4])
@@ -123,19 +141,13 @@ def test_the_leads_own_pages_with_hostile_data_load_nothing_from_outside(hostile
 
 
 @pytest.mark.parametrize("title", OTHER_LEAD_PAGES)
-def test_the_other_lead_pages_with_hostile_data_load_nothing_from_outside(hostile_server, browser_page, title):
-    server = hostile_server
-    page = browser_page
-    watch = Watch(page, server.url)
-    login(page, server.url, "admin", "admin-demo-pass")
+def test_the_other_lead_pages_with_hostile_data_load_nothing_from_outside(logged_in, title):
+    page, watch = logged_in("admin", "admin-demo-pass")
     assert _walk(page, watch, [title], "lead") == []
 
 
 @pytest.mark.parametrize("title", ["Translate", "Tag aspects"])
-def test_the_work_pages_with_hostile_data_load_nothing_from_outside(hostile_server, browser_page, title):
+def test_the_work_pages_with_hostile_data_load_nothing_from_outside(logged_in, title):
     """The hostile user's own blind task is on the hostile sentence."""
-    server = hostile_server
-    page = browser_page
-    watch = Watch(page, server.url)
-    login(page, server.url, HOSTILE_NAME, PASSWORD)
+    page, watch = logged_in(HOSTILE_NAME, PASSWORD)
     assert _walk(page, watch, [title], "translator") == []
