@@ -292,7 +292,7 @@ def cmd_baseline(args: argparse.Namespace, engine) -> int:
 
     settings = CrfSettings(c1=args.c1, c2=args.c2, max_iterations=args.iterations, folds=args.folds, seed=args.seed)
     started = time.perf_counter()
-    report = run_baseline(engine, settings)
+    report = run_baseline(engine, settings, worker=False)
     took = f"trained and scored in {time.perf_counter() - started:.1f} s"
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))

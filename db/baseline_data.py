@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from corpus.baseline import CrfSettings, LabelledSequence, dataset_baseline, held_out_predictions
 from corpus.evaluation import Evaluation, gold_version, score_by_domain
 from db.engine import reader
+from db.worker import in_worker
 from db.models import LeaderboardEntry, User
 from db.schema import default_project_id
 
@@ -43,11 +44,13 @@ def hindi_sequences(engine: Engine, project_id: int | None = None) -> list[Label
             for r in dataset.sentences if r.hi_tokens]
 
 
-def run_baseline(engine: Engine, settings: CrfSettings | None = None, project_id: int | None = None) -> dict:
+def run_baseline(engine: Engine, settings: CrfSettings | None = None, project_id: int | None = None,
+                 worker: bool = True) -> dict:
     """The ``baseline --json`` report for the project (trains CRFs: seconds to a minute, never in a request
-    that must answer at once)."""
-    return dataset_baseline({"en": english_sequences(engine, project_id), "hi": hindi_sequences(engine, project_id)},
-                            settings)
+    that must answer at once). The CRFs train in a worker process (``db.worker``: in a thread of the server
+    they would stall every other session); the command line, a process of its own, passes ``worker=False``."""
+    sides = {"en": english_sequences(engine, project_id), "hi": hindi_sequences(engine, project_id)}
+    return in_worker(dataset_baseline, sides, settings) if worker else dataset_baseline(sides, settings)
 
 
 def gold_test_split(engine: Engine, project_id: int | None = None) -> list[LabelledSequence]:

@@ -12,13 +12,10 @@ file in ``suggestion_models``. Suggestions read the stored model (kept in memory
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, exists, func, or_, select
@@ -59,6 +56,7 @@ from db.models import (
     utcnow,
 )
 from db.project_settings import ProjectSettings, load_settings
+from db.worker import in_worker
 
 log = logging.getLogger(__name__)
 
@@ -138,16 +136,9 @@ Trainer = Callable[[Sequence[LabelledSequence], CrfSettings], TrainedFile]
 
 
 def train_in_worker(sequences: Sequence[LabelledSequence], settings: CrfSettings) -> TrainedFile:
-    """Train in a fresh worker process (spawned: never a fork of a threaded server) and return its model file.
-    A CRFsuite thread would hold the GIL for the whole training (python-crfsuite issue 119), so every other
-    thread of the server, every page being served, would wait; a worker process keeps them running. If no
-    worker can be started, trains here after logging why."""
-    try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(train_model_file, list(sequences), settings).result()
-    except (OSError, BrokenProcessPool) as exc:
-        log.warning("no worker process for the suggestion model (%s): training in this process", exc)
-        return train_model_file(sequences, settings)
+    """Train in a worker process (``db.worker.in_worker``) and return its model file: in a thread of the
+    server, CRFsuite would hold the GIL for the whole training and every page being served would wait."""
+    return in_worker(train_model_file, list(sequences), settings)
 
 
 def retrain_if_due(engine: Engine, project_id: int, force: bool = False,
@@ -369,11 +360,13 @@ class SuspectRow:
 def review_suspects(engine: Engine, project_id: int, min_confidence: float = 0.9,
                     settings: CrfSettings | None = None) -> list[SuspectRow]:
     """Gold items the cross-validated CRF contradicts with at least ``min_confidence`` (each judged by a model
-    that never saw it), most confident first. Trains k models: call off the request path or cache it."""
+    that never saw it), most confident first. Trains k models, in a worker process (``db.worker``), so the
+    server's other sessions are not stalled while the lead waits; cache the result."""
     items = gold_items(engine, project_id)
     sequences = [g.sequence for g in items]
     by_key = {g.sequence.key: g for g in items}
-    found = suspects(sequences, cross_validated_predictions(sequences, settings), min_confidence)
+    predictions = in_worker(cross_validated_predictions, sequences, settings) if len(sequences) >= 2 else []
+    found = suspects(sequences, predictions, min_confidence)
     return [SuspectRow(g.sentence_db_id, g.sentence_key, g.phase, g.item_id, s.token, g.sequence.tokens[s.token],
                        s.gold, s.predicted, s.confidence)
             for s in found for g in (by_key[s.key],)]

@@ -1,6 +1,7 @@
 """The suggestion model trains off the request path: an item opening only starts a thread and returns before the
 model is trained, and the thread has the CRF trained in a worker process (CRFsuite keeps the GIL while it trains,
-so training in a thread of the server would stall every page it serves)."""
+so training in a thread of the server would stall every page it serves); ``db.worker`` hands back results and
+errors."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import threading
 from dataclasses import replace
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -17,6 +19,7 @@ from db.model_store import forget_checks, gold_items, model_info, train_in_worke
 from db.models import SuggestionModel, Translation
 from db.project_settings import load_settings, save_settings
 from db.tagging import assign_annotators, open_item, save_annotation
+from db.worker import WorkerFailed, in_worker
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
 
 SENTENCES = [
@@ -81,3 +84,14 @@ def test_an_item_opening_returns_before_training_and_the_thread_trains_in_a_work
     assert len(used) == 1 and used[0].pid != os.getpid()
     with Session(engine) as session:
         assert session.scalar(select(SuggestionModel.model).where(SuggestionModel.project_id == pid)) == used[0].data
+
+
+def test_a_worker_hands_back_the_functions_result_or_its_exception():
+    assert in_worker(os.getpid) != os.getpid()
+    with pytest.raises(ValueError, match="invalid literal"):
+        in_worker(int, "x")
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang():
+    with pytest.raises(WorkerFailed, match="exited with 3"):
+        in_worker(os._exit, 3)
