@@ -2,7 +2,8 @@
 
 Each test still gets a database of its own, but the schema is migrated once per session (per xdist
 worker): SQLite tests get a file copy of a migrated template, PostgreSQL tests a ``CREATE DATABASE ...
-TEMPLATE`` of a migrated database, and the demo project is loaded once and copied the same way.
+TEMPLATE`` of a migrated database (reused by later tests once emptied back to the template's rows), and the
+demo project is loaded once and copied the same way.
 """
 
 from __future__ import annotations
@@ -139,27 +140,26 @@ def pg_url():
 
 
 @pytest.fixture(scope="session")
-def _postgres_dropper():
-    """Drops finished tests' databases in a thread of its own, so the next test need not wait for the
-    drop; every drop is done before the session ends."""
-    from concurrent.futures import ThreadPoolExecutor
+def _postgres_databases(migrated_postgres: str):
+    """The worker's PostgreSQL test databases: copies of the migrated template, each finished test's one
+    renamed, checked and given the template's rows back for a later test (tests/support/postgres_pool.py);
+    every one is dropped before the session ends."""
+    from tests.support.postgres_pool import PostgresDatabases
 
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="drop-test-db")
-    drops = []
-    yield lambda url: drops.append(pool.submit(_drop_postgres, url))
-    pool.shutdown(wait=True)
-    for drop in drops:
-        drop.result()  # a drop that failed fails here, as it did in the test's own teardown
+    databases = PostgresDatabases(PG_ADMIN_URL, migrated_postgres)
+    yield databases
+    databases.close()
 
 
 @pytest.fixture
-def postgres_engine(migrated_postgres: str, _postgres_dropper):
-    """A fresh, migrated PostgreSQL database of this test's own (skipped with a reason if down)."""
-    url = _fresh_postgres_url(template=migrated_postgres)
+def postgres_engine(_postgres_databases):
+    """A migrated PostgreSQL database of this test's own, holding exactly the template (skipped with a
+    reason if down); its name is new to the session."""
+    url = _postgres_databases.take()
     eng = make_engine(url)
     yield eng
     eng.dispose()
-    _postgres_dropper(url)
+    _postgres_databases.give_back(url)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
