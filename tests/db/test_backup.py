@@ -48,7 +48,7 @@ from db.schema import upgrade
 from db.translation import Draft, save_translation, set_glossary_term
 from db.users import deactivate_user
 from db.workfile import import_work_file, load_work
-from tests.conftest import _PG_SKIP_REASON, _drop_postgres, _fresh_postgres_url
+from tests.conftest import _PG_SKIP_REASON
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
 from tests.db.test_adjudication import edit_submitted, make_world, submit
 
@@ -63,14 +63,16 @@ def fresh_sqlite(tmp_path: Path, name: str = "target.db"):
 
 
 @pytest.fixture
-def postgres():
-    """Fresh PostgreSQL databases on demand (skipped with the reason when none is reachable)."""
+def postgres(request):
+    """Fresh migrated PostgreSQL databases on demand (skipped with the reason when none is reachable): copies
+    of the migrated template, as ``postgres_engine`` gives one per test."""
     if _PG_SKIP_REASON:
         pytest.skip(_PG_SKIP_REASON)
+    databases = request.getfixturevalue("_postgres_databases")
     made = []
 
     def new():
-        url = _fresh_postgres_url()
+        url = databases.take()
         engine = make_engine(url)
         upgrade(engine)
         made.append((engine, url))
@@ -78,7 +80,7 @@ def postgres():
     yield new
     for engine, url in made:
         engine.dispose()
-        _drop_postgres(url)
+        databases.give_back(url)
 
 
 def every_kind_of_record(engine) -> dict:

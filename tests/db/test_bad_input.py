@@ -27,7 +27,7 @@ from db.importing import import_sentences
 from db.models import AuditEvent, Revision, SourceSentence, TaggingItem, Translation, User
 from db.schema import upgrade
 from db.workfile import import_work_file, load_work
-from tests.conftest import _PG_SKIP_REASON, _drop_postgres, _fresh_postgres_url
+from tests.conftest import _PG_SKIP_REASON
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "semeval"
 FIFTY_MB = 50 * 1024 * 1024
@@ -69,7 +69,8 @@ def db(request, tmp_path_factory):
     else:
         if _PG_SKIP_REASON:
             pytest.skip(_PG_SKIP_REASON)
-        url = _fresh_postgres_url()
+        databases = request.getfixturevalue("_postgres_databases")
+        url = databases.take()  # a copy of the migrated template
     engine = make_engine(url)
     upgrade(engine)
     records, errors = parse_semeval((FIXTURES / "restaurants_small.xml").read_bytes(), "small.xml", "restaurant",
@@ -80,7 +81,7 @@ def db(request, tmp_path_factory):
     yield engine
     engine.dispose()
     if request.param == "postgresql":
-        _drop_postgres(url)
+        databases.give_back(url)
 
 
 def state(engine) -> tuple:
