@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.databases import copy_of
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "semeval"
 
@@ -50,9 +52,8 @@ def test_dump_import_dump_byte_identical_through_the_cli(tmp_path):
     assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
 
 
-def test_stats_json_reports_table_one(tmp_path):
-    db = f"sqlite:///{tmp_path / 'a.db'}"
-    run(db, "init", "--demo")
+def test_stats_json_reports_table_one(demo_sqlite, tmp_path):
+    db = copy_of(demo_sqlite, tmp_path / "a.db")  # the demo project, as `init --demo` loads it (tested above)
     stats = json.loads(run(db, "stats", "--json").stdout)
     english = stats["english"]
     assert english["sentences"] == 13
