@@ -3,9 +3,9 @@
 Builds the benchmarks' synthetic project (``bench.synthetic.build_corpus``) in a temporary SQLite database
 and times, each in wall and CPU seconds with the machine's load beside it:
 
-(a) the suggestion model: one CRF on every gold item of the project (``db.model_store.gold_items``: every
-    tagged translation, both phases), trained in a worker process as the background retrain does
-    (``train_in_worker``); its CPU is the worker's;
+(a) the suggestion model: one CRF on the gold items a retrain uses (``db.model_store.training_items``: every
+    tagged translation up to ``corpus.suggestions.TRAINING_CAP``, past it a round over sentences and phases),
+    trained in a worker process as the background retrain does (``train_in_worker``); its CPU is the worker's;
 (b) the dataset check of a project without a test split: 5-fold cross-validation over train, both sides
     (``python -m corpus baseline`` before test sentences are translated; five models per domain and side);
 (c) the dataset check as the project stands (train -> test split on both sides).
@@ -43,7 +43,7 @@ def run(n_sentences: int = PAPER_SENTENCES, iterations: int | None = None) -> di
     from corpus.baseline import CrfSettings, dataset_baseline
     from db.baseline_data import english_sequences, hindi_sequences
     from db.engine import make_engine
-    from db.model_store import gold_items, train_in_worker
+    from db.model_store import gold_items, train_in_worker, training_items
     from db.schema import default_project, upgrade
 
     settings = CrfSettings() if iterations is None else replace(CrfSettings(), max_iterations=iterations)
@@ -53,7 +53,8 @@ def run(n_sentences: int = PAPER_SENTENCES, iterations: int | None = None) -> di
         built = build_corpus(engine, n_sentences)
         project_id = default_project(engine)
         sides, read_sides = _timed(lambda: {"en": english_sequences(engine), "hi": hindi_sequences(engine)})
-        gold, read_gold = _timed(lambda: [g.sequence for g in gold_items(engine, project_id)])
+        every, read_gold = _timed(lambda: gold_items(engine, project_id))
+        gold = [g.sequence for g in training_items(every)]  # what the retrain learns from
         engine.dispose()
     trained, suggest = _timed(lambda: train_in_worker(gold, settings))
     suggest["worker_cpu"] = trained.cpu_seconds
@@ -61,7 +62,8 @@ def run(n_sentences: int = PAPER_SENTENCES, iterations: int | None = None) -> di
     cv, cv_t = _timed(lambda: dataset_baseline(train_only, settings))
     held_out, held_t = _timed(lambda: dataset_baseline(sides, settings))
     return {**built, "read_sides": read_sides, "read_gold": read_gold, "en": len(sides["en"]),
-            "hi": len(sides["hi"]), "gold": len(gold), "gold_tokens": sum(len(s.tokens) for s in gold),
+            "hi": len(sides["hi"]), "gold": len(every), "gold_tokens": sum(len(g.sequence.tokens) for g in every),
+            "trained": len(gold), "trained_tokens": sum(len(s.tokens) for s in gold),
             "suggest": suggest, "model_bytes": len(trained.data), "cv": cv, "cv_t": cv_t,
             "held_out": held_out, "held_t": held_t, "signature": cv["signature"], "settings": settings}
 
@@ -92,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{r['gold']} gold items ({r['gold_tokens']} tokens) in {r['read_gold']['cpu']:.1f} s CPU")
     print(f"CRF: L-BFGS, {r['settings'].max_iterations} iterations at most, c1={r['settings'].c1:g}, "
           f"c2={r['settings'].c2:g}")
-    print(f"(a) suggestion model, one CRF on all {r['gold']} gold items, in a worker process as the background "
+    print(f"(a) suggestion model, one CRF on {r['trained']} of the {r['gold']} gold items ({r['trained_tokens']} "
+          f"tokens; the retrain's sample, corpus.suggestions.training_sample), in a worker process as the background "
           f"retrain does: {s['worker_cpu']:.1f} s CPU in the worker ({s['cpu']:.1f} s CPU in this process), "
           f"{s['wall']:.1f} s wall, {_load(s)}; model file {r['model_bytes']:,} bytes; {_verdict(s['worker_cpu'])}")
     print(f"(b) dataset check without a test split, 5-fold CV over train, both sides: {cv['cpu']:.1f} s CPU, "

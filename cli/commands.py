@@ -356,7 +356,9 @@ def cmd_train_suggestions(args: argparse.Namespace, engine) -> int:
         raise CommandError(f"project {project_id}", str(exc)) from exc
     wall = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"project": report.project_id, "gold_items": report.gold_items, "tokens": report.tokens,
+        print(json.dumps({"project": report.project_id, "gold_items": report.gold_items,
+                          "trained_items": report.trained_items, "training_cap": report.training_cap,
+                          "tokens": report.tokens,
                           "by_domain": report.by_domain, "by_phase": report.by_phase,
                           "train_cpu_seconds": round(report.cpu_seconds, 3), "wall_seconds": round(wall, 3),
                           "signature": report.signature,
@@ -364,7 +366,10 @@ def cmd_train_suggestions(args: argparse.Namespace, engine) -> int:
                           "suggest_min_gold": report.min_gold, "model_suggestions": report.suggestions_on},
                          ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        print(f"trained the suggestion model of project {report.project_id} on {report.gold_items} gold items "
+        trained_on = (f"{report.gold_items} gold items" if report.trained_items == report.gold_items else
+                      f"{report.trained_items} of its {report.gold_items} gold items (at most {report.training_cap:,}: "
+                      "each sentence and phase once before any twice)")
+        print(f"trained the suggestion model of project {report.project_id} on {trained_on} "
               f"({report.tokens} tokens; " + ", ".join(f"{k} {v}" for k, v in report.by_domain.items()) + "; "
               + ", ".join(f"{k} {v}" for k, v in report.by_phase.items())
               + f") in {report.cpu_seconds:.1f} s CPU ({wall:.1f} s wall in all), stored as the project's model")

@@ -41,6 +41,8 @@ from corpus.suggestions import (
     retrain_due,
     shown_spans,
     suggestion_quality,
+    TRAINING_CAP,
+    training_sample,
 )
 from corpus.vocabulary import Status
 from db.engine import reader, transaction
@@ -159,11 +161,21 @@ def retrain_if_due(engine: Engine, project_id: int, force: bool = False,
     return True
 
 
-def _train_and_store(engine: Engine, project_id: int, items: Sequence[GoldItem], trainer: Trainer) -> TrainedFile:
+def training_items(items: Sequence[GoldItem]) -> list[GoldItem]:
+    """The gold items one training uses: all of them up to ``corpus.suggestions.TRAINING_CAP``, past it a round
+    over sentences and phases (``training_sample``), so a paper-scale retrain stays under a minute of CPU."""
+    return [items[i] for i in training_sample([(g.sentence_db_id, g.phase) for g in items], TRAINING_CAP)]
+
+
+def _train_and_store(engine: Engine, project_id: int, items: Sequence[GoldItem],
+                     trainer: Trainer) -> tuple[TrainedFile, list[GoldItem]]:
+    """Train on ``training_items(items)`` and store the model with the whole gold count (the retrain schedule
+    counts every gold item); the model file and the items it learned from."""
+    used = training_items(items)
     crf = CrfSettings()
-    trained = trainer([g.sequence for g in items], crf)
+    trained = trainer([g.sequence for g in used], crf)
     _store(engine, project_id, len(items), crf.signature(), trained.data, trained.cpu_seconds)
-    return trained
+    return trained, used
 
 
 class TooLittleGold(ValueError):
@@ -182,6 +194,8 @@ class TrainReport:
 
     project_id: int
     gold_items: int
+    trained_items: int  # fewer than gold_items past training_cap; the counts below are of these
+    training_cap: int
     by_domain: dict[str, int]
     by_phase: dict[str, int]
     tokens: int
@@ -200,11 +214,11 @@ def train_now(engine: Engine, project_id: int, trainer: Trainer = train_model_fi
     items = gold_items(engine, project_id)
     if not items or len(items) < settings.suggest_min_gold:
         raise TooLittleGold(project_id, len(items), settings.suggest_min_gold)
-    trained = _train_and_store(engine, project_id, items, trainer)
+    trained, used = _train_and_store(engine, project_id, items, trainer)
     info = model_info(engine, project_id)
     return TrainReport(
-        project_id, len(items), _counts(g.sequence.domain for g in items), _counts(g.phase for g in items),
-        sum(len(g.sequence.tokens) for g in items), trained.cpu_seconds,
+        project_id, len(items), len(used), TRAINING_CAP, _counts(g.sequence.domain for g in used), _counts(g.phase for g in used),
+        sum(len(g.sequence.tokens) for g in used), trained.cpu_seconds,
         info.signature if info else CrfSettings().signature(), info.trained_at if info else None,
         settings.model_suggestions, settings.suggest_min_gold)
 

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from cli.commands import main
 from corpus.baseline import CrfSettings, train_model_file
+from corpus.suggestions import training_sample
 from db.model_store import gold_items, model_info
 from db.models import SuggestionModel, Translation
 from db.project_settings import load_settings, save_settings
@@ -80,6 +81,23 @@ def test_train_suggestions_trains_again_at_once_and_prints_a_summary_in_text(eng
     assert "restaurant 12; aware 12" in out[0] and "s CPU" in out[0]
     assert out[1] == f"signature: {CrfSettings().signature()}"
     assert model_info(engine, pid).trained_at >= first
+
+
+def test_past_the_training_cap_it_trains_on_a_round_over_sentences_and_says_how_many(
+        engine, sqlite_url, capsys, monkeypatch):
+    pid = _tagged_project(engine, 12, min_gold=10)
+    monkeypatch.setattr("db.model_store.TRAINING_CAP", 5)
+    assert main(["--db", sqlite_url, "train-suggestions", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert (printed["gold_items"], printed["trained_items"], printed["training_cap"]) == (12, 5, 5)
+    assert model_info(engine, pid).gold_count == 12  # the retrain schedule counts every gold item
+    items = gold_items(engine, pid)
+    chosen = training_sample([(g.sentence_db_id, g.phase) for g in items], 5)
+    expected = train_model_file([items[i].sequence for i in chosen], CrfSettings())
+    assert _stored_model(engine, pid) == expected.data
+    assert main(["--db", sqlite_url, "train-suggestions"]) == 0
+    assert " on 5 of its 12 gold items (at most 5: each sentence and phase once before any twice) (" in \
+        capsys.readouterr().out
 
 
 def test_too_little_gold_is_refused_naming_the_setting_and_the_count(engine, sqlite_url):

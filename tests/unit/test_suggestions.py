@@ -13,6 +13,7 @@ from corpus.suggestions import (
     shown_payload,
     shown_spans,
     suggestion_quality,
+    training_sample,
 )
 
 
@@ -83,3 +84,23 @@ def test_the_editor_gets_the_model_confidence_and_the_aspect_map_term_alone():
 
     assert _suggestion((1, 2), "model · 87%", 0.874) == {"span": [1, 2], "term": "model · 87%", "confidence": 0.874}
     assert _suggestion((0, 1), "staff") == {"span": [0, 1], "term": "staff"}
+
+
+def test_a_project_under_the_cap_trains_on_every_gold_item():
+    assert training_sample(["a", "a", "b"], cap=3) == [0, 1, 2]
+    assert training_sample([], cap=0) == []
+
+
+def test_past_the_cap_every_sentence_and_phase_gets_its_first_item_before_any_gets_a_second():
+    # units: s1 three times, s2 twice, s3 once (item order): first round 0, 3, 5; second round 1, 4; third 2
+    units = [("s1", "aware"), ("s1", "aware"), ("s1", "aware"), ("s2", "blind"), ("s2", "blind"), ("s3", "aware")]
+    assert training_sample(units, cap=3) == [0, 3, 5]
+    assert training_sample(units, cap=4) == [0, 1, 3, 5]
+    assert training_sample(units, cap=5) == [0, 1, 3, 4, 5]
+    assert training_sample(units, cap=0) == []
+
+
+def test_the_sample_is_the_same_every_time():
+    units = [i % 7 for i in range(100)]
+    assert training_sample(units, cap=30) == training_sample(list(units), cap=30)
+    assert len(training_sample(units, cap=30)) == 30
