@@ -317,7 +317,7 @@ def cmd_evaluate(args: argparse.Namespace, engine) -> int:
         evaluation = evaluate_predictions(data, args.pred, gold, args.format)
     except PredictionsRejected as exc:
         raise InputRejected(exc.errors) from exc
-    ensure_baseline_entry(engine, sequences)
+    ensure_baseline_entry(engine, sequences, worker=False)  # the command line is a process of its own
     add_entry(engine, name, evaluation, signature())
     rows = leaderboard(engine, evaluation.export_version)
     board = [{"name": r.name, "kind": r.kind, "date": r.created_at.strftime("%Y-%m-%d %H:%M"), "f1": r.f1,

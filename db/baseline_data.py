@@ -105,14 +105,17 @@ def baseline_evaluation(sequences: Sequence[LabelledSequence], settings: CrfSett
 
 
 def ensure_baseline_entry(engine: Engine, sequences: Sequence[LabelledSequence] | None = None,
-                          settings: CrfSettings | None = None, project_id: int | None = None) -> bool:
-    """Add the CRF baseline row for the current export version if it is missing; True if one was added."""
+                          settings: CrfSettings | None = None, project_id: int | None = None,
+                          worker: bool = True) -> bool:
+    """Add the CRF baseline row for the current export version if it is missing; True if one was added. The
+    CRF trains in a worker process, as ``run_baseline``'s (the command line passes ``worker=False``)."""
     sequences = list(sequences) if sequences is not None else hindi_sequences(engine, project_id)
     test_set = [s for s in sequences if s.split == "test"]
     if not test_set or has_baseline(engine, gold_version(test_set), project_id):
         return False
     settings = settings or CrfSettings()
-    evaluation = baseline_evaluation(sequences, settings)
+    evaluation = (in_worker(baseline_evaluation, sequences, settings) if worker
+                  else baseline_evaluation(sequences, settings))
     add_entry(engine, BASELINE_NAME, evaluation, settings.signature({"hi": "test split"}), kind="baseline",
               project_id=project_id)
     return True

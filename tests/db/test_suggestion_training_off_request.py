@@ -95,3 +95,23 @@ def test_a_worker_hands_back_the_functions_result_or_its_exception():
 def test_a_worker_that_dies_is_an_error_not_a_hang():
     with pytest.raises(WorkerFailed, match="exited with 3"):
         in_worker(os._exit, 3)
+
+
+def test_the_pages_leaderboard_baseline_trains_in_a_worker_and_the_command_line_in_its_own_process(
+        engine, monkeypatch):
+    from corpus.baseline import LabelledSequence
+    from db import baseline_data
+    from db.baseline_data import baseline_evaluation
+
+    calls = []
+    monkeypatch.setattr(baseline_data, "in_worker", lambda fn, *args: calls.append(fn) or fn(*args))
+    tokens, tags = ("खाना", "अच्छा", "था"), ("B", "O", "O")
+    sequences = [LabelledSequence(f"restaurant/{split}/{i}", "restaurant", split, tokens, tags)
+                 for split in ("train", "test") for i in range(3)]
+    assert baseline_data.ensure_baseline_entry(engine, sequences) is True
+    assert calls == [baseline_evaluation]
+    assert baseline_data.ensure_baseline_entry(engine, sequences) is False  # the row exists: nothing trains
+    calls.clear()
+    other = [replace(s, key=s.key + "b") if s.split == "test" else s for s in sequences]  # another export version
+    assert baseline_data.ensure_baseline_entry(engine, other, worker=False) is True
+    assert calls == []
