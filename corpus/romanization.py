@@ -3,9 +3,11 @@
 Two parts, both shipped in ``corpus/data/`` and built by ``corpus.romanization_build`` (credits in its README):
 
 * a **joint-sequence model** learned from the Dakshina train pairs: a Roman word and a Devanagari word are cut into
-  aligned chunks (1–2 Devanagari letters ↔ 1–4 Roman letters) and a 4-gram over those chunk pairs scores the
-  pair. Loose spellings (``aa``/``a``, ``ee``/``i``, ``w``/``v``, ``z``/``j``, a dropped schwa, ``n`` for anusvara)
-  are learned from how people actually romanized, not written down as rules;
+  aligned chunks (1–2 Devanagari letters ↔ 1–4 Roman letters) and a Kneser-Ney 4-gram over those chunk pairs scores
+  the pair. Loose spellings (``aa``/``a``, ``ee``/``i``, ``w``/``v``, ``z``/``j``, a dropped schwa, ``n`` for
+  anusvara) are learned from how people actually romanized, not written down as rules. Letter-sized chunks from a
+  second alignment (ौ ↔ ``au``, फ ↔ ``ff``) are tried only inside lexicon words, so a known word whose spelling
+  needs a chunk the 4-gram never saw is still reached;
 * a **lexicon** of Hindi words with frequencies (wordfreq, aspell-hi, hunspell-hi, apertium-hin's inflected forms,
   FreeDict eng-hin, the Dakshina train words): the prior that picks a real word among the spellings the channel
   allows.
@@ -13,7 +15,9 @@ Two parts, both shipped in ``corpus/data/`` and built by ``corpus.romanization_b
 Search is one left-to-right beam over the Roman letters with two budgets: hypotheses that are still a prefix of
 some lexicon word (so a known word is never pruned away by a likelier non-word) and free ones (so a word outside
 the lexicon can still be spelled). A finished candidate's score is log P(roman, devanagari) from the joint model
-plus, for a lexicon word, ``LEX_WEIGHT * log frequency + LEX_BONUS``.
+plus, for a lexicon word, ``LEX_WEIGHT * log frequency + LEX_BONUS`` (and ``MEASURED_BONUS`` when that frequency
+was measured, not a word list's floor), plus ``LENGTH_WEIGHT`` per letter; the best ``RERANK`` add the lexicon's
+character n-gram (``CHAR_WEIGHT``).
 """
 
 from __future__ import annotations
@@ -37,25 +41,33 @@ MAX_DEVA_UNITS = 2
 MAX_ROMAN = 4
 
 # Ranking weights, tuned on a held-out 10% of the Dakshina train words (never on dev or test).
-LEX_WEIGHT = 0.75
-LEX_BONUS = 10.0
+LEX_WEIGHT = 0.5
+LEX_BONUS = 5.0
+# A word with a measured frequency (wordfreq) over one only listed by a spell-checker or dictionary (the floor).
+MEASURED_BONUS = 2.0
+# Per Devanagari letter (a consonant with its nukta or virama counts once): the joint model's product of chunk
+# probabilities favours short spellings.
+LENGTH_WEIGHT = 0.5
 BEAM_LEX = 24
 BEAM_FREE = 8
 OPTIONS_PER_CHUNK = 24
-PRUNE_MARGIN = 18.0
+PRUNE_MARGIN = 12.0
 # A chunk's spellings less likely than this (log) below its likeliest one are never tried.
 OPTION_MARGIN = 4.0
 LEXICON_OPTION_MARGIN = 5.0
+LEXICON_ONLY_PER_CHUNK = 3
 # Past this many letters (no Hindi word is that long) the rule-based converter answers, so pasted text stays fast.
 LONG_INPUT = 32
 MEMO_SIZE = 200_000
+# Contexts whose resolved token probabilities are kept between calls (each holds a small dict).
+RESOLVED_SIZE = 20_000
 SUM_PATHS = True
 # Weight of the lexicon's character n-gram (how Hindi-like a spelling is) on the best RERANK candidates.
-CHAR_WEIGHT = 0.5
+CHAR_WEIGHT = 0.4
 RERANK = 20
 # A word the caller's project already uses (``lexicon_extra``) beats a general-lexicon word the channel finds about
 # as likely: its frequency alone counts for less at LEX_WEIGHT < 1. Not part of the held-out tuning (no project there).
-PROJECT_BONUS = 4.0
+PROJECT_BONUS = 8.0
 
 _CONSONANT = set(chr(c) for c in range(0x0915, 0x093A)) | set(chr(c) for c in range(0x0958, 0x0960))
 _NUKTA, _VIRAMA = "\u093c", "\u094d"
@@ -141,27 +153,49 @@ class RomanizationModel:
         self.char_index = {ch: i for i, ch in enumerate(model.get("char_vocab", []))}
         self.unigram = self.tables[0][()][1]
         option_logp = {int(t): p for t, p in model["option_logp"].items()} if "option_logp" in model else self.unigram
+        # Letter-sized spellings (ौ ↔ ``au``, फ ↔ ``ff``) from a second, small-chunk alignment: tried only inside a
+        # lexicon word, after the model's own spellings of that chunk, so a known word is still reached when its
+        # romanization needs a chunk the main model never learned.
+        lexicon_only = set(model.get("lexicon_only", ()))
         by_roman: dict[str, list[tuple[float, int, str]]] = {}
+        extra_by_roman: dict[str, list[tuple[float, int, str]]] = {}
         for tid, tok in enumerate(vocab[2:], start=2):
             deva, roman = tok.split("\t")
-            by_roman.setdefault(roman, []).append((option_logp.get(tid, -30.0), tid, deva))
+            target = extra_by_roman if tid in lexicon_only else by_roman
+            target.setdefault(roman, []).append((option_logp.get(tid, -30.0), tid, deva))
         self.options = {}
         for r, opts in by_roman.items():
             opts.sort(key=lambda o: (-o[0], o[1]))
             best = opts[0][0]
             self.options[r] = tuple((tid, d, lp >= best - OPTION_MARGIN, first_class(d), left_class(d))
                                     for lp, tid, d in opts[:OPTIONS_PER_CHUNK] if lp >= best - LEXICON_OPTION_MARGIN)
+        for r, opts in extra_by_roman.items():
+            opts.sort(key=lambda o: (-o[0], o[1]))
+            self.options[r] = self.options.get(r, ()) + tuple(
+                (tid, d, False, first_class(d), left_class(d)) for lp, tid, d in opts[:LEXICON_ONLY_PER_CHUNK])
         # Caches only: results never depend on them.
         self._chains: dict[tuple[int, ...], tuple] = {}
         self._is_prefix: dict[str, bool] = {}
+        self._char_memo: dict[str, float] = {}
+        self._resolved: dict[tuple[int, ...], dict[int, float]] = {}  # context -> token -> log p
         self.lexicon = lexicon
         self.log_floor = math.log(min(lexicon.values())) if lexicon else 0.0
+        # Above this a frequency was measured; word-list entries all share the floor.
+        self.measured = 1.01 * math.exp(self.log_floor)
         self.sorted_words = sorted(lexicon)
 
     def char_logp(self, word: str) -> float:
         """log P(word) under the character n-gram of the lexicon: how Hindi-like a spelling is."""
         if not self.char_tables:
             return 0.0
+        found = self._char_memo.get(word)
+        if found is None:
+            if len(self._char_memo) > MEMO_SIZE:
+                self._char_memo.clear()
+            found = self._char_memo[word] = self._char_logp(word)
+        return found
+
+    def _char_logp(self, word: str) -> float:
         ids = [self.char_index.get(ch, -1) for ch in word] + [EOS]
         ctx = (BOS,) * (len(self.char_tables) - 1)
         total = 0.0
@@ -204,6 +238,11 @@ class RomanizationModel:
         for i in range(n):
             for (deva, ctx), (score, in_lex, cls) in self._prune(agenda[i], beam_lex, beam_free):
                 chain = self.chain(ctx)
+                resolved = self._resolved.get(ctx)
+                if resolved is None:
+                    if len(self._resolved) > RESOLVED_SIZE:
+                        self._resolved.clear()
+                    resolved = self._resolved[ctx] = {}
                 allowed = JOINS[cls]
                 for length in range(1, min(MAX_ROMAN, n - i) + 1):
                     opts = options.get(roman[i:i + length])
@@ -224,15 +263,10 @@ class RomanizationModel:
                                     lex = prefix_memo[new] = self.is_prefix(new)
                         if not (common or lex):
                             continue  # a rare spelling of this chunk is tried only inside a lexicon word
-                        s = score
-                        for bow, probs in chain:
-                            p = probs.get(token)
-                            if p is not None:
-                                s += p
-                                break
-                            s += bow
-                        else:
-                            s += unigram.get(token, -30.0)
+                        p = resolved.get(token)
+                        if p is None:
+                            p = resolved[token] = _chain_logp(chain, unigram, token)
+                        s = score + p
                         key = (new, ctx[1:] + (token,))
                         old = nxt.get(key)
                         if old is None:
@@ -280,6 +314,9 @@ class RomanizationModel:
                 s += PROJECT_BONUS
             if freq > 0:
                 s += LEX_WEIGHT * max(0.0, math.log(freq) - self.log_floor) + LEX_BONUS
+                if freq > self.measured:
+                    s += MEASURED_BONUS
+            s += LENGTH_WEIGHT * (len(deva) - deva.count(_NUKTA) - deva.count(_VIRAMA))
             scored.append((-s, deva))
         scored.sort()
         if CHAR_WEIGHT:
@@ -310,6 +347,17 @@ def _read_tables(raw) -> list[dict[tuple[int, ...], tuple[float, dict[int, float
             conv[key] = (bow, {int(t): p for t, p in probs.items()})
         tables.append(conv)
     return tables
+
+
+def _chain_logp(chain, unigram: dict[int, float], token: int) -> float:
+    """log p(token | context) from the context's back-off chain (``RomanizationModel.chain``)."""
+    backoff = 0.0
+    for bow, probs in chain:
+        p = probs.get(token)
+        if p is not None:
+            return backoff + p
+        backoff += bow
+    return backoff + unigram.get(token, -30.0)
 
 
 def _score(item) -> float:

@@ -28,6 +28,9 @@ from corpus.romanization import (
 )
 
 DAKSHINA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dakshina-hi"
+# Lexicon-only tokens (``add_lexicon_only``) count this much less (log) than their share of the small-chunk alignment;
+# chosen on the held-out tenth of the train words.
+LEXICON_ONLY_PENALTY = -6.0
 
 # English loanwords as Hindi writes them, hand-checked: the Dakshina pairs hold few English spellings
 # (``key`` → की, ``oa`` → ो), and translators of product reviews type many.
@@ -68,6 +71,18 @@ def loanword_pairs() -> list[tuple[str, str, int]]:
 
 # --- alignment -----------------------------------------------------------------------------------------------
 
+_NASAL_SIGNS = {"\u0901", "\u0902", "\u0903"}
+
+
+def chunk_allowed(units: list[str], roman_length: int) -> bool:
+    """May these Devanagari units form one chunk with that many Roman letters?
+
+    Joint-multigram EM favours long chunks (fewer factors), and chunks like कौ ↔ ``kau`` never generalise to a word
+    where ौ follows another consonant. Two units share a chunk only where one Roman letter stands for both
+    (``x`` ↔ क्स) or the second is a nasal sign nobody types (ीं ↔ ``i``).
+    """
+    return len(units) == 1 or roman_length == 1 or units[-1] in _NASAL_SIGNS
+
 def _chunks(units: list[str], roman: str):
     """Every (i, j, di, rj) step of the alignment lattice: units[i:i+di] ↔ roman[j:j+rj]."""
     for di in range(1, MAX_DEVA_UNITS + 1):
@@ -75,7 +90,7 @@ def _chunks(units: list[str], roman: str):
             yield di, rj
 
 
-def _forward_backward(units, roman, prob, floor):
+def _forward_backward(units, roman, prob, floor, small=False):
     n, m = len(units), len(roman)
     fwd = [[0.0] * (m + 1) for _ in range(n + 1)]
     fwd[0][0] = 1.0
@@ -87,6 +102,8 @@ def _forward_backward(units, roman, prob, floor):
             for di in range(1, min(MAX_DEVA_UNITS, n - i) + 1):
                 d = "".join(units[i:i + di])
                 for rj in range(1, min(MAX_ROMAN, m - j) + 1):
+                    if small and di > 1 and not chunk_allowed(units[i:i + di], rj):
+                        continue
                     p = prob.get((d, roman[j:j + rj]), floor)
                     if p:
                         fwd[i + di][j + rj] += f * p
@@ -103,6 +120,8 @@ def _forward_backward(units, roman, prob, floor):
             for di in range(1, min(MAX_DEVA_UNITS, n - i) + 1):
                 d = "".join(units[i:i + di])
                 for rj in range(1, min(MAX_ROMAN, m - j) + 1):
+                    if small and di > 1 and not chunk_allowed(units[i:i + di], rj):
+                        continue
                     p = prob.get((d, roman[j:j + rj]), floor)
                     if p:
                         s += p * bwd[i + di][j + rj]
@@ -110,15 +129,15 @@ def _forward_backward(units, roman, prob, floor):
     return (fwd, bwd), total
 
 
-def em_align(pairs, iterations: int = 4):
-    """Unigram joint-multigram EM; returns the chunk-pair probabilities."""
+def em_align(pairs, iterations: int = 4, small: bool = False):
+    """Unigram joint-multigram EM; returns the chunk-pair probabilities (``small``: only ``chunk_allowed`` chunks)."""
     data = [(deva_units(d), r, c) for r, d, c in pairs]
     prob: dict[tuple[str, str], float] = {}
     floor = 1e-3  # first iteration: every chunk pair equally likely
     for it in range(iterations):
         counts: Counter = Counter()
         for units, roman, c in data:
-            fb, total = _forward_backward(units, roman, prob, floor)
+            fb, total = _forward_backward(units, roman, prob, floor, small)
             if fb is None:
                 continue
             fwd, bwd = fb
@@ -131,6 +150,8 @@ def em_align(pairs, iterations: int = 4):
                     for di in range(1, min(MAX_DEVA_UNITS, n - i) + 1):
                         d = "".join(units[i:i + di])
                         for rj in range(1, min(MAX_ROMAN, m - j) + 1):
+                            if small and di > 1 and not chunk_allowed(units[i:i + di], rj):
+                                continue
                             key = (d, roman[j:j + rj])
                             p = prob.get(key, floor)
                             b = bwd[i + di][j + rj]
@@ -139,11 +160,11 @@ def em_align(pairs, iterations: int = 4):
         z = sum(counts.values())
         prob = {k: v / z for k, v in counts.items() if v / z > 1e-7}
         floor = 0.0
-        print(f"EM iteration {it + 1}: {len(prob)} chunk pairs")
+        print(f"EM iteration {it + 1}{' (small chunks)' if small else ''}: {len(prob)} chunk pairs")
     return prob
 
 
-def viterbi_align(units, roman, prob):
+def viterbi_align(units, roman, prob, small=False):
     n, m = len(units), len(roman)
     best = {(0, 0): (0.0, None)}
     for i in range(n + 1):
@@ -154,6 +175,8 @@ def viterbi_align(units, roman, prob):
             for di in range(1, min(MAX_DEVA_UNITS, n - i) + 1):
                 d = "".join(units[i:i + di])
                 for rj in range(1, min(MAX_ROMAN, m - j) + 1):
+                    if small and di > 1 and not chunk_allowed(units[i:i + di], rj):
+                        continue
                     p = prob.get((d, roman[j:j + rj]))
                     if p:
                         cand = s + math.log(p)
@@ -173,11 +196,12 @@ def viterbi_align(units, roman, prob):
 
 # --- joint n-gram ----------------------------------------------------------------------------------------------
 
-def train_ngram(sequences, order: int, min_top_count: float = 0):
+def train_ngram(sequences, order: int, min_top_count: float = 0, prune_from: int | None = None):
     """Interpolated Witten-Bell n-gram over chunk-pair tokens, stored in back-off form.
 
     Returns ``(vocab, tables)``: ``tables[k]`` maps a context of k tokens (ids joined by spaces) to
-    ``[log back-off weight, {token id: log p}]``.
+    ``[log back-off weight, {token id: log p}]``. Contexts of ``prune_from`` tokens or more (default: only the
+    longest) seen fewer than ``3 * min_top_count`` times are left out (their tokens back off).
     """
     vocab = ["<s>", "</s>"]
     index = {v: i for i, v in enumerate(vocab)}
@@ -207,7 +231,8 @@ def train_ngram(sequences, order: int, min_top_count: float = 0):
     probs[0][()] = (0.0, p_uni)
     for k in range(1, order):
         for ctx, c in counts[k].items():
-            if k == order - 1 and min_top_count and sum(c.values()) < min_top_count * 3:
+            if k >= (order - 1 if prune_from is None else prune_from) and min_top_count \
+                    and sum(c.values()) < min_top_count * 3:
                 continue
             n, types = sum(c.values()), len(c)
             lam = types / (n + types)
@@ -216,6 +241,77 @@ def train_ngram(sequences, order: int, min_top_count: float = 0):
             for t, ct in c.items():
                 table[t] = (ct + types * _prob(probs, lower, t)) / (n + types)
             probs[k][ctx] = (lam, table)
+    tables = []
+    for k in range(order):
+        tables.append({" ".join(map(str, ctx)): [round(math.log(lam), 4) if lam else 0.0,
+                                                 {str(t): round(math.log(p), 4) for t, p in table.items()}]
+                       for ctx, (lam, table) in probs[k].items()})
+    return vocab, tables
+
+
+def train_ngram_kn(sequences, order):
+    """Interpolated modified Kneser-Ney (Chen & Goodman 1999), stored in back-off form like ``train_ngram``.
+
+    Lower orders count the distinct tokens a context is seen before (continuation counts), except contexts that
+    start at the word's padding, which have no left neighbour and keep their raw counts. Three discounts per order
+    come from the counts of counts.
+    """
+    vocab = ["<s>", "</s>"]
+    index = {v: i for i, v in enumerate(vocab)}
+    seqs = []
+    for seq, weight in sequences:
+        ids = []
+        for d, r in seq:
+            tok = d + "\t" + r
+            if tok not in index:
+                index[tok] = len(vocab)
+                vocab.append(tok)
+            ids.append(index[tok])
+        seqs.append((ids, weight))
+    # counts[k][ctx][w]: raw for the top order, continuation counts below
+    raw = [defaultdict(Counter) for _ in range(order)]
+    for ids, weight in seqs:
+        full = [BOS] * (order - 1) + ids + [EOS]
+        for pos in range(order - 1, len(full)):
+            for k in range(order):
+                raw[k][tuple(full[pos - k:pos])][full[pos]] += weight
+    counts = [defaultdict(Counter) for _ in range(order)]
+    counts[order - 1] = raw[order - 1]
+    for k in range(order - 1, 0, -1):
+        for ctx, c in raw[k].items():
+            for w in c:
+                counts[k - 1][ctx[1:]][w] += 1  # continuation: distinct left extensions
+    for k in range(order - 1):
+        for ctx, c in raw[k].items():
+            if ctx and ctx[0] == BOS:
+                counts[k][ctx] = Counter(c)  # after the padding there is no left extension: raw counts
+    discounts = []
+    for k in range(order):
+        coc = Counter()
+        for c in counts[k].values():
+            for v in c.values():
+                if v <= 4:
+                    coc[int(round(v))] += 1
+        n1, n2, n3, n4 = (coc[i] or 1 for i in (1, 2, 3, 4))
+        y = n1 / (n1 + 2 * n2)
+        discounts.append((max(0.05, 1 - 2 * y * n2 / n1), max(0.05, 2 - 3 * y * n3 / n2),
+                          max(0.05, 3 - 4 * y * n4 / n3)))
+    v = len(vocab)
+    probs = [dict() for _ in range(order)]
+    def disc(k, x):
+        d = discounts[k]
+        return 0.0 if x <= 0 else (d[0] if x < 1.5 else d[1] if x < 2.5 else d[2])
+    c0 = counts[0][()]
+    tot = sum(c0.values())
+    gam = sum(disc(0, x) for x in c0.values()) / tot
+    p_uni = {t: (max(c0.get(t, 0) - disc(0, c0.get(t, 0)), 0) / tot + gam / (v - 1)) for t in range(1, v)}
+    probs[0][()] = (0.0, p_uni)
+    for k in range(1, order):
+        for ctx, c in counts[k].items():
+            n = sum(c.values())
+            g = sum(disc(k, x) for x in c.values()) / n
+            lower = ctx[1:]
+            probs[k][ctx] = (g, {t: (x - disc(k, x)) / n + g * _prob(probs, lower, t) for t, x in c.items()})
     tables = []
     for k in range(order):
         tables.append({" ".join(map(str, ctx)): [round(math.log(lam), 4) if lam else 0.0,
@@ -235,6 +331,42 @@ def _prob(probs, ctx, t):
     if k == 0:
         return 1e-9
     return lam * _prob(probs, ctx[1:], t)
+
+
+def option_logp(vocab: list[str], sequences) -> dict[str, float]:
+    """log share of each token among all aligned chunks: how common a spelling of a chunk is, whatever the
+    smoothing (the search tries a chunk's spellings by this, not by the smoothed unigram)."""
+    index = {v: i for i, v in enumerate(vocab)}
+    counts: Counter = Counter()
+    for seq, weight in sequences:
+        for d, r in seq:
+            counts[index[d + "\t" + r]] += weight
+    total = sum(counts.values())
+    return {str(t): round(math.log(c / total), 4) for t, c in sorted(counts.items())}
+
+
+def add_lexicon_only(model: dict, sequences, penalty: float = LEXICON_ONLY_PENALTY, min_count: int = 2) -> int:
+    """Add the chunks of a small-chunk alignment that the model lacks as tokens tried only inside lexicon words,
+    with their unigram log share plus ``penalty`` and no context of their own. Returns how many were added."""
+    counts: Counter = Counter()
+    for seq, weight in sequences:
+        for d, r in seq:
+            counts[d + "\t" + r] += weight
+    total = sum(counts.values())
+    index = {v: i for i, v in enumerate(model["vocab"])}
+    added = []
+    for tok, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if tok in index or c < min_count:
+            continue
+        tid = len(model["vocab"])
+        model["vocab"].append(tok)
+        index[tok] = tid
+        added.append(tid)
+        lp = round(math.log(c / total) + penalty, 4)
+        model["tables"][0][""][1][str(tid)] = lp
+        model["option_logp"][str(tid)] = lp
+    model["lexicon_only"] = added
+    return len(added)
 
 
 # --- lexicon -----------------------------------------------------------------------------------------------
@@ -340,12 +472,29 @@ def build_lexicon(train_words) -> dict[str, float]:
     return lex
 
 
+def align(pairs, iterations: int, small: bool = False) -> list:
+    """EM, then each pair's Viterbi chunk sequence (weighted by its annotator count)."""
+    prob = em_align(pairs, iterations, small)
+    seqs = []
+    for r, d, c in pairs:
+        seq = viterbi_align(deva_units(d), r, prob, small)
+        if seq:
+            seqs.append((seq, c))
+    print(f"aligned {len(seqs)} of {len(pairs)} pairs{' (small chunks)' if small else ''}")
+    return seqs
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", type=Path, default=DAKSHINA / "hi.translit.sampled.train.tsv")
     ap.add_argument("--order", type=int, default=4)
-    ap.add_argument("--char-order", type=int, default=4)
+    ap.add_argument("--char-order", type=int, default=6)
     ap.add_argument("--iterations", type=int, default=4)
+    ap.add_argument("--smoothing", choices=("kn", "wb"), default="kn", help="Kneser-Ney or Witten-Bell")
+    ap.add_argument("--count-weighted", action="store_true",
+                    help="weight each pair by its annotator count in the n-gram (default: each pair once)")
+    ap.add_argument("--no-lexicon-only", dest="lexicon_only", action="store_false",
+                    help="skip the small-chunk alignment's lexicon-only tokens")
     ap.add_argument("--holdout", type=float, default=0.0,
                     help="leave out this share of train words (for tuning); written to --holdout-out, "
                          "and the model and lexicon built without them (give --model-out and --lexicon-out)")
@@ -366,26 +515,24 @@ def main(argv=None) -> None:
                     fh.write(f"{r}\t{d}\t{c}\n")  # Dakshina's column order: bench_translit --dev reads it
         pairs = [p for p in pairs if p[1] not in held]
     pairs += loanword_pairs()
-    prob = em_align(pairs, args.iterations)
-    seqs = []
-    for r, d, c in pairs:
-        seq = viterbi_align(deva_units(d), r, prob)
-        if seq:
-            seqs.append((seq, c))
-    print(f"aligned {len(seqs)} of {len(pairs)} pairs")
-    vocab, tables = train_ngram(seqs, args.order)
+    seqs = align(pairs, args.iterations)
+    if not args.count_weighted:
+        seqs = [(seq, 1) for seq, _ in seqs]  # each attested romanization once: its variety matters, not its votes
+    vocab, tables = (train_ngram_kn if args.smoothing == "kn" else train_ngram)(seqs, args.order)
+    model = {"order": args.order, "vocab": vocab, "tables": tables, "option_logp": option_logp(vocab, seqs)}
+    if args.lexicon_only:
+        print(f"lexicon-only tokens: {add_lexicon_only(model, align(pairs, args.iterations, small=True))}")
     args.model_out.parent.mkdir(parents=True, exist_ok=True)
     lex = build_lexicon([w for w in words if w not in held])
     char_vocab, char_tables = train_ngram([([(ch, "") for ch in w], 1) for w in sorted(lex)], args.char_order,
-                                          min_top_count=2)
+                                          min_top_count=2, prune_from=min(4, args.char_order - 1))
     with gzip.open(args.model_out, "wt", encoding="utf-8", compresslevel=9) as fh:
-        json.dump({"order": args.order, "vocab": vocab, "tables": tables,
-                   "char_order": args.char_order, "char_vocab": [v.split("\t")[0] for v in char_vocab],
+        json.dump({**model, "char_order": args.char_order, "char_vocab": [v.split("\t")[0] for v in char_vocab],
                    "char_tables": char_tables}, fh, ensure_ascii=False, separators=(",", ":"))
     with gzip.open(args.lexicon_out, "wt", encoding="utf-8", compresslevel=9) as fh:
         for w, f in sorted(lex.items(), key=lambda kv: (-kv[1], kv[0])):
             fh.write(f"{w}\t{f:.3g}\n")
-    print(f"model: {len(vocab)} chunk pairs, lexicon: {len(lex)} words")
+    print(f"model: {len(model['vocab'])} chunk pairs, lexicon: {len(lex)} words")
 
 
 if __name__ == "__main__":

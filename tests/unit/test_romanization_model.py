@@ -1,0 +1,102 @@
+"""The romanization model's pure parts: which chunks may join, the build's alignment limits and its n-gram."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from corpus.romanization import RomanizationModel, joins
+from corpus.romanization_build import add_lexicon_only, chunk_allowed, option_logp, train_ngram_kn
+
+
+@pytest.mark.parametrize(
+    ("left", "chunk", "ok"),
+    [
+        ("", "ा", False),  # a word never starts with a vowel sign
+        ("क", "ा", True),
+        ("क्", "ा", False),  # no vowel sign after a virama
+        ("का", "ि", False),  # nor after another vowel sign
+        ("क्", "अ", False),
+        ("", "अ", True),
+        ("क्", "क", True),
+        ("का", "ं", True),
+        ("कं", "ं", False),  # no nasal sign after another
+        ("", "ं", False),
+        ("क़", "ि", True),  # after a nukta consonant
+    ],
+)
+def test_joins_accepts_only_well_formed_words(left, chunk, ok):
+    assert joins(left, chunk) is ok
+
+
+@pytest.mark.parametrize(
+    ("units", "roman_length", "ok"),
+    [
+        (["क"], 4, True),
+        (["क", "ौ"], 3, False),  # कौ ↔ kau would never generalise to another consonant
+        (["क्", "स"], 1, True),  # x ↔ क्स: one letter for two
+        (["ी", "ं"], 2, True),  # ीं ↔ ee: the nasal sign nobody types
+        (["क", "ा"], 2, False),
+    ],
+)
+def test_small_chunks_pair_two_letters_only_where_one_roman_letter_or_a_nasal_sign_needs_it(units, roman_length, ok):
+    assert chunk_allowed(units, roman_length) is ok
+
+
+def _kn_tables():
+    # three words: A, A, B (token ids: <s> 0, </s> 1, A 2, B 3), a bigram
+    return train_ngram_kn([([("अ", "a")], 1), ([("अ", "a")], 1), ([("ब", "b")], 1)], 2)
+
+
+def test_kneser_ney_unigram_uses_continuation_counts():
+    vocab, tables = _kn_tables()
+    assert vocab == ["<s>", "</s>", "अ\ta", "ब\tb"]
+    uni = tables[0][""][1]
+    # continuation counts A 1, B 1, </s> 2 (after A and after B); discounts D1 = D2 = 0.5; gamma = 1.5 / 4
+    assert math.exp(uni["2"]) == pytest.approx(0.25, abs=1e-3)
+    assert math.exp(uni["3"]) == pytest.approx(0.25, abs=1e-3)
+    assert math.exp(uni["1"]) == pytest.approx(0.5, abs=1e-3)
+
+
+def test_kneser_ney_bigram_after_the_padding_uses_raw_counts_and_sums_to_one():
+    _, tables = _kn_tables()
+    bow, probs = tables[1]["0"]
+    # raw counts A 2, B 1; D1 = 1/3, D2 = 1.5; gamma = (1.5 + 1/3) / 3
+    gamma = (1.5 + 1 / 3) / 3
+    assert math.exp(bow) == pytest.approx(gamma, abs=1e-3)
+    assert math.exp(probs["2"]) == pytest.approx(0.5 / 3 + gamma * 0.25, abs=1e-3)
+    unseen_eos = math.exp(bow) * math.exp(tables[0][""][1]["1"])
+    assert math.exp(probs["2"]) + math.exp(probs["3"]) + unseen_eos == pytest.approx(1.0, abs=2e-3)
+
+
+def test_option_logp_is_each_tokens_share_of_the_aligned_chunks():
+    vocab = ["<s>", "</s>", "क\tk", "ा\ta"]
+    shares = option_logp(vocab, [([("क", "k"), ("ा", "a")], 1), ([("क", "k")], 2)])
+    assert shares == {"2": round(math.log(0.75), 4), "3": round(math.log(0.25), 4)}
+
+
+def _tiny_model() -> dict:
+    return {"order": 2, "vocab": ["<s>", "</s>", "क\tk", "ा\ta"],
+            "tables": [{"": [0.0, {"1": -1.0, "2": -1.0, "3": -1.5}]}, {}],
+            "option_logp": {"2": -0.5, "3": -1.0}}
+
+
+def test_lexicon_only_tokens_are_added_once_with_their_share_and_the_penalty():
+    model = _tiny_model()
+    seqs = [([("क", "k"), ("ौ", "au")], 3), ([("ौ", "au")], 1), ([("फ", "ff")], 1)]
+    assert add_lexicon_only(model, seqs, penalty=-6.0, min_count=2) == 1  # फ ↔ ff is seen once only
+    assert model["vocab"][4] == "ौ\tau"
+    assert model["lexicon_only"] == [4]
+    expected = round(math.log(4 / 8) - 6.0, 4)  # ौ: 4 of the 8 aligned chunks
+    assert model["tables"][0][""][1]["4"] == expected
+    assert model["option_logp"]["4"] == expected
+
+
+def test_lexicon_only_spellings_are_tried_only_inside_lexicon_words():
+    model = _tiny_model()
+    add_lexicon_only(model, [([("ौ", "au")], 2)], penalty=-6.0)
+    loaded = RomanizationModel(model, {"कौ": 1e-6})
+    assert [(chunk, common) for _, chunk, common, _, _ in loaded.options["au"]] == [("ौ", False)]
+    assert "कौ" in loaded.search("kau", 4, 4)
+    assert "कौ" not in loaded.search("kau", 0, 4)  # without the lexicon beam nobody spells it so
