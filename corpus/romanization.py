@@ -64,7 +64,7 @@ RESOLVED_SIZE = 20_000
 SUM_PATHS = True
 # Weight of the lexicon's character n-gram (how Hindi-like a spelling is) on the best RERANK candidates.
 CHAR_WEIGHT = 0.4
-RERANK = 20
+RERANK = 40
 # A word the caller's project already uses (``lexicon_extra``) beats a general-lexicon word the channel finds about
 # as likely: its frequency alone counts for less at LEX_WEIGHT < 1. Not part of the held-out tuning (no project there).
 PROJECT_BONUS = 8.0
@@ -173,6 +173,10 @@ class RomanizationModel:
             opts.sort(key=lambda o: (-o[0], o[1]))
             self.options[r] = self.options.get(r, ()) + tuple(
                 (tid, d, False, first_class(d), left_class(d)) for lp, tid, d in opts[:LEXICON_ONLY_PER_CHUNK])
+        # The same spellings split by the class of the word so far (``JOINS``), so the search never tries a chunk
+        # that cannot follow it.
+        self.options_after = {r: tuple(tuple(o for o in opts if JOINS[cls][o[3]]) for cls in range(len(JOINS)))
+                              for r, opts in self.options.items()}
         # Caches only: results never depend on them.
         self._chains: dict[tuple[int, ...], tuple] = {}
         self._is_prefix: dict[str, bool] = {}
@@ -234,7 +238,7 @@ class RomanizationModel:
         if len(prefix_memo) > MEMO_SIZE:
             prefix_memo.clear()
         unigram = self.unigram
-        options = self.options
+        options = self.options_after
         for i in range(n):
             for (deva, ctx), (score, in_lex, cls) in self._prune(agenda[i], beam_lex, beam_free):
                 chain = self.chain(ctx)
@@ -243,14 +247,13 @@ class RomanizationModel:
                     if len(self._resolved) > RESOLVED_SIZE:
                         self._resolved.clear()
                     resolved = self._resolved[ctx] = {}
-                allowed = JOINS[cls]
                 for length in range(1, min(MAX_ROMAN, n - i) + 1):
-                    opts = options.get(roman[i:i + length])
-                    if not opts:
+                    by_class = options.get(roman[i:i + length])
+                    if not by_class:
                         continue
                     nxt = agenda[i + length]
-                    for token, chunk, common, first, last in opts:
-                        if not (common or in_lex) or not allowed[first]:
+                    for token, chunk, common, _, last in by_class[cls]:
+                        if not (common or in_lex):
                             continue
                         new = deva + chunk
                         lex = False
