@@ -232,7 +232,7 @@ class RomanizationModel:
         n = len(roman)
         history = self.order - 1
         # agenda[i]: (devanagari so far, n-gram context) -> (log p, still a lexicon prefix, its JOINS class)
-        agenda: list[dict[tuple[str, tuple[int, ...]], tuple[float, bool, int]]] = [dict() for _ in range(n + 1)]
+        agenda: list[dict[tuple[str, tuple[int, ...]], tuple[float, bool, int]]] = [{} for _ in range(n + 1)]
         agenda[0][("", (BOS,) * history)] = (0.0, True, _LEFT_EMPTY)
         prefix_memo = self._is_prefix
         if len(prefix_memo) > MEMO_SIZE:

@@ -291,13 +291,14 @@ def train_ngram_kn(sequences, order):
         for c in counts[k].values():
             for v in c.values():
                 if v <= 4:
-                    coc[int(round(v))] += 1
+                    coc[round(v)] += 1
         n1, n2, n3, n4 = (coc[i] or 1 for i in (1, 2, 3, 4))
         y = n1 / (n1 + 2 * n2)
         discounts.append((max(0.05, 1 - 2 * y * n2 / n1), max(0.05, 2 - 3 * y * n3 / n2),
                           max(0.05, 3 - 4 * y * n4 / n3)))
     v = len(vocab)
-    probs = [dict() for _ in range(order)]
+    probs: list[dict] = [{} for _ in range(order)]
+
     def disc(k, x):
         d = discounts[k]
         return 0.0 if x <= 0 else (d[0] if x < 1.5 else d[1] if x < 2.5 else d[2])
