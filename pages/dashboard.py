@@ -52,6 +52,7 @@ from db.metrics_data import latest_save, load_metrics_input, load_progress, proj
 from db.model_store import suggestion_exposure
 from db.queries import final_translations, keep_roman_glossary
 from ui.common import get_engine, project_id, require_role
+from ui.heap import loaded_outside_collections
 
 require_role("lead")
 engine = get_engine()
@@ -63,8 +64,10 @@ LOWEST = 200  # sentence-phase units listed (all of them in the CSV)
 
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _input(db: str, project: int, stamp: tuple):
-    """The raw records (about 150,000 at paper scale) are kept as they are, not pickled on every hit."""
-    return load_metrics_input(engine, project)
+    """The raw records (about 150,000 at paper scale) are kept as they are, not pickled on every hit, and out
+    of the collector's passes (``ui.heap``)."""
+    with loaded_outside_collections():
+        return load_metrics_input(engine, project)
 
 
 def _scoped(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]):
@@ -79,6 +82,23 @@ def _agreement(db: str, project: int, stamp: tuple, domains: tuple[str, ...], sp
     scope: callers pass all seven arguments, so the whole corpus is computed once."""
     data = in_scope(_scoped(db, project, stamp, domains, splits), domain, phase)
     return data, compute_agreement(data)
+
+
+@st.cache_resource(show_spinner=False)
+def _latest_stamps() -> dict:
+    """(database, project) -> the save stamp the corpus caches above were last filled for (server-wide)."""
+    return {}
+
+
+def _forget_older_saves(db: str, project: int, stamp: tuple) -> None:
+    """After a new save the corpora cached for older stamps serve nobody: dropping them before the new load
+    keeps one copy of the ~150,000 records in the process instead of up to six, and every full pass of the
+    cyclic collector (the records are tuple subclasses, which it never stops tracking) scans one copy."""
+    seen = _latest_stamps()
+    if seen.get((db, project), stamp) != stamp:
+        _agreement.clear()
+        _input.clear()
+    seen[(db, project)] = stamp
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -233,6 +253,7 @@ if not all_domains:
 
 with st.spinner("Computing agreement over the whole corpus…"):
     stamp = latest_save(engine, pid)
+    _forget_older_saves(DB_KEY, pid, stamp)
     overview = _overview(DB_KEY, pid, stamp, domains, splits)
 
 # --- Table 2 -----------------------------------------------------------------------------------------
