@@ -196,13 +196,9 @@ def viterbi_align(units, roman, prob, small=False):
 
 # --- joint n-gram ----------------------------------------------------------------------------------------------
 
-def train_ngram(sequences, order: int, min_top_count: float = 0, prune_from: int | None = None):
-    """Interpolated Witten-Bell n-gram over chunk-pair tokens, stored in back-off form.
-
-    Returns ``(vocab, tables)``: ``tables[k]`` maps a context of k tokens (ids joined by spaces) to
-    ``[log back-off weight, {token id: log p}]``. Contexts of ``prune_from`` tokens or more (default: only the
-    longest) seen fewer than ``3 * min_top_count`` times are left out (their tokens back off).
-    """
+def _chunk_ids(sequences):
+    """The chunk-pair vocabulary (``<s>``, ``</s>``, then tokens in first-seen order) and each weighted
+    sequence as token ids."""
     vocab = ["<s>", "</s>"]
     index = {v: i for i, v in enumerate(vocab)}
     seqs = []
@@ -215,13 +211,29 @@ def train_ngram(sequences, order: int, min_top_count: float = 0, prune_from: int
                 vocab.append(tok)
             ids.append(index[tok])
         seqs.append((ids, weight))
+    return vocab, seqs
+
+
+def _context_counts(seqs, order):
+    """``counts[k][context of k ids][next id]``: weighted raw counts of every order, padded sequences."""
     counts = [defaultdict(Counter) for _ in range(order)]
     for ids, weight in seqs:
         full = [BOS] * (order - 1) + ids + [EOS]
         for pos in range(order - 1, len(full)):
             for k in range(order):
-                ctx = tuple(full[pos - k:pos])
-                counts[k][ctx][full[pos]] += weight
+                counts[k][tuple(full[pos - k:pos])][full[pos]] += weight
+    return counts
+
+
+def train_ngram(sequences, order: int, min_top_count: float = 0, prune_from: int | None = None):
+    """Interpolated Witten-Bell n-gram over chunk-pair tokens, stored in back-off form.
+
+    Returns ``(vocab, tables)``: ``tables[k]`` maps a context of k tokens (ids joined by spaces) to
+    ``[log back-off weight, {token id: log p}]``. Contexts of ``prune_from`` tokens or more (default: only the
+    longest) seen fewer than ``3 * min_top_count`` times are left out (their tokens back off).
+    """
+    vocab, seqs = _chunk_ids(sequences)
+    counts = _context_counts(seqs, order)
     # unigram
     uni = counts[0][()]
     total = sum(uni.values())
@@ -256,25 +268,9 @@ def train_ngram_kn(sequences, order):
     start at the word's padding, which have no left neighbour and keep their raw counts. Three discounts per order
     come from the counts of counts.
     """
-    vocab = ["<s>", "</s>"]
-    index = {v: i for i, v in enumerate(vocab)}
-    seqs = []
-    for seq, weight in sequences:
-        ids = []
-        for d, r in seq:
-            tok = d + "\t" + r
-            if tok not in index:
-                index[tok] = len(vocab)
-                vocab.append(tok)
-            ids.append(index[tok])
-        seqs.append((ids, weight))
+    vocab, seqs = _chunk_ids(sequences)
     # counts[k][ctx][w]: raw for the top order, continuation counts below
-    raw = [defaultdict(Counter) for _ in range(order)]
-    for ids, weight in seqs:
-        full = [BOS] * (order - 1) + ids + [EOS]
-        for pos in range(order - 1, len(full)):
-            for k in range(order):
-                raw[k][tuple(full[pos - k:pos])][full[pos]] += weight
+    raw = _context_counts(seqs, order)
     counts = [defaultdict(Counter) for _ in range(order)]
     counts[order - 1] = raw[order - 1]
     for k in range(order - 1, 0, -1):
