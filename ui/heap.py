@@ -6,8 +6,9 @@ records and the ~230,000 objects of the imported libraries) landed inside the ve
 the dashboard after every save. The records hold no reference cycles and are freed by reference counting when
 their cache entry goes, so they need no collector: they are frozen (``gc.freeze``) right after loading, with
 everything else alive then. What the freeze also takes in is any cyclic garbage not yet collected (a few
-hundred objects per load, measured), so every ``FULL_PASS_EVERY``-th load first unfreezes and runs one full
-collection, which frees it.
+hundred objects per load, measured), so after the first and every ``FULL_PASS_EVERY``-th load a background
+thread unfreezes and runs one full collection, which frees it, ``FULL_PASS_DELAY`` seconds later, when the
+page that loaded has long been drawn.
 """
 
 from __future__ import annotations
@@ -18,22 +19,33 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 FULL_PASS_EVERY = 16
+FULL_PASS_DELAY = 10.0  # seconds
 
 _loads = 0
 _lock = threading.Lock()
+_scheduled: threading.Timer | None = None  # the latest full pass (tests wait for it)
+
+
+def full_pass() -> None:
+    """Unfreeze, collect everything, freeze what is left (all alive: nothing frozen stays uncollected)."""
+    with _lock:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
 
 @contextmanager
 def loaded_outside_collections() -> Iterator[None]:
     """Around a load of long-lived, cycle-free data (drop the data it replaces first)."""
-    global _loads
-    with _lock:
-        _loads += 1
-        full_pass = _loads % FULL_PASS_EVERY == 1
-    if full_pass:
-        gc.unfreeze()
-        gc.collect()
+    global _loads, _scheduled
     try:
         yield
     finally:
-        gc.freeze()
+        with _lock:
+            gc.freeze()
+            _loads += 1
+            due = _loads % FULL_PASS_EVERY == 1
+        if due:
+            _scheduled = threading.Timer(FULL_PASS_DELAY, full_pass)
+            _scheduled.daemon = True
+            _scheduled.start()
