@@ -5,6 +5,7 @@ Ctrl+Enter submits, and text typed but not yet saved comes back after a refresh.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,15 @@ def stored_text(engine) -> list[str]:
         return list(session.scalars(select(Translation.text).order_by(Translation.id)))
 
 
+def wait_for_stored(engine, expected: list[str]) -> None:
+    """Poll the database until it holds ``expected``: a "Draft saved at" line already on the page may be an
+    earlier autosave's, so the stored text itself is what a test waits for."""
+    deadline = time.monotonic() + WAIT / 1000
+    while stored_text(engine) != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stored_text(engine) == expected
+
+
 def test_roman_words_become_hindi_as_typed_and_ctrl_enter_submits(typing_db, start_app, browser_page):
     url, engine = typing_db
     page = browser_page
@@ -100,7 +110,7 @@ def test_a_number_key_picks_another_spelling_which_is_learned_for_the_project(ty
     expect(editor).to_have_value(form, timeout=WAIT)
     editor.blur()  # leaving the editor saves (with what was picked)
     page.get_by_text("Draft saved at").wait_for()
-    assert stored_text(engine) == [form]
+    wait_for_stored(engine, [form])
     assert suggest_for(engine, project_id(engine), "mera")[0] == form  # first next time, in this project
 
 
@@ -126,7 +136,7 @@ def test_esc_keeps_a_name_in_roman_and_devanagari_passes_through(typing_db, star
     screenshot(page, "phonetic-2-names-and-paste")
     editor.blur()
     page.get_by_text("Draft saved at").wait_for()
-    assert stored_text(engine) == ["Sony की स्क्रीन तेज़ sharp है."]
+    wait_for_stored(engine, ["Sony की स्क्रीन तेज़ sharp है."])
 
 
 def test_text_typed_but_not_yet_saved_is_offered_back_after_a_refresh(typing_db, start_app, browser_page):
