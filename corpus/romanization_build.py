@@ -253,12 +253,7 @@ def train_ngram(sequences, order: int, min_top_count: float = 0, prune_from: int
             for t, ct in c.items():
                 table[t] = (ct + types * _prob(probs, lower, t)) / (n + types)
             probs[k][ctx] = (lam, table)
-    tables = []
-    for k in range(order):
-        tables.append({" ".join(map(str, ctx)): [round(math.log(lam), 4) if lam else 0.0,
-                                                 {str(t): round(math.log(p), 4) for t, p in table.items()}]
-                       for ctx, (lam, table) in probs[k].items()})
-    return vocab, tables
+    return vocab, _backoff_tables(probs)
 
 
 def train_ngram_kn(sequences, order):
@@ -309,12 +304,15 @@ def train_ngram_kn(sequences, order):
             g = sum(disc(k, x) for x in c.values()) / n
             lower = ctx[1:]
             probs[k][ctx] = (g, {t: (x - disc(k, x)) / n + g * _prob(probs, lower, t) for t, x in c.items()})
-    tables = []
-    for k in range(order):
-        tables.append({" ".join(map(str, ctx)): [round(math.log(lam), 4) if lam else 0.0,
-                                                 {str(t): round(math.log(p), 4) for t, p in table.items()}]
-                       for ctx, (lam, table) in probs[k].items()})
-    return vocab, tables
+    return vocab, _backoff_tables(probs)
+
+
+def _backoff_tables(probs):
+    """The stored form: per order, context ids joined by spaces -> [log back-off weight, {id: log p}]."""
+    return [{" ".join(map(str, ctx)): [round(math.log(lam), 4) if lam else 0.0,
+                                       {str(t): round(math.log(p), 4) for t, p in table.items()}]
+             for ctx, (lam, table) in level.items()}
+            for level in probs]
 
 
 def _prob(probs, ctx, t):
