@@ -207,14 +207,27 @@ def boxes_above_the_editor(page) -> list[tuple]:
     }""")
 
 
+def settled_layout(page, limit_s: float = 15.0) -> tuple[dict, list[tuple]]:
+    """The editor's box and the boxes above it once two reads 0.3 s apart agree: a page that has just opened
+    may still be drawing what sits above the editor (a loaded CI run saw it 28 px lower a moment later)."""
+    deadline = time.monotonic() + limit_s
+    last = (editor(page).bounding_box(), boxes_above_the_editor(page))
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+        now = (editor(page).bounding_box(), boxes_above_the_editor(page))
+        if now == last:
+            return now
+        last = now
+    raise AssertionError(f"the page above the editor kept moving for {limit_s} s: {last}")
+
+
 def test_a_save_never_moves_the_editor(database, start_app, browser_page):
     url, engine = database
     meera, _ = one_item(engine)
     server = start_app(url)
     page = browser_page
     open_tagging(page, server.url)
-    before = editor(page).bounding_box()
-    above = boxes_above_the_editor(page)
+    before, above = settled_layout(page)
     token(page, 1).click()
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("save-state")).to_contain_text("Draft saved")
