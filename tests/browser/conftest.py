@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from journey_steps import watch_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -216,6 +217,7 @@ def chromium():
 @pytest.fixture
 def browser_page(chromium):
     context = chromium.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    watch_runs(context)
     page = context.new_page()
     page.set_default_timeout(45000)
     yield page

@@ -2,9 +2,58 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+# Counts the script runs the page has seen finish (the app's data-test-script-state turning to notRunning), so a
+# test can wait for the run its own click started rather than guess how long the server takes to begin it (a
+# loaded CI machine took longer than a fixed pause, and the test read the previous run's page).
+RUN_WATCH = """
+(() => {
+  window.__finishedRuns = 0;
+  new MutationObserver(changes => {
+    for (const c of changes) {
+      if (c.target.getAttribute('data-test-script-state') === 'notRunning' && c.oldValue !== 'notRunning') {
+        window.__finishedRuns += 1;
+      }
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                        attributeFilter: ['data-test-script-state']});
+})();
+"""
+_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+def watch_runs(context) -> None:
+    """Every page of ``context`` counts its finished script runs (see ``after_rerun``)."""
+    context.add_init_script(RUN_WATCH)
+
+
+def after_rerun(page, action: Callable[[], object]) -> None:
+    """Do ``action`` (a click or key that reruns the script), then wait until a run that finished after it has
+    left the page idle: what the test reads next is what the server drew for that action."""
+    page.locator(_IDLE).wait_for(state="attached")
+    before = page.evaluate("window.__finishedRuns")
+    action()
+    page.wait_for_function(
+        "n => window.__finishedRuns > n && document.querySelector('[data-testid=\"stApp\"]')"
+        ".getAttribute('data-test-script-state') === 'notRunning'", arg=before)
+
+
+def fresh(page):
+    """The elements the current script run has drawn: while a rerun is on its way Streamlit keeps the previous
+    run's elements on the page, marked stale, so a button can briefly be there twice."""
+    return page.locator('[data-testid="stElementContainer"][data-stale="false"]')
+
+
+def page_text(page, limit: int = 3000) -> str:
+    """What a failed test's page showed, for the log (a CI run keeps no screenshots)."""
+    try:
+        return page.locator('[data-testid="stMain"]').inner_text(timeout=2000)[:limit]
+    except Exception as exc:  # the page itself may be what failed
+        return f"(no text: {exc})"
 
 
 def screenshot(page, name: str) -> None:

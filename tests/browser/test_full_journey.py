@@ -14,7 +14,7 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import pytest
-from journey_steps import login, screenshot
+from journey_steps import after_rerun, fresh, login, page_text, screenshot, watch_runs
 from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -112,6 +112,7 @@ class Journey:
     def open_as(self, username: str):
         context = self.chromium.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US",
                                             accept_downloads=True)
+        watch_runs(context)
         self.contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(WAIT_MS)
@@ -126,6 +127,7 @@ class Journey:
     def shoot_failure(self) -> None:
         for username, page in self.pages.items():
             screenshot(page, f"journey-{self.db}-failed-{username}")
+            print(f"--- {username}'s page when the journey failed ---\n{page_text(page)}")
 
     def close(self) -> None:
         for context in self.contexts:
@@ -231,16 +233,18 @@ def translate_queue(page, j: Journey, who: str) -> list[tuple[str, str]]:
         for term, hindi in aspect_map.items():
             n_term = terms[term]
             if hindi is None:
-                page.get_by_text(f"{n_term}. “{term}” is dropped in my translation").click()
-                why = page.get_by_role("textbox", name="Why was it dropped?")
+                after_rerun(page, fresh(page).get_by_text(f"{n_term}. “{term}” is dropped in my translation").click)
+                why = fresh(page).get_by_role("textbox", name="Why was it dropped?")
                 why.fill("said as यह, the pizza is clear from context")
-                why.press("Enter")
+                after_rerun(page, lambda: why.press("Enter"))
             else:
-                group = page.get_by_test_id("stButtonGroup").filter(has_text=f"“{term}” is rendered by")
-                group.get_by_role("button", name=hindi, exact=True).click()
-            settle(page)
+                group = fresh(page).get_by_test_id("stButtonGroup").filter(has_text=f"“{term}” is rendered by")
+                after_rerun(page, group.get_by_role("button", name=hindi, exact=True).click)
+                expect(group.get_by_role("button", name=hindi, exact=True)).to_have_attribute("aria-pressed", "true")
         j.shot(page, f"{who}-{sid}-{phase}")
-        page.get_by_role("button", name="Submit & next").click()
+        after_rerun(page, fresh(page).get_by_role("button", name="Submit & next").click)
+        refused = fresh(page).get_by_test_id("stAlertContentError")
+        assert refused.count() == 0, f"{who}'s submission of {sid} ({phase}) was refused: {refused.all_inner_texts()}"
         if n < 6:
             page.get_by_text(f"{n} of 6 submitted").wait_for()
         settle(page)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from journey_steps import login, screenshot
+from journey_steps import after_rerun, fresh, login, screenshot
 from websocket_hold import SendHold
 from playwright.sync_api import expect
 from sqlalchemy import select
@@ -60,19 +60,18 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
     editor = page.get_by_role("textbox", name="Your Hindi translation")
     expect(editor).to_have_value(BLIND, timeout=WAIT)
     screenshot(page, "translator-2-blind-inserted")
-    page.get_by_role("button", name="Submit & next").click()
+    fresh(page).get_by_role("button", name="Submit & next").click()
 
     page.get_by_role("heading", name="Aspect-aware translation").wait_for()
     page.get_by_text("Submitted. Here is your next task.").wait_for()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
     expect(editor).to_be_focused(timeout=WAIT)  # the next task opens ready to type
     editor.fill(AWARE)  # pasted Devanagari: autosaved on the pause, and the words become selectable
-    page.get_by_role("button", name="बैटरी", exact=True).click()
-    page.wait_for_timeout(500)
-    page.get_by_role("button", name="लाइफ़", exact=True).click()
-    page.wait_for_timeout(500)
+    fresh(page).get_by_role("button", name="बैटरी", exact=True).wait_for()  # drawn once the pause's autosave ran
+    for word in ("बैटरी", "लाइफ़"):
+        after_rerun(page, fresh(page).get_by_role("button", name=word, exact=True).click)
     screenshot(page, "translator-3-aware-map")
-    page.get_by_role("button", name="Submit & next").click()
+    fresh(page).get_by_role("button", name="Submit & next").click()
     page.get_by_text("You have submitted everything in your queue").wait_for()
     screenshot(page, "translator-4-done")
 
