@@ -23,7 +23,7 @@ from journey_steps import watch_runs
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = [
+CHROMIUM_ARGS = os.environ.get("CHROMIUM_EXTRA", "").split() + [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage",
@@ -166,6 +166,15 @@ class AppServer:
 def database(engine, sqlite_url):
     """A fresh, migrated SQLite database for a server: (its URL, an engine on it)."""
     return sqlite_url, engine
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_database(request):
+    """``database``, then a fresh PostgreSQL one (skipped with the reason when PostgreSQL is down)."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("database")
+    engine = request.getfixturevalue("postgres_engine")
+    return engine.url.render_as_string(hide_password=False), engine
 
 
 @pytest.fixture(scope="session")

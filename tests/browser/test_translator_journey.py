@@ -1,6 +1,7 @@
 """A translator's day in a real browser: log in, pick the ITRANS converter and insert its output, submit
-the blind translation, then the aware one with its aspect map, and find both stored. (Phonetic typing in
-the editor itself: test_phonetic_typing.py.)"""
+the blind translation, then the aware one with its aspect map, and find both stored, on SQLite and on PostgreSQL
+(the browser journey that runs on both: the whole method's journey, test_full_journey.py, runs on SQLite).
+(Phonetic typing in the editor itself: test_phonetic_typing.py.)"""
 
 from __future__ import annotations
 
@@ -29,9 +30,7 @@ BLIND = "इस Lenovo की बैटरी लाइफ़ बहुत अ�
 AWARE = "इस Lenovo की बैटरी लाइफ़ शानदार है।"
 
 
-@pytest.fixture
-def translator_db(database):
-    url, engine = database
+def translator_setup(url, engine):
     sid = add_sentence(engine, "L-42", SOURCE, ["battery life"], domain="laptop", split="test")
     asha = add_user(engine, "asha", "translator")
     assign(engine, asha, sid, "blind")
@@ -39,8 +38,18 @@ def translator_db(database):
     return url, engine
 
 
-def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(translator_db, start_app, browser_page):
-    url, engine = translator_db
+@pytest.fixture
+def translator_db(database):
+    return translator_setup(*database)
+
+
+@pytest.fixture
+def translator_any_db(any_database):
+    return translator_setup(*any_database)
+
+
+def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(translator_any_db, start_app, browser_page):
+    url, engine = translator_any_db
     server = start_app(url)
     page = browser_page
     login(page, server.url, "asha", PASSWORD)
