@@ -1,10 +1,14 @@
-"""`python -m corpus`: exit codes, `WHERE: message` errors, and the interface commands."""
+"""`python -m corpus`: exit codes, `WHERE: message` errors, and the interface commands. The commands run in
+this process (a new interpreter costs about a second of CPU each); test_export_cli.py runs the module entry
+point itself."""
 
+import io
 import json
-import subprocess
-import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from types import SimpleNamespace
 
+from cli import main
 from tests.support.databases import copy_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -12,9 +16,11 @@ FIXTURES = ROOT / "tests" / "fixtures" / "semeval"
 
 
 def run(db, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "corpus", "--db", db, *args], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    """What `python -m corpus --db DB ARGS` returns and prints."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["--db", str(db), *args])
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def test_import_prints_counts_and_reimport_adds_nothing(sqlite_url):

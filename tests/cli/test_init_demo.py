@@ -1,12 +1,14 @@
-"""`python -m corpus init --demo` never joins the demo (and its published passwords) to a real project."""
+"""`python -m corpus init --demo` never joins the demo (and its published passwords) to a real project. The
+command runs in this process, on DATABASE_URL as the README's Quickstart gives it."""
 
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-import sys
-from pathlib import Path
+import io
+from contextlib import redirect_stderr, redirect_stdout
+from types import SimpleNamespace
+
+import pytest
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -14,14 +16,17 @@ from sqlalchemy.orm import Session
 from db.auth import create_user
 from db.engine import make_engine
 from db.models import User
+from cli import main
 from db.schema import upgrade
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-def init(url: str, *flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "corpus", "init", *flags], cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, "DATABASE_URL": url}, timeout=300)
+def init(url: str, *flags: str) -> SimpleNamespace:
+    """What `DATABASE_URL=URL python -m corpus init FLAGS` returns and prints."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as env, redirect_stdout(out), redirect_stderr(err):
+        env.setenv("DATABASE_URL", url)
+        code = main(["init", *flags])
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def test_init_demo_on_a_database_with_a_project_exits_non_zero_and_changes_nothing(tmp_path):
