@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 USERS = 4
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.load", "--seconds", "3", "--users", str(USERS), *args],
+def _run(*args: str, seconds: int = 1) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench.load", "--seconds", str(seconds), "--users", str(USERS), *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
@@ -33,7 +33,7 @@ def _figures(out: str) -> dict[str, float]:
 
 
 def test_load_script_on_a_temporary_sqlite_file_loses_nothing():
-    result = _run("--think-ms", "20", "--stale-share", "0.3", "--submit-share", "0.1")
+    result = _run("--think-ms", "20", "--stale-share", "0.3", "--submit-share", "0.1", seconds=3)
     assert result.returncode == 0, result.stdout + result.stderr
     figures = _figures(result.stdout)
     assert "database: sqlite" in result.stdout
