@@ -359,18 +359,19 @@ class SimulatedUser:
 
 def simulate_user(
     engine: Engine, seed: Seed, user_id: int, stop_at: float, results: Results, rng: random.Random,
-    think_ms: float, stale_tab_share: float, submit_share: float,
+    think_ms: float, stale_tab_share: float, submit_share: float, min_saves: int = 0,
 ) -> None:
     user = SimulatedUser(engine, seed, user_id, results, rng, stale_tab_share, submit_share)
-    while time.monotonic() < stop_at and user.step():
+    while (time.monotonic() < stop_at or results.saves < min_saves) and user.step():
         if think_ms:
             time.sleep(rng.uniform(0, 2 * think_ms) / 1000)
 
 
 def run_load(
     engine: Engine, users: int = 20, seconds: float = 60, think_ms: float = 50, stale_tab_share: float = 0.1,
-    submit_share: float = 0.03, tasks_per_user: int = 40, rng_seed: int = 7,
+    submit_share: float = 0.03, tasks_per_user: int = 40, rng_seed: int = 7, min_saves: int = 0,
 ) -> tuple[Results, Seed]:
+    """``seconds`` of load, and longer until ``min_saves`` saves were made (a test's workload, not its speed)."""
     seed = seed_load_data(engine, users, tasks_per_user)
     results = Results()
     stop_at = time.monotonic() + seconds
@@ -378,7 +379,7 @@ def run_load(
         threading.Thread(
             target=simulate_user,
             args=(engine, seed, uid, stop_at, results, random.Random(rng_seed * 1000 + i), think_ms, stale_tab_share,
-                  submit_share),
+                  submit_share, min_saves),
             name=f"user-{i}",
         )
         for i, uid in enumerate(seed.users)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,6 +43,22 @@ def after_rerun(page, action: Callable[[], object]) -> None:
         ".getAttribute('data-test-script-state') === 'notRunning'", arg=before)
 
 
+def choose(page, box, option: str, tries: int = 3) -> None:
+    """Pick ``option`` in the select box ``box`` (a locator): once the page is idle, as a person waits for the
+    page before opening a menu. A rerun that redraws the box closes its menu under the pointer (a loaded CI run
+    saw the option detached for 45 s), and a person opens it again; so does this, ``tries`` times at most."""
+    for attempt in range(tries):
+        page.locator(_IDLE).wait_for(state="attached")
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
+            return
+        except Exception:
+            if attempt == tries - 1:
+                raise
+            page.keyboard.press("Escape")
+
+
 def fresh(page):
     """The elements the current script run has drawn: while a rerun is on its way Streamlit keeps the previous
     run's elements on the page, marked stale, so a button can briefly be there twice."""
@@ -56,7 +73,11 @@ def page_text(page, limit: int = 3000) -> str:
         return f"(no text: {exc})"
 
 
-def screenshot(page, name: str) -> None:
+def screenshot(page, name: str, *, always: bool = False) -> None:
+    """A full-page picture in test-artifacts/ when CORPUS_TEST_SCREENSHOTS is set, and always for a failure
+    (``always``): each one makes the browser draw the whole page again, and CI keeps none of them."""
+    if not (always or os.environ.get("CORPUS_TEST_SCREENSHOTS")):
+        return
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import pytest
-from journey_steps import after_rerun, fresh, login, page_text, screenshot, watch_runs
+from journey_steps import after_rerun, choose, fresh, login, page_text, screenshot, watch_runs
 from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -127,7 +127,7 @@ class Journey:
 
     def shoot_failure(self) -> None:
         for username, page in self.pages.items():
-            screenshot(page, f"journey-{self.db}-failed-{username}")
+            screenshot(page, f"journey-{self.db}-failed-{username}", always=True)
             print(f"--- {username}'s page when the journey failed ---\n{page_text(page)}")
 
     def leave(self, username: str) -> None:
@@ -188,8 +188,7 @@ def import_semeval(page, j: Journey, xml_file: Path) -> None:
     page.locator('input[type="file"]').first.set_input_files(str(xml_file))
     # The file's name says the domain (restaurant), not the split: the lead chooses it.
     page.get_by_text("Choose the domain and the split of this file above").wait_for()
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Split").click()
-    page.get_by_role("option", name="train", exact=True).click()
+    choose(page, page.locator('[data-testid="stSelectbox"]').filter(has_text="Split"), "train")
     button = page.get_by_role("button", name="Import 3 sentences as restaurant/train")
     button.wait_for()
     j.shot(page, "import-preview")

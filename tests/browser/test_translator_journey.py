@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from journey_steps import after_rerun, fresh, login, screenshot
+from journey_steps import after_rerun, choose, fresh, login, screenshot
 from websocket_hold import SendHold
 from playwright.sync_api import expect
 from sqlalchemy import select
@@ -58,8 +58,7 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
     expect(page.get_by_text("battery life", exact=False)).to_have_count(1, timeout=WAIT)  # only inside the sentence
     assert page.locator("mark").count() == 0
 
-    page.get_by_role("combobox", name="Scheme").click()  # the old converter, one scheme among others
-    page.get_by_role("option", name="ITRANS", exact=True).click()
+    choose(page, page.get_by_role("combobox", name="Scheme"), "ITRANS")  # the old converter, one scheme among others
     roman = page.get_by_role("textbox", name="Roman")
     roman.fill(ROMAN)
     roman.press("Enter")

@@ -43,9 +43,10 @@ def test_a_user_who_submits_everything_works_each_aware_task_after_its_blind_one
 
 
 def test_stale_tabs_are_refused_and_nothing_acknowledged_is_lost(any_engine):
-    results, seed = run_load(any_engine, users=3, seconds=2, think_ms=2, stale_tab_share=0.5, submit_share=0.05,
-                             tasks_per_user=3)
-    assert results.saves > 10 and not results.failures
+    # a count of saves, not a time: a loaded machine made only 8 saves in the 2 s this once ran for
+    results, seed = run_load(any_engine, users=3, seconds=1, think_ms=2, stale_tab_share=0.5, submit_share=0.05,
+                             tasks_per_user=3, min_saves=12)
+    assert results.saves >= 12 and not results.failures
     assert results.conflicts > 0
     assert verify(any_engine, results, seed) == []
 
