@@ -17,7 +17,10 @@ some lexicon word (so a known word is never pruned away by a likelier non-word) 
 the lexicon can still be spelled). A finished candidate's score is log P(roman, devanagari) from the joint model
 plus, for a lexicon word, ``LEX_WEIGHT * log frequency + LEX_BONUS`` (and ``MEASURED_BONUS`` when that frequency
 was measured, not a word list's floor), plus ``LENGTH_WEIGHT`` per letter; the best ``RERANK`` add the lexicon's
-character n-gram (``CHAR_WEIGHT``).
+character n-gram (``CHAR_WEIGHT``). Last, when the model file ships ``rerank_trees``, a small gradient-boosted tree
+ensemble reorders the best ``RERANK_TOP`` from those numbers and how far each is from the best of its list (whether a
+rare lexicon word should beat a likelier spelling depends on what else is on offer); it is fitted by
+``romanization_build --fit-rerank`` on the held-out tenth's candidate lists and scored here in pure Python.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import math
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 from functools import lru_cache
 from pathlib import Path
 
@@ -65,6 +69,8 @@ SUM_PATHS = True
 # Weight of the lexicon's character n-gram (how Hindi-like a spelling is) on the best RERANK candidates.
 CHAR_WEIGHT = 0.4
 RERANK = 40
+# How many of those the learned tree ensemble (``tree_score``) reorders last, when the model ships one.
+RERANK_TOP = 10
 # A word the caller's project already uses (``lexicon_extra``) beats a general-lexicon word the channel finds about
 # as likely: its frequency alone counts for less at LEX_WEIGHT < 1. Not part of the held-out tuning (no project there).
 PROJECT_BONUS = 8.0
@@ -187,6 +193,7 @@ class RomanizationModel:
         # Above this a frequency was measured; word-list entries all share the floor.
         self.measured = 1.01 * math.exp(self.log_floor)
         self.sorted_words = sorted(lexicon)
+        self.rerank_trees = model.get("rerank_trees", [])
 
     def char_logp(self, word: str) -> float:
         """log P(word) under the character n-gram of the lexicon: how Hindi-like a spelling is."""
@@ -305,10 +312,22 @@ class RomanizationModel:
         return kept
 
     def rank(self, roman: str, k: int, lexicon_extra: Mapping[str, float] | None = None) -> list[str]:
+        scored, finals = self.ranked(roman, lexicon_extra)
+        if not scored:
+            return [rule_based(roman)]
+        if self.rerank_trees and not (lexicon_extra and any(d in lexicon_extra for _, d in scored[:RERANK_TOP])):
+            words, rows = self.rerank_rows(roman, scored, finals)
+            order = sorted(range(len(words)), key=lambda i: (-tree_score(self.rerank_trees, rows[i]), i))
+            scored = [scored[i] for i in order] + scored[len(words):]
+        return [unicodedata.normalize("NFC", d) for _, d in scored[:k]]
+
+    def ranked(self, roman: str, lexicon_extra: Mapping[str, float] | None = None):
+        """``(scored, finals)``: the best ``RERANK`` (negated score, spelling) pairs, best first, by the hand-weighted
+        score, and the search's joint log p of every spelling found."""
         extra = _prefixes(frozenset(lexicon_extra)) if lexicon_extra else frozenset()
         finals = self.search(roman, BEAM_LEX, BEAM_FREE, extra) if len(roman) <= LONG_INPUT else {}
         if not finals:
-            return [rule_based(roman)]
+            return [], finals
         scored = []
         for deva, s in finals.items():
             freq = self.lexicon.get(deva, 0.0)
@@ -324,7 +343,62 @@ class RomanizationModel:
         scored.sort()
         if CHAR_WEIGHT:
             scored = sorted((s - CHAR_WEIGHT * self.char_logp(d), d) for s, d in scored[:RERANK])
-        return [unicodedata.normalize("NFC", d) for _, d in scored[:k]]
+        return scored, finals
+
+    def rerank_rows(self, roman: str, scored, finals) -> tuple[list[str], list[list[float]]]:
+        """The best ``RERANK_TOP`` spellings of ``ranked`` and their reranker feature rows (``rerank_features``)."""
+        top = scored[:RERANK_TOP]
+        cands = []
+        for neg_total, deva in top:
+            freq = self.lexicon.get(deva, 0.0)
+            cands.append(Candidate(
+                total=-neg_total, joint=finals[deva],
+                log_freq=max(0.0, math.log(freq) - self.log_floor) if freq > 0 else 0.0,
+                in_lexicon=freq > 0, measured=freq > self.measured,
+                letters=len(deva) - deva.count(_NUKTA) - deva.count(_VIRAMA), char=self.char_logp(deva)))
+        return [d for _, d in top], rerank_features(cands, len(roman), len(scored))
+
+
+class Candidate(NamedTuple):
+    """What the reranker knows of one candidate: its score so far and the parts it was summed from."""
+    total: float  # the score the candidates were ranked by (joint + lexicon + length + character n-gram)
+    joint: float  # log P(roman, devanagari) under the joint model
+    log_freq: float  # log frequency above the lexicon's floor (0 outside the lexicon)
+    in_lexicon: bool
+    measured: bool
+    letters: int
+    char: float  # the lexicon character n-gram's log P
+
+
+# The reranker's inputs, in the order the shipped trees index them (``rerank_features``).
+RERANK_FEATURES = ("total_rel", "joint_rel", "log_freq", "log_freq_rel", "in_lexicon", "measured", "letters",
+                   "roman_letters", "char", "char_rel", "rank", "in_lexicon_count", "candidates")
+
+
+def rerank_features(cands: Sequence[Candidate], roman_length: int, n_candidates: int) -> list[list[float]]:
+    """One row per candidate (best first): its own numbers and how far each is from the best in the list, since
+    whether a lexicon word should beat a likelier spelling depends on what else is on offer."""
+    if not cands:
+        return []
+    top_total = max(c.total for c in cands)
+    top_joint = max(c.joint for c in cands)
+    top_freq = max(c.log_freq for c in cands)
+    top_char = max(c.char for c in cands)
+    in_lex = sum(1 for c in cands if c.in_lexicon)
+    return [[c.total - top_total, c.joint - top_joint, c.log_freq, c.log_freq - top_freq, float(c.in_lexicon),
+             float(c.measured), float(c.letters), float(roman_length), c.char, c.char - top_char, float(rank),
+             float(in_lex), float(n_candidates)] for rank, c in enumerate(cands)]
+
+
+def tree_score(trees: Sequence, row: Sequence[float]) -> float:
+    """Sum of the trees' leaves for one feature row. A tree is a leaf value or ``[feature, threshold, left, right]``
+    (left when ``row[feature] <= threshold``), as ``romanization_rerank`` exports a gradient-boosted ensemble."""
+    total = 0.0
+    for node in trees:
+        while type(node) is list:
+            node = node[2] if row[node[0]] <= node[1] else node[3]
+        total += node
+    return total
 
 
 @lru_cache(maxsize=8)

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from corpus.romanization import RomanizationModel, joins
-from corpus.romanization_build import add_lexicon_only, chunk_allowed, option_logp, train_ngram_kn
+from corpus.romanization import RERANK_FEATURES, Candidate, RomanizationModel, joins, rerank_features, tree_score
+from corpus.romanization_build import add_lexicon_only, chunk_allowed, export_trees, option_logp, train_ngram_kn
 
 
 @pytest.mark.parametrize(
@@ -100,3 +100,57 @@ def test_lexicon_only_spellings_are_tried_only_inside_lexicon_words():
     assert [(chunk, common) for _, chunk, common, _, _ in loaded.options["au"]] == [("ौ", False)]
     assert "कौ" in loaded.search("kau", 4, 4)
     assert "कौ" not in loaded.search("kau", 0, 4)  # without the lexicon beam nobody spells it so
+
+
+def test_tree_score_sums_the_leaf_each_tree_reaches():
+    # tree 1: feature 0 <= 1.0 ? 2.0 : (feature 1 <= -3.0 ? -1.0 : 0.5); tree 2: a leaf alone
+    trees = [[0, 1.0, 2.0, [1, -3.0, -1.0, 0.5]], 0.25]
+    assert tree_score(trees, [1.0, 0.0]) == pytest.approx(2.25)  # the threshold itself goes left
+    assert tree_score(trees, [1.5, -3.5]) == pytest.approx(-0.75)
+    assert tree_score(trees, [1.5, 0.0]) == pytest.approx(0.75)
+    assert tree_score([], [0.0]) == 0.0
+
+
+def test_rerank_features_give_each_candidate_its_distance_from_the_best_of_the_list():
+    cands = [Candidate(total=-5.0, joint=-12.0, log_freq=3.0, in_lexicon=True, measured=True, letters=4, char=-11.0),
+             Candidate(total=-6.5, joint=-10.0, log_freq=0.0, in_lexicon=False, measured=False, letters=3, char=-14.0)]
+    rows = rerank_features(cands, roman_length=5, n_candidates=17)
+    assert len(rows) == 2 and all(len(r) == len(RERANK_FEATURES) for r in rows)
+    named = [dict(zip(RERANK_FEATURES, r)) for r in rows]
+    assert named[0] == {"total_rel": 0.0, "joint_rel": -2.0, "log_freq": 3.0, "log_freq_rel": 0.0, "in_lexicon": 1.0,
+                        "measured": 1.0, "letters": 4.0, "roman_letters": 5.0, "char": -11.0, "char_rel": 0.0,
+                        "rank": 0.0, "in_lexicon_count": 1.0, "candidates": 17.0}
+    assert named[1]["total_rel"] == -1.5 and named[1]["joint_rel"] == 0.0 and named[1]["log_freq_rel"] == -3.0
+    assert named[1]["char_rel"] == -3.0 and named[1]["rank"] == 1.0 and named[1]["in_lexicon"] == 0.0
+    assert rerank_features([], 3, 0) == []
+
+
+def test_exported_trees_score_like_scikit_learn():
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("sklearn")
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 3))
+    y = (x[:, 0] + 0.5 * x[:, 1] * x[:, 2] > 0.2)
+    clf = HistGradientBoostingClassifier(max_iter=5, max_depth=3, random_state=0).fit(x, y)
+    trees = export_trees(clf)
+    ours = np.array([tree_score(trees, row) for row in x.tolist()])
+    # scikit-learn adds one constant (the prior's log odds); the order of the candidates is what counts
+    diff = clf.decision_function(x) - ours
+    assert np.allclose(diff, diff[0], atol=1e-4)
+
+
+def test_a_shipped_reranker_reorders_only_the_best_candidates_and_keeps_project_words_first():
+    model = _tiny_model()
+    model["vocab"].append("अ\ta")  # a second spelling of "a": "ka" is का or कअ
+    model["tables"][0][""][1]["4"] = -2.0
+    model["option_logp"]["4"] = -1.5
+    lexicon = {"का": 1e-4}
+    plain = RomanizationModel(model, lexicon)
+    before = plain.rank("ka", 5)
+    # one tree that prefers the candidate the hand-weighted order put second
+    reranked = RomanizationModel(model | {"rerank_trees": [[10, 0.5, 0.0, 1.0]]}, lexicon)
+    after = reranked.rank("ka", 5)
+    assert before == ["का", "कअ"] and after == ["कअ", "का"]
+    assert reranked.rank("ka", 5, lexicon_extra={before[0]: 1e-3})[0] == before[0]
