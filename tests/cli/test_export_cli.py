@@ -9,8 +9,6 @@ import zipfile
 from pathlib import Path
 
 import defusedxml.ElementTree as DET
-from seqeval.metrics import f1_score
-from seqeval.scheme import IOB2
 
 from cli.commands import main
 from tests.support.export_factory import build_sample
@@ -24,6 +22,9 @@ def _conll_files(out: Path, fmt: str):
 
 
 def test_export_writes_every_format_and_each_validates(engine, sqlite_url, tmp_path, capsys):
+    from seqeval.metrics import f1_score  # imports scikit-learn: here, not in every worker's collection
+    from seqeval.scheme import IOB2
+
     build_sample(engine)
     out = tmp_path / "out"
     # The sample's final choices are recorded ones: export them as they are (no automatic picks).
