@@ -47,13 +47,15 @@ def choose(page, box, option: str, tries: int = 3) -> None:
     """Pick ``option`` in the select box ``box`` (a locator): once the page is idle, as a person waits for the
     page before opening a menu. A rerun that redraws the box closes its menu under the pointer (a loaded CI run
     saw the option detached for 45 s), and a person opens it again; so does this, ``tries`` times at most."""
+    from playwright.sync_api import Error as BrowserError
+
     for attempt in range(tries):
         page.locator(_IDLE).wait_for(state="attached")
         box.click()
         try:
             page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
             return
-        except Exception:
+        except BrowserError:
             if attempt == tries - 1:
                 raise
             page.keyboard.press("Escape")
