@@ -392,7 +392,8 @@ def rerank_features(cands: Sequence[Candidate], roman_length: int, n_candidates:
 
 def tree_score(trees: Sequence, row: Sequence[float]) -> float:
     """Sum of the trees' leaves for one feature row. A tree is a leaf value or ``[feature, threshold, left, right]``
-    (left when ``row[feature] <= threshold``), as ``romanization_rerank`` exports a gradient-boosted ensemble."""
+    (left when ``row[feature] <= threshold``), as ``romanization_build --fit-rerank`` exports a gradient-boosted
+    ensemble."""
     total = 0.0
     for node in trees:
         while type(node) is list:
