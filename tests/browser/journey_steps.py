@@ -32,6 +32,13 @@ def watch_runs(context) -> None:
     context.add_init_script(RUN_WATCH)
 
 
+def settle(page) -> None:
+    """Wait a moment, then until the app is idle: enough after a step whose run has surely begun (the page
+    already shows its first result); after a click, ``after_rerun`` waits for the very run the click started."""
+    page.wait_for_timeout(150)
+    page.locator(_IDLE).wait_for(state="attached")
+
+
 def after_rerun(page, action: Callable[[], object]) -> None:
     """Do ``action`` (a click or key that reruns the script), then wait until a run that finished after it has
     left the page idle: what the test reads next is what the server drew for that action."""

@@ -8,19 +8,13 @@ from sqlalchemy.orm import Session
 
 from db.final_choice import compare
 from db.models import FinalChoice
-from tests.browser.journey_steps import login, screenshot
+from tests.browser.journey_steps import login, screenshot, settle
 from tests.support.final_fixtures import build
 from tests.support.tagging_fixtures import PASSWORD
 
 
 def heading(page, key: str):
     return page.get_by_role("heading", name=key, exact=True)
-
-
-def settle(page) -> None:
-    """Wait until Streamlit has finished the current script run (the new sentence's buttons are all there)."""
-    page.wait_for_timeout(150)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(state="attached")
 
 
 def press(page, shown: str, key: str) -> None:

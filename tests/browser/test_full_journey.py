@@ -14,7 +14,7 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import pytest
-from journey_steps import after_rerun, choose, fresh, login, page_text, screenshot, watch_runs
+from journey_steps import after_rerun, choose, fresh, login, page_text, screenshot, settle, watch_runs
 from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -139,12 +139,6 @@ class Journey:
     def close(self) -> None:
         for context in self.contexts:
             context.close()
-
-
-def settle(page) -> None:
-    """Wait until Streamlit has finished the current script run (stale elements are gone then)."""
-    page.wait_for_timeout(150)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(state="attached")
 
 
 def metric(page, label: str) -> str:
