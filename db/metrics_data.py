@@ -11,8 +11,9 @@ changes with every save, submission, import, adjudication or change of who tags 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import repeat
+from operator import itemgetter
 
 from sqlalchemy import Engine, Text, case, cast, func, select
 from sqlalchemy.orm import Session
@@ -30,7 +31,7 @@ from corpus.metrics import compute_report, paused_gc
 from corpus.progress import ProgressCount
 from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.engine import reader
-from db.gold import _gold_in_force
+from db.gold import _gold_in_force, among
 from db.models import (
     Adjudication,
     Annotation,
@@ -46,7 +47,7 @@ from db.models import (
     User,
 )
 from db.project_settings import load_settings
-from db.rows import fetch, moments, tags_from_json
+from db.rows import fetch, moment, moments, tags_from_json
 
 SUBMITTED = Status.SUBMITTED
 
@@ -72,8 +73,49 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 def load_metrics_input(engine: Engine, project_id: int) -> MetricsInput:
     """Sentences, submitted translations, submitted tag sets and the gold in force of a project."""
-    with Session(reader(engine)) as session:
-        return _load_metrics_input(session, project_id)
+    return load_metrics_snapshot(engine, project_id).data
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """One table's rows as a snapshot read them: id -> (version, record; None when the row does not count,
+    e.g. not submitted), in id order, and the table's fingerprint then (``_fingerprint``)."""
+
+    records: dict[int, tuple[int, tuple | None]]
+    fingerprint: tuple
+
+
+@dataclass(frozen=True)
+class MetricsSnapshot:
+    """A project's metrics input and the translation and annotation rows it was built from, so the load
+    after a save reads only the rows that changed (``load_metrics_snapshot(..., previous)``)."""
+
+    data: MetricsInput
+    translations: TableRows
+    annotations: TableRows
+    users: dict[int, str]
+    gold_key: tuple
+    gold: dict[int, ItemGold]
+
+
+#: Past this many changed rows one full read costs less than reading them by id.
+REREAD_BY_ID = 5000
+#: Rows updated this long before the previous snapshot's latest update are read again too: a writer's
+#: update time is taken before it commits, so a row can become visible after a later-stamped one.
+RECENT = timedelta(minutes=10)
+
+
+def load_metrics_snapshot(engine: Engine, project_id: int, previous: MetricsSnapshot | None = None) -> MetricsSnapshot:
+    """The project's metrics input; given the ``previous`` snapshot of the same database and project, only
+    what changed since is read again (the dashboard after a save). Either way the result is the input a
+    full load gives (tests compare them). One consistent read: PostgreSQL reads at REPEATABLE READ, SQLite's
+    read transaction is a snapshot already."""
+    read = reader(engine)
+    if read.dialect.name == "postgresql":
+        read = read.execution_options(isolation_level="REPEATABLE READ")
+    with Session(read) as session:
+        with paused_gc():
+            return _read_snapshot(session, project_id, previous)
 
 
 def _load_metrics_input(
@@ -82,10 +124,49 @@ def _load_metrics_input(
     """``load_metrics_input`` inside the caller's transaction; ``gold``: the project's gold in force
     (``db.gold``) when the caller has read it already."""
     with paused_gc():
-        return _read_metrics_input(session, project_id, gold)
+        return _read_snapshot(session, project_id, None, gold).data
 
 
-def _read_metrics_input(session: Session, project_id: int, gold: dict[int, ItemGold] | None) -> MetricsInput:
+def _fingerprint(conn, table) -> tuple:
+    """(rows, sum of versions, sum of ids, latest update): any write changes it, since every write of a row
+    bumps its version (optimistic locking), an insert adds an id and a delete takes one away."""
+    count, versions, ids, latest = conn.execute(select(
+        func.count(table.id), func.coalesce(func.sum(table.version), 0), func.coalesce(func.sum(table.id), 0),
+        func.max(table.updated_at),
+    )).one()
+    return count, int(versions), int(ids), moment(latest)
+
+
+def _table_rows(conn, table, statement, build, previous: TableRows | None) -> TableRows:
+    """The rows of ``table`` that count (``statement``, its first column the id, made into records by
+    ``build``), patched from ``previous`` where that is possible and checked: the patched rows must give
+    the fingerprint the table has now, else everything is read again."""
+    fingerprint = _fingerprint(conn, table)
+    if previous is not None and previous.fingerprint == fingerprint:
+        return previous
+    if previous is not None and previous.fingerprint[3] is not None:
+        recent = dict(fetch(conn, select(table.id, table.version).where(
+            table.updated_at >= previous.fingerprint[3] - RECENT)))
+        changed = [pk for pk, version in recent.items()
+                   if (old := previous.records.get(pk)) is None or old[0] != version]
+        if len(changed) <= REREAD_BY_ID:
+            built = build(fetch(conn, statement.where(among(table.id, changed)))) if changed else {}
+            records = dict(previous.records)
+            for pk in changed:
+                records[pk] = (recent[pk], built.get(pk))
+            if (len(records), sum(v for v, _ in records.values()), sum(records)) == fingerprint[:3]:
+                if changed and min(changed) < max(previous.records, default=0) and any(
+                        pk not in previous.records for pk in changed):
+                    records = dict(sorted(records.items()))
+                return TableRows(records, fingerprint)
+    versions = fetch(conn, select(table.id, table.version).order_by(table.id))
+    built = build(fetch(conn, statement))
+    return TableRows({pk: (version, built.get(pk)) for pk, version in versions}, fingerprint)
+
+
+def _read_snapshot(
+    session: Session, project_id: int, previous: MetricsSnapshot | None, gold: dict[int, ItemGold] | None = None
+) -> MetricsSnapshot:
     conn = session.connection()
     k = conn.execute(select(Project.annotators_per_item).where(Project.id == project_id)).scalar()
     if k is None:
@@ -107,10 +188,12 @@ def _read_metrics_input(session: Session, project_id: int, gold: dict[int, ItemG
             select(
                 SourceSentence.id, SourceSentence.sentence_id, SourceSentence.domain, SourceSentence.split,
                 SourceSentence.text, SourceSentence.ordinal,
-            ).where(in_project),
+            ).where(in_project).order_by(SourceSentence.id),
         )
     ]
     users = dict(conn.execute(select(User.id, User.username)).all())
+    if previous is not None and previous.users != users:
+        previous = None  # records carry user names
     # The big tables are read without joins and filtered here: the joins cost more than the rows.
     # Aspect maps of every translation: only those of the submitted translations kept below are used.
     mapped = {
@@ -122,53 +205,69 @@ def _read_metrics_input(session: Session, project_id: int, gold: dict[int, ItemG
         )
     }
     in_sentences = {s.pk for s in sentences}
-    rows = fetch(
-        conn,
-        select(
-            Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
-            Translation.text, Translation.untranslatable, Translation.submitted_at,
-        ).where(Translation.status == SUBMITTED),
-    )
-    if not in_sentences.issuperset(r[1] for r in rows):
-        rows = [r for r in rows if r[1] in in_sentences]
-    pk, spk, phase, uid, text, untranslatable, submitted = _columns(rows, 7)
-    del rows
-    # tuple.__new__ skips the NamedTuple's Python-level __new__: half the cost per record.
-    translations = list(map(tuple.__new__, repeat(TranslationInfo), zip(
-        pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable), moments(submitted),
-        map(mapped.get, pk),
-    )))
-    known = set(pk)
 
-    rows = fetch(
-        conn,
-        select(TaggingItem.translation_id, Annotation.annotator_id, cast(Annotation.tags, Text), Annotation.submitted_at)
+    def translation_records(rows: list[tuple]) -> dict[int, TranslationInfo]:
+        pk, spk, phase, uid, text, untranslatable, submitted = _columns(rows, 7)
+        # tuple.__new__ skips the NamedTuple's Python-level __new__: half the cost per record.
+        return dict(zip(pk, map(tuple.__new__, repeat(TranslationInfo), zip(
+            pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable), moments(submitted),
+            map(mapped.get, pk),
+        ))))
+
+    translation_rows = _table_rows(conn, Translation, select(
+        Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
+        Translation.text, Translation.untranslatable, Translation.submitted_at,
+    ).where(Translation.status == SUBMITTED), translation_records,
+        previous.translations if previous is not None else None)
+    translations = []
+    for _, record in translation_rows.records.values():
+        if record is not None and record[1] in in_sentences:
+            if record[7] != mapped.get(record[0]):  # its aspect map was saved after the record was built
+                record = record._replace(aspects_mapped=mapped.get(record[0]))
+            translations.append(record)
+    known = set(map(itemgetter(0), translations))
+
+    def tag_set_records(rows: list[tuple]) -> dict[int, TagSet]:
+        pk, translation_pk, uid, raw, submitted = _columns(rows, 5)
+        parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
+        return dict(zip(pk, map(tuple.__new__, repeat(TagSet), zip(
+            translation_pk, map(users.__getitem__, uid), map(parsed.__getitem__, raw), moments(submitted),
+        ))))
+
+    before = previous.annotations if previous is not None else None
+    annotation_rows = _table_rows(conn, Annotation, (
+        select(Annotation.id, TaggingItem.translation_id, Annotation.annotator_id, cast(Annotation.tags, Text),
+               Annotation.submitted_at)
         .join(TaggingItem, TaggingItem.id == Annotation.item_id)
-        .where(Annotation.status == SUBMITTED),
-    )
-    if not known.issuperset(r[0] for r in rows):
-        rows = [r for r in rows if r[0] in known]
-    translation_pk, uid, raw, submitted = _columns(rows, 4)
-    del rows
-    parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
-    tags = list(map(parsed.__getitem__, raw))
-    invalid = tags.count(None)
-    tag_sets = list(map(tuple.__new__, repeat(TagSet), zip(
-        translation_pk, map(users.__getitem__, uid), tags, moments(submitted),
-    )))
+        .where(Annotation.status == SUBMITTED)), tag_set_records, before)
+    tag_sets = [r for _, r in annotation_rows.records.values() if r is not None and r[0] in known]
+    invalid = sum(1 for ts in tag_sets if ts.tags is None)
     if invalid:
         tag_sets = [ts for ts in tag_sets if ts.tags is not None]
 
     # The gold in force of the items with a decision: an item without one has gold only where all its
-    # versions carry the same tags, which its tag sets already give (``db.gold._gold_in_force``).
+    # versions carry the same tags, which its tag sets already give (``db.gold._gold_in_force``). It
+    # depends on the submitted annotations, the decisions (append-only) and who is assigned.
+    gold_key = (
+        k,
+        *conn.execute(select(func.count(Adjudication.id), func.max(Adjudication.id))).one(),
+        *conn.execute(select(func.count(AnnotationAssignment.id), func.max(AnnotationAssignment.id),
+                             cast(func.max(AnnotationAssignment.updated_at), Text))).one(),
+    )
+    if gold is None:
+        if annotation_rows is before and previous.gold_key == gold_key:
+            gold = previous.gold
+        else:
+            gold = _gold_in_force(session, project_id, decided_only=True)
     adjudicated: dict[int, str] = {}
-    for item in (gold if gold is not None else _gold_in_force(session, project_id, decided_only=True)).values():
+    for item in gold.values():
         if item.gold is not None and item.translation_id in known:
             tags = _letters(item.gold.tags)
             if tags is not None:
                 adjudicated[item.translation_id] = tags
 
-    return MetricsInput(sentences, translations, tag_sets, adjudicated, k, invalid)
+    data = MetricsInput(sentences, translations, tag_sets, adjudicated, k, invalid)
+    return MetricsSnapshot(data, translation_rows, annotation_rows, users, gold_key, gold)
 
 
 def project_settings(engine: Engine, project_id: int) -> dict:

@@ -10,6 +10,8 @@ latest save (``latest_save``), so a new save shows on the next run.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -48,7 +50,7 @@ from corpus.ranking import (
 from corpus.spreadsheet import frame_csv
 from corpus.vocabulary import Status
 from db.browse import domains_and_splits
-from db.metrics_data import latest_save, load_metrics_input, load_progress, project_settings
+from db.metrics_data import latest_save, load_metrics_snapshot, load_progress, project_settings
 from db.model_store import suggestion_exposure
 from db.queries import final_translations, keep_roman_glossary
 from ui.common import get_engine, project_id, require_role
@@ -62,12 +64,21 @@ SENTENCE_VIEW = "pages/sentences.py"
 LOWEST = 200  # sentence-phase units listed (all of them in the CSV)
 
 
+@st.cache_resource(show_spinner=False)
+def _snapshots() -> dict:
+    """(database, project) -> the latest metrics snapshot loaded (server-wide): the load after a save reads
+    only the rows that changed since (``db.metrics_data.load_metrics_snapshot``)."""
+    return {}
+
+
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _input(db: str, project: int, stamp: tuple):
     """The raw records (about 150,000 at paper scale) are kept as they are, not pickled on every hit, and out
     of the collector's passes (``ui.heap``)."""
     with loaded_outside_collections():
-        return load_metrics_input(engine, project)
+        snapshot = load_metrics_snapshot(engine, project, _snapshots().get((db, project)))
+        _snapshots()[(db, project)] = snapshot
+        return snapshot.data
 
 
 def _scoped(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]):
@@ -156,10 +167,21 @@ def _all_sentences(db: str, project: int, stamp: tuple, domains: tuple[str, ...]
     return sentence_ranking(data, agreement)
 
 
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _open_work(db: str, project: int, stamp: tuple) -> Future:
+    """The open work (``load_progress``), read in a thread of its own as soon as the save stamp is known:
+    the read is SQL that SQLite and PostgreSQL run while this run computes the figures (their drivers let
+    go of the interpreter meanwhile)."""
+    return _READS.submit(load_progress, engine, project, False)
+
+
+_READS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dashboard-read")
+
+
 @st.cache_data(show_spinner=False, max_entries=4)
 def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
     data = _scoped(db, project, stamp, domains, splits)
-    open_work = load_progress(engine, project, submitted=False)
+    open_work = _open_work(db, project, stamp).result()
     counts = filter_counts(open_work, domains or None, splits or None) + submitted_counts(data)
     return {
         "phases": phase_progress(counts, project_settings(engine, project)["annotators_per_item"]),
@@ -253,6 +275,7 @@ if not all_domains:
 
 with st.spinner("Computing agreement over the whole corpus…"):
     stamp = latest_save(engine, pid)
+    _open_work(DB_KEY, pid, stamp)  # read meanwhile
     _forget_older_saves(DB_KEY, pid, stamp)
     overview = _overview(DB_KEY, pid, stamp, domains, splits)
 
