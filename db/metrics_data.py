@@ -73,16 +73,28 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 def load_metrics_input(engine: Engine, project_id: int) -> MetricsInput:
     """Sentences, submitted translations, submitted tag sets and the gold in force of a project."""
-    return load_metrics_snapshot(engine, project_id).data
+    with Session(reader(engine)) as session:
+        return _load_metrics_input(session, project_id)
 
 
 @dataclass(frozen=True)
 class TableRows:
-    """One table's rows as a snapshot read them: id -> (version, record; None when the row does not count,
-    e.g. not submitted), in id order, and the table's fingerprint then (``_fingerprint``)."""
+    """One table's rows as a snapshot read them, in id order: ids, versions and records (None where a row
+    does not count: not submitted), where each id sits, and the table's fingerprint then (``_fingerprint``).
+    Parallel lists, not a dict of pairs: a paper-scale load builds ~140,000 of them."""
 
-    records: dict[int, tuple[int, tuple | None]]
+    ids: list[int]
+    versions: list[int]
+    records: list[tuple | None]
+    index: dict[int, int]
     fingerprint: tuple
+
+
+def _in_id_order(ids: list[int], versions: list[int], records: list, fingerprint: tuple) -> TableRows:
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    ids = [ids[i] for i in order]
+    return TableRows(ids, [versions[i] for i in order], [records[i] for i in order],
+                     dict(zip(ids, range(len(ids)))), fingerprint)
 
 
 @dataclass(frozen=True)
@@ -94,6 +106,7 @@ class MetricsSnapshot:
     translations: TableRows
     annotations: TableRows
     users: dict[int, str]
+    mapped: dict[int, int]  # translation id -> aspects its map keeps: what its record says
     gold_key: tuple
     gold: dict[int, ItemGold]
 
@@ -124,7 +137,7 @@ def _load_metrics_input(
     """``load_metrics_input`` inside the caller's transaction; ``gold``: the project's gold in force
     (``db.gold``) when the caller has read it already."""
     with paused_gc():
-        return _read_snapshot(session, project_id, None, gold).data
+        return _read_snapshot(session, project_id, None, gold, keep=False).data
 
 
 def _fingerprint(conn, table) -> tuple:
@@ -137,35 +150,70 @@ def _fingerprint(conn, table) -> tuple:
     return count, int(versions), int(ids), moment(latest)
 
 
-def _table_rows(conn, table, statement, build, previous: TableRows | None) -> TableRows:
-    """The rows of ``table`` that count (``statement``, its first column the id, made into records by
-    ``build``), patched from ``previous`` where that is possible and checked: the patched rows must give
-    the fingerprint the table has now, else everything is read again."""
+def _table_rows(conn, table, statement, build, previous: TableRows | None, keep: bool = True) -> TableRows:
+    """Every row of ``table`` (``TableRows``); the submitted ones made into records by ``build`` (over the
+    rows of ``statement``: the id, the version, then what a record is made from; it returns the three
+    columns). Patched from ``previous`` where that is possible, and checked: the patched rows must give the
+    fingerprint the table has now, else everything is read again. Without ``keep`` only the submitted rows
+    are read, with nothing kept for a later patch (a one-off load: the command line, the export)."""
+    if not keep:
+        return TableRows(*build(fetch(conn, statement.where(table.status == SUBMITTED).order_by(table.id))), {}, None)
     fingerprint = _fingerprint(conn, table)
     if previous is not None and previous.fingerprint == fingerprint:
         return previous
+    submitted = table.status == SUBMITTED
     if previous is not None and previous.fingerprint[3] is not None:
-        recent = dict(fetch(conn, select(table.id, table.version).where(
-            table.updated_at >= previous.fingerprint[3] - RECENT)))
-        changed = [pk for pk, version in recent.items()
-                   if (old := previous.records.get(pk)) is None or old[0] != version]
+        recent = fetch(conn, select(table.id, table.version).where(
+            table.updated_at >= previous.fingerprint[3] - RECENT))
+        index, versions = previous.index, previous.versions
+        changed = {pk: version for pk, version in recent if (i := index.get(pk)) is None or versions[i] != version}
         if len(changed) <= REREAD_BY_ID:
-            built = build(fetch(conn, statement.where(among(table.id, changed)))) if changed else {}
-            records = dict(previous.records)
-            for pk in changed:
-                records[pk] = (recent[pk], built.get(pk))
-            if (len(records), sum(v for v, _ in records.values()), sum(records)) == fingerprint[:3]:
-                if changed and min(changed) < max(previous.records, default=0) and any(
-                        pk not in previous.records for pk in changed):
-                    records = dict(sorted(records.items()))
-                return TableRows(records, fingerprint)
-    versions = fetch(conn, select(table.id, table.version).order_by(table.id))
-    built = build(fetch(conn, statement))
-    return TableRows({pk: (version, built.get(pk)) for pk, version in versions}, fingerprint)
+            ids, versions, records = list(previous.ids), list(versions), list(previous.records)
+            built = {}
+            if changed:
+                built_ids, _, built_records = build(fetch(conn, statement.where(submitted & among(table.id, changed))))
+                built = dict(zip(built_ids, built_records))
+            added = [pk for pk in changed if pk not in index]
+            if added:
+                index = dict(index)
+            for pk, version in changed.items():
+                i = index.get(pk)
+                if i is None:
+                    index[pk] = len(ids)
+                    ids.append(pk)
+                    versions.append(version)
+                    records.append(built.get(pk))
+                else:
+                    versions[i], records[i] = version, built.get(pk)
+            if (len(ids), sum(versions), sum(ids)) == fingerprint[:3]:
+                if added and min(added) < max(previous.ids, default=0):
+                    return _in_id_order(ids, versions, records, fingerprint)  # as a full read gives them
+                return TableRows(ids, versions, records, index, fingerprint)
+    ids, versions, records = build(fetch(conn, statement.where(submitted).order_by(table.id)))
+    if len(ids) == fingerprint[0]:
+        return TableRows(ids, versions, records, dict(zip(ids, range(len(ids)))), fingerprint)
+    others = fetch(conn, select(table.id, table.version).where(~submitted))
+    return _in_id_order(ids + [pk for pk, _ in others], versions + [v for _, v in others],
+                        records + [None] * len(others), fingerprint)
+
+
+def _with_maps(rows: TableRows, mapped: dict[int, int], before: dict[int, int]) -> TableRows:
+    """The translation records with the aspect maps saved since ``before`` (an aspect map is rows of its
+    own: saving it need not touch its translation's version)."""
+    places = [rows.index[pk] for pk in mapped.keys() | before.keys()
+              if mapped.get(pk) != before.get(pk) and pk in rows.index]
+    stale = [i for i in places if rows.records[i] is not None and rows.records[i][7] != mapped.get(rows.ids[i])]
+    if not stale:
+        return rows
+    records = list(rows.records)
+    for i in stale:
+        records[i] = records[i]._replace(aspects_mapped=mapped.get(rows.ids[i]))
+    return TableRows(rows.ids, rows.versions, records, rows.index, rows.fingerprint)
 
 
 def _read_snapshot(
-    session: Session, project_id: int, previous: MetricsSnapshot | None, gold: dict[int, ItemGold] | None = None
+    session: Session, project_id: int, previous: MetricsSnapshot | None, gold: dict[int, ItemGold] | None = None,
+    keep: bool = True,
 ) -> MetricsSnapshot:
     conn = session.connection()
     k = conn.execute(select(Project.annotators_per_item).where(Project.id == project_id)).scalar()
@@ -206,42 +254,44 @@ def _read_snapshot(
     }
     in_sentences = {s.pk for s in sentences}
 
-    def translation_records(rows: list[tuple]) -> dict[int, TranslationInfo]:
-        pk, spk, phase, uid, text, untranslatable, submitted = _columns(rows, 7)
+    def translation_records(rows: list[tuple]) -> tuple[list[int], list[int], list[TranslationInfo]]:
+        pk, version, spk, phase, uid, text, untranslatable, submitted = _columns(rows, 8)
         # tuple.__new__ skips the NamedTuple's Python-level __new__: half the cost per record.
-        return dict(zip(pk, map(tuple.__new__, repeat(TranslationInfo), zip(
+        records = map(tuple.__new__, repeat(TranslationInfo), zip(
             pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable), moments(submitted),
             map(mapped.get, pk),
-        ))))
+        ))
+        return pk, version, list(records)
 
+    before = previous.translations if previous is not None else None
     translation_rows = _table_rows(conn, Translation, select(
-        Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
+        Translation.id, Translation.version, Translation.sentence_id, Translation.phase, Translation.translator_id,
         Translation.text, Translation.untranslatable, Translation.submitted_at,
-    ).where(Translation.status == SUBMITTED), translation_records,
-        previous.translations if previous is not None else None)
-    translations = []
-    for _, record in translation_rows.records.values():
-        if record is not None and record[1] in in_sentences:
-            if record[7] != mapped.get(record[0]):  # its aspect map was saved after the record was built
-                record = record._replace(aspects_mapped=mapped.get(record[0]))
-            translations.append(record)
+    ), translation_records, before, keep)
+    if before is not None:  # aspect maps saved since, of translations not read again
+        translation_rows = _with_maps(translation_rows, mapped, previous.mapped)
+    translations = list(filter(None, translation_rows.records))
+    if not in_sentences.issuperset(map(itemgetter(1), translations)):
+        translations = [t for t in translations if t[1] in in_sentences]
     known = set(map(itemgetter(0), translations))
 
-    def tag_set_records(rows: list[tuple]) -> dict[int, TagSet]:
-        pk, translation_pk, uid, raw, submitted = _columns(rows, 5)
+    def tag_set_records(rows: list[tuple]) -> tuple[list[int], list[int], list[TagSet]]:
+        pk, version, translation_pk, uid, raw, submitted = _columns(rows, 6)
         parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
-        return dict(zip(pk, map(tuple.__new__, repeat(TagSet), zip(
+        records = map(tuple.__new__, repeat(TagSet), zip(
             translation_pk, map(users.__getitem__, uid), map(parsed.__getitem__, raw), moments(submitted),
-        ))))
+        ))
+        return pk, version, list(records)
 
     before = previous.annotations if previous is not None else None
     annotation_rows = _table_rows(conn, Annotation, (
-        select(Annotation.id, TaggingItem.translation_id, Annotation.annotator_id, cast(Annotation.tags, Text),
-               Annotation.submitted_at)
-        .join(TaggingItem, TaggingItem.id == Annotation.item_id)
-        .where(Annotation.status == SUBMITTED)), tag_set_records, before)
-    tag_sets = [r for _, r in annotation_rows.records.values() if r is not None and r[0] in known]
-    invalid = sum(1 for ts in tag_sets if ts.tags is None)
+        select(Annotation.id, Annotation.version, TaggingItem.translation_id,
+               Annotation.annotator_id, cast(Annotation.tags, Text), Annotation.submitted_at)
+        .join(TaggingItem, TaggingItem.id == Annotation.item_id)), tag_set_records, before, keep)
+    tag_sets = list(filter(None, annotation_rows.records))
+    if not known.issuperset(map(itemgetter(0), tag_sets)):
+        tag_sets = [ts for ts in tag_sets if ts[0] in known]
+    invalid = list(map(itemgetter(2), tag_sets)).count(None)
     if invalid:
         tag_sets = [ts for ts in tag_sets if ts.tags is not None]
 
@@ -253,7 +303,7 @@ def _read_snapshot(
         *conn.execute(select(func.count(Adjudication.id), func.max(Adjudication.id))).one(),
         *conn.execute(select(func.count(AnnotationAssignment.id), func.max(AnnotationAssignment.id),
                              cast(func.max(AnnotationAssignment.updated_at), Text))).one(),
-    )
+    ) if keep else None
     if gold is None:
         if annotation_rows is before and previous.gold_key == gold_key:
             gold = previous.gold
@@ -267,7 +317,7 @@ def _read_snapshot(
                 adjudicated[item.translation_id] = tags
 
     data = MetricsInput(sentences, translations, tag_sets, adjudicated, k, invalid)
-    return MetricsSnapshot(data, translation_rows, annotation_rows, users, gold_key, gold)
+    return MetricsSnapshot(data, translation_rows, annotation_rows, users, mapped, gold_key, gold)
 
 
 def project_settings(engine: Engine, project_id: int) -> dict:

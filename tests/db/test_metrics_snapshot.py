@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 import db.metrics_data as metrics_data
 from corpus.vocabulary import GoldSource, Status
-from db.metrics_data import load_metrics_snapshot
+from db.metrics_data import load_metrics_input, load_metrics_snapshot
 from db.models import (
     Adjudication,
     Annotation,
@@ -34,9 +34,9 @@ def world(any_engine):
 
 
 def refreshed(engine, pid, previous):
-    """The refresh from ``previous``, checked against a full load."""
+    """The refresh from ``previous``, checked against a full load and a one-off load."""
     snapshot = load_metrics_snapshot(engine, pid, previous)
-    assert snapshot.data == load_metrics_snapshot(engine, pid).data
+    assert snapshot.data == load_metrics_snapshot(engine, pid).data == load_metrics_input(engine, pid)
     return snapshot
 
 
