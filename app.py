@@ -98,6 +98,13 @@ if __name__ == "__main__":
     main()
 else:
     from starlette.middleware import Middleware  # noqa: E402
+    from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
+
+    # The pages live in pages/, the folder Streamlit's first multipage version serves by itself until a run
+    # of this router calls st.navigation: a fresh server's first request on a deep link (/tag) would run
+    # pages/tag.py alone, with every file listed in the sidebar and no Log out. This router is the only way
+    # in, from the first request on.
+    PagesManager.uses_pages_directory = False
 
     from ui.api_routes import ROUTES  # noqa: E402
     from ui.auth_routes import AUTH_ROUTES, SecurityHeaders, trust_only_configured_proxies  # noqa: E402

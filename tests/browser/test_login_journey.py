@@ -222,3 +222,25 @@ def test_the_session_ends_in_every_tab_and_an_open_tab_writes_nothing_and_says_w
     if ending == "password change":
         tab_a.reload()
         tab_a.get_by_role("button", name="Log out").wait_for()  # the tab that changed it stays logged in
+
+
+def test_a_deep_link_on_a_fresh_server_opens_through_the_router(demo_sqlite, tmp_path, start_app, browser_page):
+    """The first request a server gets may be a bookmark of a page: it opens that page inside the router
+    (the person's pages in the sidebar, Log out), never the page file alone with every file listed."""
+    from db.engine import make_engine
+    from tests.support.databases import copy_of
+    from tests.support.login_tokens import login_token
+
+    url = copy_of(demo_sqlite, tmp_path / "app.db")
+    engine = make_engine(url)
+    server = start_app(url)
+    page = browser_page
+    page.context.add_cookies([{"name": "corpus_session", "value": login_token(engine, "meera"), "url": server.url}])
+    page.goto(_url(server, "tag"))
+    page.get_by_role("heading", name="Tag aspects").wait_for()
+    page.get_by_role("button", name="Log out").wait_for()
+    nav = page.get_by_test_id("stSidebarNav")
+    expect(nav.get_by_role("link", name="Tag aspects")).to_be_visible()
+    for file_only in ("app", "users", "dashboard"):  # what the page folder alone lists
+        expect(nav.get_by_role("link", name=file_only, exact=True)).to_have_count(0)
+    engine.dispose()
