@@ -91,6 +91,24 @@ def screenshot(page, name: str, *, always: bool = False) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+def enter_as(page, server, username: str, path: str) -> None:
+    """Open ``path`` of ``server`` (an AppServer) logged in as ``username``, with the session cookie the login
+    form would have set, made in the server's database: for tests whose subject is not the login (the form
+    has its own tests in test_login_journey.py, and the journeys log in through it). Saves each test the
+    login page, the form's round trip and a reload."""
+    from db.engine import make_engine
+    from tests.support.login_tokens import login_token
+
+    engine = make_engine(server.database_url)
+    try:
+        token = login_token(engine, username)
+    finally:
+        engine.dispose()
+    page.context.add_cookies([{"name": "corpus_session", "value": token, "url": server.url}])
+    page.goto(f"{server.url.rstrip('/')}/{path}")
+    page.get_by_role("button", name="Log out").wait_for()
+
+
 def login(page, base_url: str, username: str, password: str) -> None:
     """Log in through the real login form."""
     page.goto(base_url)

@@ -8,9 +8,8 @@ from sqlalchemy.orm import Session
 
 from db.final_choice import compare
 from db.models import FinalChoice
-from tests.browser.journey_steps import login, screenshot, settle
+from tests.browser.journey_steps import enter_as, screenshot, settle
 from tests.support.final_fixtures import build
-from tests.support.tagging_fixtures import PASSWORD
 
 
 def heading(page, key: str):
@@ -30,8 +29,7 @@ def test_three_sentences_with_one_key_each_then_untranslatable(database, start_a
     autos = {sid: compare(engine, sid).pick.candidate.translation_id for sid in ids["s"][:3]}
     app = start_app(url)
     page = browser_page
-    login(page, app.url, "lena", PASSWORD)
-    page.goto(f"{app.url}/final?show=undecided")
+    enter_as(page, app, "lena", "final?show=undecided")
     heading(page, "restaurant/train/7").wait_for()
     page.get_by_text("3 of 4 undecided").wait_for()
     screenshot(page, "final-decision-view")

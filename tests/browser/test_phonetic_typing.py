@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from journey_steps import login, screenshot
+from journey_steps import enter_as, screenshot
 from websocket_hold import SendHold
 from playwright.sync_api import expect
 from sqlalchemy import select
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from db.models import Translation  # noqa: E402
 from db.typing import learned_forms, suggest_for  # noqa: E402
-from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id  # noqa: E402
+from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id  # noqa: E402
 
 pytestmark = pytest.mark.browser
 WAIT = 30000  # ms an expectation waits: the page reruns slowly on a loaded machine
@@ -48,11 +48,10 @@ def model_ready(page, server_url: str, engine) -> None:
     assert r.status == 200, r.status
 
 
-def open_editor(page, server_url: str, engine=None):
+def open_editor(page, server, engine=None):
     if engine is not None:
-        model_ready(page, server_url, engine)
-    login(page, server_url, "asha", PASSWORD)
-    page.get_by_role("link", name="Translate").click()
+        model_ready(page, server.url, engine)
+    enter_as(page, server, "asha", "translate")
     page.get_by_role("heading", name="Blind translation").wait_for()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
     editor.wait_for()
@@ -76,7 +75,7 @@ def wait_for_stored(engine, expected: list[str]) -> None:
 def test_roman_words_become_hindi_as_typed_and_ctrl_enter_submits(typing_db, start_app, browser_page):
     url, engine = typing_db
     page = browser_page
-    editor = open_editor(page, start_app(url).url, engine)
+    editor = open_editor(page, start_app(url), engine)
     expect(editor).to_be_focused(timeout=WAIT)  # the task opens ready to type
     keys = 0
     for ch in PHRASE:  # one keystroke per character, spaces included
@@ -101,7 +100,7 @@ def test_roman_words_become_hindi_as_typed_and_ctrl_enter_submits(typing_db, sta
 def test_a_number_key_picks_another_spelling_which_is_learned_for_the_project(typing_db, start_app, browser_page):
     url, engine = typing_db
     page = browser_page
-    editor = open_editor(page, start_app(url).url, engine)
+    editor = open_editor(page, start_app(url), engine)
     page.keyboard.type("mera")
     second = page.get_by_role("option").nth(1)
     expect(second).to_be_visible(timeout=WAIT)
@@ -117,7 +116,7 @@ def test_a_number_key_picks_another_spelling_which_is_learned_for_the_project(ty
 def test_esc_keeps_a_name_in_roman_and_devanagari_passes_through(typing_db, start_app, browser_page):
     url, engine = typing_db
     page = browser_page
-    editor = open_editor(page, start_app(url).url, engine)
+    editor = open_editor(page, start_app(url), engine)
     page.keyboard.type("Sony")
     expect(page.get_by_role("listbox", name="Suggestions")).to_be_visible(timeout=WAIT)
     page.keyboard.press("Escape")
@@ -143,7 +142,7 @@ def test_text_typed_but_not_yet_saved_is_offered_back_after_a_refresh(typing_db,
     url, engine = typing_db
     page = browser_page
     sends = SendHold(page)
-    editor = open_editor(page, start_app(url).url, engine)
+    editor = open_editor(page, start_app(url), engine)
     sends.hold()  # the autosave of what follows never reaches the server
     page.keyboard.type("mera ")
     expect(editor).to_have_value("मेरा ", timeout=WAIT)
@@ -167,7 +166,7 @@ def test_two_tabs_of_one_task_keep_their_own_unsaved_text(typing_db, start_app, 
     first = browser_page
     first_sends = SendHold(first)
     server = start_app(url)
-    open_editor(first, server.url, engine)
+    open_editor(first, server, engine)
     second = first.context.new_page()
     second_sends = SendHold(second)
     second.goto(first.url)

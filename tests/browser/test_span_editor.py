@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
-from journey_steps import login, screenshot
+from journey_steps import enter_as, screenshot
 from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import Annotation, TaggingItem
 from db.tagging import assign_annotators
-from tests.support.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id
+from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,9 +54,8 @@ def tags(page) -> list[str]:
         "els => els.map(e => e.dataset.tag)")
 
 
-def open_tagging(page, base_url: str) -> None:
-    login(page, base_url, "meera", PASSWORD)
-    page.get_by_role("link", name="Tag aspects").click()
+def open_tagging(page, server) -> None:
+    enter_as(page, server, "meera", "tag")
     editor(page).wait_for()
     expect(editor(page)).to_be_focused()  # the editor takes focus when the item opens
 
@@ -93,7 +92,7 @@ def test_one_drag_and_one_key_mark_a_two_token_aspect_and_it_reaches_the_databas
     meera, _ = one_item(engine)
     server = start_app(url)
     page = browser_page
-    open_tagging(page, server.url)
+    open_tagging(page, server)
     start, end = token(page, 1).bounding_box(), token(page, 2).bounding_box()
     page.mouse.move(start["x"] + 5, start["y"] + start["height"] / 2)
     page.mouse.down()
@@ -125,7 +124,7 @@ def test_keyboard_alone_tags_two_aspects_and_submits_in_five_actions_and_dump_wo
     meera, _ = one_item(engine, aspect_map=AMAP)
     server = start_app(url)
     page = browser_page
-    open_tagging(page, server.url)
+    open_tagging(page, server)
     expect(token(page, 1)).to_have_attribute("data-suggested", "1")  # dashed suggestions in the editor
     keys = ["Tab", "Enter", "Tab", "Enter", "Control+Enter"]
     for key in keys:
@@ -162,7 +161,7 @@ def test_the_item_under_the_annotator_never_changes_on_click_accept_remove_or_su
     meera, (first, second) = two_translations_of_one_sentence(engine)
     server = start_app(url)
     page = browser_page
-    open_tagging(page, server.url)
+    open_tagging(page, server)
     key = page.get_by_test_id("item-key")
     expect(key).to_contain_text(f"#{first}")
     opened = key.inner_text()
@@ -226,7 +225,7 @@ def test_a_save_never_moves_the_editor(database, start_app, browser_page):
     meera, _ = one_item(engine)
     server = start_app(url)
     page = browser_page
-    open_tagging(page, server.url)
+    open_tagging(page, server)
     before, above = settled_layout(page)
     token(page, 1).click()
     page.keyboard.press("Enter")
@@ -246,7 +245,7 @@ def test_the_selection_shows_within_50_ms_of_the_click(database, start_app, brow
     one_item(engine)
     server = start_app(url)
     page = browser_page
-    open_tagging(page, server.url)
+    open_tagging(page, server)
     page.evaluate("""() => {
         const root = document.querySelector('[data-testid="span-editor"]');
         const tok = root.querySelector('[data-token-index="3"]');
@@ -276,7 +275,7 @@ def test_on_a_phone_tapping_tokens_marks_a_span_and_the_editor_wraps(database, s
     page = context.new_page()
     page.set_default_timeout(45000)
     try:
-        open_tagging(page, server.url)  # log in at desktop width (the sidebar's Log out shows it worked) ...
+        open_tagging(page, server)  # log in at desktop width (the sidebar's Log out shows it worked) ...
         page.set_viewport_size({"width": 390, "height": 844})  # ... then tag at phone width
         assert page.evaluate("matchMedia('(hover: none)').matches")  # a touch screen, as the CSS sees it
         token(page, 1).tap()

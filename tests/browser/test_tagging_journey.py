@@ -4,7 +4,7 @@ stays inert text in the tagging and adjudication views."""
 from __future__ import annotations
 
 import pytest
-from journey_steps import login, screenshot
+from journey_steps import enter_as, login, screenshot
 from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -24,9 +24,8 @@ XSS_ANNOTATOR = "<img/src/onerror=window.__xss=4>"
 XSS_TRANSLATOR = "<svg/onload=window.__xss=5>"
 
 
-def open_tagging(page, base_url: str, username: str) -> None:
-    login(page, base_url, username, PASSWORD)
-    page.get_by_role("link", name="Tag aspects").click()
+def open_tagging(page, server, username: str) -> None:
+    enter_as(page, server, username, "tag")
     page.get_by_role("heading", name="Tag aspects").wait_for()
 
 
@@ -45,7 +44,7 @@ def test_annotator_tags_two_spans_in_a_hindi_sentence_and_submits(database, star
 
     server = start_app(url)
     page = browser_page
-    open_tagging(page, server.url, "meera")
+    open_tagging(page, server, "meera")
     token(page, 0).wait_for()  # the editor mounts after the page's first run
     expect(page.locator('[data-testid="span-editor"] [data-token-index]')).to_have_text([
         "लेकिन", "स्टाफ़", "सर्विस", "और", "खाना", "बहुत", "बुरा", "था", "।"])  # exactly the frozen tokens
@@ -102,7 +101,7 @@ def test_html_in_a_translation_renders_as_text_in_tagging_and_adjudication(datab
     server = start_app(url)
     page = browser_page
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    open_tagging(page, server.url, "meera")
+    open_tagging(page, server, "meera")
     page.locator(".source-text").wait_for()
     assert "<b>staff</b>" in page.locator(".source-text").inner_text()
     assert page.locator(".source-text mark").nth(1).inner_text() == XSS_TERM  # whole, unsplit, as text

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from journey_steps import after_rerun, choose, fresh, login, screenshot
+from journey_steps import after_rerun, choose, enter_as, fresh, login, screenshot
 from websocket_hold import SendHold
 from playwright.sync_api import expect
 from sqlalchemy import select
@@ -107,8 +107,7 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     server = start_app(url)
     page = browser_page
     sends = SendHold(page)
-    login(page, server.url, "asha", PASSWORD)
-    page.get_by_role("link", name="Translate").click()
+    enter_as(page, server, "asha", "translate")
     page.get_by_role("heading", name="Blind translation").wait_for()
     editor = page.get_by_role("textbox", name="Your Hindi translation")
     sends.hold()  # whatever the page sends from here on (its autosave) never reaches the server
