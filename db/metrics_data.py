@@ -121,8 +121,8 @@ RECENT = timedelta(minutes=10)
 def load_metrics_snapshot(engine: Engine, project_id: int, previous: MetricsSnapshot | None = None) -> MetricsSnapshot:
     """The project's metrics input; given the ``previous`` snapshot of the same database and project, only
     what changed since is read again (the dashboard after a save). Either way the result is the input a
-    full load gives (tests compare them). One consistent read: PostgreSQL reads at REPEATABLE READ, SQLite's
-    read transaction is a snapshot already."""
+    full load gives (tests compare them); when it equals the previous one, it is the previous one. One
+    consistent read: PostgreSQL reads at REPEATABLE READ, SQLite's read transaction is a snapshot already."""
     read = reader(engine)
     if read.dialect.name == "postgresql":
         read = read.execution_options(isolation_level="REPEATABLE READ")
@@ -317,6 +317,8 @@ def _read_snapshot(
                 adjudicated[item.translation_id] = tags
 
     data = MetricsInput(sentences, translations, tag_sets, adjudicated, k, invalid)
+    if previous is not None and data == previous.data:
+        data = previous.data  # nothing counted changed (drafts saved): readers may keep what they derived
     return MetricsSnapshot(data, translation_rows, annotation_rows, users, mapped, gold_key, gold)
 
 

@@ -10,13 +10,14 @@ latest save (``latest_save``), so a new save shows on the next run.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from corpus.agreement import filter_input
+from corpus.agreement import MetricsInput, filter_input
 from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, corpus_cmi, keep_roman_entities, sentence_tags
 from corpus.metrics import (
     EXPLANATIONS,
@@ -50,7 +51,7 @@ from corpus.ranking import (
 from corpus.spreadsheet import frame_csv
 from corpus.vocabulary import Status
 from db.browse import domains_and_splits
-from db.metrics_data import latest_save, load_metrics_snapshot, load_progress, project_settings
+from db.metrics_data import MetricsSnapshot, latest_save, load_metrics_snapshot, load_progress, project_settings
 from db.model_store import suggestion_exposure
 from db.queries import final_translations, keep_roman_glossary
 from ui.common import get_engine, project_id, require_role
@@ -64,52 +65,62 @@ SENTENCE_VIEW = "pages/sentences.py"
 LOWEST = 200  # sentence-phase units listed (all of them in the CSV)
 
 
+class CountedCorpora:
+    """Server-wide, per (database, project): the latest metrics snapshot, the save stamp it was loaded for,
+    and the corpus the figures count, numbered by generation. A save that changes nothing counted (every
+    autosave of a draft) changes the stamp, not the generation, so the figures cached for it stay; a load
+    after a save reads only the rows that changed (``db.metrics_data.load_metrics_snapshot``)."""
+
+    KEPT = 3  # generations kept: a run still computing an older one finds its corpus
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._latest: dict[tuple, tuple[tuple, MetricsSnapshot, int]] = {}
+        self._corpus: dict[tuple, MetricsInput] = {}
+
+    def generation(self, engine, db: str, project: int, stamp: tuple) -> tuple[int, bool]:
+        """The generation of the corpus counted at ``stamp``, and whether it is new. (Everything it uses comes
+        in as arguments: this object outlives the script run that made it, and that run's globals.)"""
+        with self._lock:
+            latest = self._latest.get((db, project))
+            if latest is not None and latest[0] == stamp:
+                return latest[2], False
+            before = latest[1] if latest is not None else None
+            with loaded_outside_collections():
+                snapshot = load_metrics_snapshot(engine, project, before)
+            new = latest is None or snapshot.data is not before.data
+            if not new:
+                generation = latest[2]
+            else:
+                generation = latest[2] + 1 if latest is not None else 0
+                self._corpus[(db, project, generation)] = snapshot.data
+                for key in [k for k in self._corpus if k[:2] == (db, project) and k[2] <= generation - self.KEPT]:
+                    del self._corpus[key]
+            self._latest[(db, project)] = (stamp, snapshot, generation)
+            return generation, new
+
+    def corpus(self, db: str, project: int, generation: int) -> MetricsInput:
+        return self._corpus[(db, project, generation)]
+
+
 @st.cache_resource(show_spinner=False)
-def _snapshots() -> dict:
-    """(database, project) -> the latest metrics snapshot loaded (server-wide): the load after a save reads
-    only the rows that changed since (``db.metrics_data.load_metrics_snapshot``)."""
-    return {}
+def _corpora() -> CountedCorpora:
+    return CountedCorpora()
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)
-def _input(db: str, project: int, stamp: tuple):
-    """The raw records (about 150,000 at paper scale) are kept as they are, not pickled on every hit, and out
-    of the collector's passes (``ui.heap``)."""
-    with loaded_outside_collections():
-        snapshot = load_metrics_snapshot(engine, project, _snapshots().get((db, project)))
-        _snapshots()[(db, project)] = snapshot
-        return snapshot.data
-
-
-def _scoped(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]):
+def _scoped(db: str, project: int, generation: int, domains: tuple[str, ...], splits: tuple[str, ...]):
     """The filters' input; an empty filter means every domain (split), not none."""
-    return filter_input(_input(db, project, stamp), domains or None, splits or None)
+    return filter_input(_corpora().corpus(db, project, generation), domains or None, splits or None)
 
 
 @st.cache_resource(show_spinner=False, max_entries=6)
-def _agreement(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
+def _agreement(db: str, project: int, generation: int, domains: tuple[str, ...], splits: tuple[str, ...],
                domain: str | None, phase: str | None):
     """Every figure of the filters' input, narrowed to a domain and phase (None: all). One cache entry per
-    scope: callers pass all seven arguments, so the whole corpus is computed once."""
-    data = in_scope(_scoped(db, project, stamp, domains, splits), domain, phase)
+    scope: callers pass all seven arguments, so the whole corpus is computed once. Kept as they are, not
+    pickled on every hit."""
+    data = in_scope(_scoped(db, project, generation, domains, splits), domain, phase)
     return data, compute_agreement(data)
-
-
-@st.cache_resource(show_spinner=False)
-def _latest_stamps() -> dict:
-    """(database, project) -> the save stamp the corpus caches above were last filled for (server-wide)."""
-    return {}
-
-
-def _forget_older_saves(db: str, project: int, stamp: tuple) -> None:
-    """After a new save the corpora cached for older stamps serve nobody: dropping them before the new load
-    keeps one copy of the ~150,000 records in the process instead of up to six, and every full pass of the
-    cyclic collector (the records are tuple subclasses, which it never stops tracking) scans one copy."""
-    seen = _latest_stamps()
-    if seen.get((db, project), stamp) != stamp:
-        _agreement.clear()
-        _input.clear()
-    seen[(db, project)] = stamp
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -119,8 +130,8 @@ def _exposure(db: str, project: int, stamp: tuple):
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _overview(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
-    data, agreement = _agreement(db, project, stamp, domains, splits, None, None)
+def _overview(db: str, project: int, generation: int, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
+    data, agreement = _agreement(db, project, generation, domains, splits, None, None)
     with paused_gc():
         return _overview_tables(data, agreement)
 
@@ -148,9 +159,9 @@ def _overview_tables(data, agreement) -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _ranked(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
+def _ranked(db: str, project: int, generation: int, domains: tuple[str, ...], splits: tuple[str, ...],
             domain: str | None, phase: str | None) -> dict:
-    data, agreement = _agreement(db, project, stamp, domains, splits, domain, phase)
+    data, agreement = _agreement(db, project, generation, domains, splits, domain, phase)
     with paused_gc():  # thousands of rows and no cycles: no full collection over the corpus meanwhile
         units = sentence_agreement(data, agreement)
         return {
@@ -161,9 +172,9 @@ def _ranked(db: str, project: int, stamp: tuple, domains: tuple[str, ...], split
         }
 
 
-def _all_sentences(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
+def _all_sentences(db: str, project: int, generation: int, domains: tuple[str, ...], splits: tuple[str, ...],
                    domain: str | None, phase: str | None) -> list[dict]:
-    data, agreement = _agreement(db, project, stamp, domains, splits, domain, phase)
+    data, agreement = _agreement(db, project, generation, domains, splits, domain, phase)
     return sentence_ranking(data, agreement)
 
 
@@ -172,15 +183,18 @@ def _open_work(db: str, project: int, stamp: tuple) -> Future:
     """The open work (``load_progress``), read in a thread of its own as soon as the save stamp is known:
     the read is SQL that SQLite and PostgreSQL run while this run computes the figures (their drivers let
     go of the interpreter meanwhile)."""
-    return _READS.submit(load_progress, engine, project, False)
+    return _reads().submit(load_progress, engine, project, False)
 
 
-_READS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dashboard-read")
+@st.cache_resource(show_spinner=False)
+def _reads() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="dashboard-read")
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
-    data = _scoped(db, project, stamp, domains, splits)
+def _progress(db: str, project: int, stamp: tuple, generation: int, domains: tuple[str, ...],
+              splits: tuple[str, ...]) -> dict:
+    data = _scoped(db, project, generation, domains, splits)
     open_work = _open_work(db, project, stamp).result()
     counts = filter_counts(open_work, domains or None, splits or None) + submitted_counts(data)
     return {
@@ -190,10 +204,10 @@ def _progress(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spl
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _codemix(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...],
+def _codemix(db: str, project: int, stamp: tuple, generation: int, domains: tuple[str, ...], splits: tuple[str, ...],
              entities: tuple[str, ...]) -> dict:
     """CMI over the final translation of each sentence in scope; every submitted translation when none is chosen."""
-    data = _scoped(db, project, stamp, domains, splits)
+    data = _scoped(db, project, generation, domains, splits)
     in_scope_ = {s.pk: s for s in data.sentences}
     every_final = final_translations(engine, project)
     finals = {pk: f for pk, f in every_final.items() if pk in in_scope_}
@@ -222,8 +236,8 @@ def _codemix(db: str, project: int, stamp: tuple, domains: tuple[str, ...], spli
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _spelling(db: str, project: int, stamp: tuple, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
-    _, agreement = _agreement(db, project, stamp, domains, splits, None, None)
+def _spelling(db: str, project: int, generation: int, domains: tuple[str, ...], splits: tuple[str, ...]) -> dict:
+    _, agreement = _agreement(db, project, generation, domains, splits, None, None)
     return spelling_tolerant_report(agreement.rouge, limit=50)
 
 
@@ -276,8 +290,10 @@ if not all_domains:
 with st.spinner("Computing agreement over the whole corpus…"):
     stamp = latest_save(engine, pid)
     _open_work(DB_KEY, pid, stamp)  # read meanwhile
-    _forget_older_saves(DB_KEY, pid, stamp)
-    overview = _overview(DB_KEY, pid, stamp, domains, splits)
+    generation, new_corpus = _corpora().generation(engine, DB_KEY, pid, stamp)
+    if new_corpus:
+        _agreement.clear()  # the figures of older corpora serve nobody: one corpus's figures in the process
+    overview = _overview(DB_KEY, pid, generation, domains, splits)
 
 # --- Table 2 -----------------------------------------------------------------------------------------
 st.subheader("Agreement (seed paper Table 2)")
@@ -319,7 +335,7 @@ st.caption(
                        if scope_domain else "every domain and phase. Click a bar to narrow them to it.")
 )
 with st.spinner("Ranking…"):
-    ranked = _ranked(DB_KEY, pid, stamp, domains, splits, scope_domain, scope_phase)
+    ranked = _ranked(DB_KEY, pid, generation, domains, splits, scope_domain, scope_phase)
 
 st.markdown("**Lowest-agreement sentences**")
 sentences = ranked["sentences"]
@@ -390,7 +406,7 @@ else:
     st.caption("A point per week with data; weeks without any are gaps. n: pairs (ROUGE-L), tagged translations (kappa).")
 
 st.subheader("Progress")
-progress = _progress(DB_KEY, pid, stamp, domains, splits)
+progress = _progress(DB_KEY, pid, stamp, generation, domains, splits)
 table([{k: r[k] for k in ("phase", "translations submitted", "translations assigned", "translated % (of assigned)",
                           "tagged % (of submitted translations x K)")} for r in progress["phases"]],
       "dash_progress_phases", column_config={
@@ -455,7 +471,7 @@ with st.expander("More tables and the CSV downloads"):
     for label, rows, name in (
         ("Table 2", overview["table2_numbers"], "table2"),
         (f"agreement of all {ranked['units']} sentence-phase units",
-         lambda: _all_sentences(DB_KEY, pid, stamp, domains, splits, **scope), "sentence_agreement"),
+         lambda: _all_sentences(DB_KEY, pid, generation, domains, splits, **scope), "sentence_agreement"),
         ("translators", ranked["translators"], "translators"),
         ("annotators", ranked["annotators"], "annotators"),
         ("annotator pairs", overview["annotator_pairs"], "annotator_pairs"),
@@ -480,7 +496,7 @@ TAG_MEANINGS = {
 
 if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
     entities = tuple(keep_roman_entities(keep_roman_glossary(engine, pid)))
-    mixing = _codemix(DB_KEY, pid, stamp, domains, splits, entities)
+    mixing = _codemix(DB_KEY, pid, stamp, generation, domains, splits, entities)
     st.caption(
         "Code-Mixing Index (Gambäck & Das 2014): per sentence 100 × (1 − tokens of the dominant language / tokens "
         "that carry a language), named entities and punctuation carrying none; 0 means one language only. "
@@ -523,7 +539,7 @@ if st.toggle("Code-mixing (CMI)", key="dash_codemix"):
 
 if st.toggle("Spelling-tolerant ROUGE-L", key="dash_spelling"):
     with st.spinner("Scoring every translation pair with spelling variants folded…"):
-        spelling = _spelling(DB_KEY, pid, stamp, domains, splits)
+        spelling = _spelling(DB_KEY, pid, generation, domains, splits)
     columns = ("aware", "blind", "overall")
     spelling_figures = [
         {"figure": "ROUGE-L F, raw (official)", **{c: spelling["raw"][c] for c in columns}},

@@ -9,6 +9,7 @@ demo project is loaded once and copied the same way.
 from __future__ import annotations
 
 import os
+import statistics  # noqa: F401  (the standard library's, before any test can shadow it: see below)
 import sys
 import uuid
 from pathlib import Path
@@ -27,6 +28,11 @@ os.environ["CORPUS_TEST_BCRYPT_ROUNDS"] = "4"
 # collecting. The tests keep compiled files (git ignores __pycache__/), for themselves and what they start.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# An AppTest of one page file (AppTest.from_file("pages/statistics.py")) puts pages/ on sys.path, where
+# pages/statistics.py then stood in for the standard library's module for whatever imported it next in that
+# worker (corpus/export/figures.py: "module 'statistics' has no attribute 'fmean'"), depending on test order.
+# The served app is not affected: its script is app.py, next to pages/. Imported above, first.
 
 from db.engine import make_engine  # noqa: E402
 from db.schema import upgrade  # noqa: E402

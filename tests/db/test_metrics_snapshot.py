@@ -178,3 +178,32 @@ def test_many_changed_rows_are_read_in_one_full_read(world, monkeypatch):
     assert again.data == load_metrics_snapshot(engine, pid).data
     assert all(t.text.endswith(" ।") for t in again.data.translations if t.text)
 
+
+
+def test_a_draft_saved_gives_back_the_same_input_and_a_submission_a_new_one(world):
+    """Drafts never count: the refresh hands back the very input it had, so what readers derived from it
+    stays valid (the dashboard keeps its figures through every autosave)."""
+    engine, pid = world
+    snapshot = load_metrics_snapshot(engine, pid)
+    with Session(engine) as session, session.begin():
+        model = first(session, select(Translation).where(Translation.status == Status.SUBMITTED))
+        translator = session.scalars(select(User.id).where(User.id.not_in(
+            select(Translation.translator_id).where(Translation.sentence_id == model.sentence_id,
+                                                    Translation.phase == model.phase)))).first()
+        draft = Translation(sentence_id=model.sentence_id, phase=model.phase, translator_id=translator,
+                            text="आधा", status=Status.DRAFT)
+        session.add(draft)
+        session.flush()
+        draft_id, submitted_at = draft.id, model.submitted_at
+    again = refreshed(engine, pid, snapshot)
+    assert again.data is snapshot.data
+    with Session(engine) as session, session.begin():
+        session.get(Translation, draft_id).text = "आधा लिखा"  # the next autosave
+    again = refreshed(engine, pid, again)
+    assert again.data is snapshot.data
+    with Session(engine) as session, session.begin():
+        submitted = session.get(Translation, draft_id)
+        submitted.status, submitted.submitted_at = Status.SUBMITTED, submitted_at
+    again = refreshed(engine, pid, again)
+    assert again.data is not snapshot.data
+    assert "आधा लिखा" in {t.text for t in again.data.translations}

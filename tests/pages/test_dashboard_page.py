@@ -213,6 +213,28 @@ def test_a_new_save_shows_at_once(project_db):
     assert table2(at).loc[ROUGE, "blind"] == "0.000"
 
 
+def test_a_draft_saved_keeps_the_figures_and_a_submitted_change_recomputes_them(project_db, monkeypatch):
+    """Translators autosave drafts all day: that changes nothing the figures count, so the lead's dashboard
+    does not compute them again (a save stamp still changes: the open work is read again)."""
+    import corpus.metrics
+
+    computed = []
+    compute = corpus.metrics.compute_agreement
+    monkeypatch.setattr(corpus.metrics, "compute_agreement", lambda data: computed.append(data) or compute(data))
+    at = open_dashboard(project_db)
+    assert len(computed) == 1
+    with Session(project_db) as session:
+        draft = session.scalars(select(Translation).where(Translation.status == "draft")).one()
+        draft.text = "नया मसौदा"
+        session.commit()
+    at.run()
+    assert not at.exception and len(computed) == 1
+    set_blind_text(project_db, "asha", "बिलकुल अलग शब्द")
+    at.run()
+    assert len(computed) == 2
+    assert table2(at).loc[ROUGE, "blind"] == "0.000"
+
+
 def test_filtering_by_domain_recomputes_the_figures(project_db):
     at = open_dashboard(project_db)
     assert "laptop" in at.multiselect(key="dash_domains").options
