@@ -4,8 +4,9 @@ sentence opens the sentence view. Progress, coverage, agreement over time, and o
 (CMI) and the spelling-tolerant ROUGE-L below; how each figure is computed sits in one expander.
 
 Every number comes from ``corpus`` (``metrics``, ``ranking``, ``progress``, ``codemix``, ``phonetic``)
-over ``db.metrics_data``; this page only renders. Derived tables are cached on a fingerprint of the
-latest save (``latest_save``), so a new save shows on the next run.
+over ``db.metrics_data``; this page only renders. A new save shows on the next run: the figures are cached
+per generation of the counted corpus (``CountedCorpora``), which a save of something counted moves and a
+draft saved does not; what counts open work is cached per save stamp (``latest_save``).
 """
 
 from __future__ import annotations
