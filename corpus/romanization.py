@@ -181,8 +181,20 @@ class RomanizationModel:
                 (tid, d, False, first_class(d), left_class(d)) for lp, tid, d in opts[:LEXICON_ONLY_PER_CHUNK])
         # The same spellings split by the class of the word so far (``JOINS``), so the search never tries a chunk
         # that cannot follow it.
-        self.options_after = {r: tuple(tuple(o for o in opts if JOINS[cls][o[3]]) for cls in range(len(JOINS)))
-                              for r, opts in self.options.items()}
+        # Each as the search's inner loop reads it, (token, (token,), chunk, common, class after it), and for each
+        # class (at 2 * class) every spelling, for a lexicon-prefix hypothesis, then (at 2 * class + 1) the common
+        # ones only, for a free one. The tuples are shared between the lists (the model's memory is budgeted).
+        ones: dict[int, tuple[int]] = {}
+        steps = {o: (o[0], ones.setdefault(o[0], (o[0],)), o[1], o[2], o[4])
+                 for opts in self.options.values() for o in opts}
+        self.options_after = {}
+        for r, opts in self.options.items():
+            by_class = []
+            for cls in range(len(JOINS)):
+                every = tuple(steps[o] for o in opts if JOINS[cls][o[3]])
+                common = tuple(o for o in every if o[3])
+                by_class += (every, every if len(common) == len(every) else common)
+            self.options_after[r] = tuple(by_class)
         # Caches only: results never depend on them.
         self._chains: dict[tuple[int, ...], tuple] = {}
         self._is_prefix: dict[str, bool] = {}
@@ -194,6 +206,7 @@ class RomanizationModel:
         self.measured = 1.01 * math.exp(self.log_floor)
         self.sorted_words = sorted(lexicon)
         self.rerank_trees = model.get("rerank_trees", [])
+        self._compiled_for = self._compiled = None
 
     def char_logp(self, word: str) -> float:
         """log P(word) under the character n-gram of the lexicon: how Hindi-like a spelling is."""
@@ -244,45 +257,52 @@ class RomanizationModel:
         prefix_memo = self._is_prefix
         if len(prefix_memo) > MEMO_SIZE:
             prefix_memo.clear()
-        unigram = self.unigram
-        options = self.options_after
+        prefix_get = prefix_memo.get
+        is_prefix = self.is_prefix
+        expand = self.options_after
+        all_resolved = self._resolved
+        logaddexp = _logaddexp
         for i in range(n):
+            # The chunks that start here, each with the agenda it ends in (one lookup per position, not per hyp).
+            steps = [(by_class, agenda[i + length]) for length in range(1, min(MAX_ROMAN, n - i) + 1)
+                     if (by_class := expand.get(roman[i:i + length]))]
+            if not steps:
+                continue
             for (deva, ctx), (score, in_lex, cls) in self._prune(agenda[i], beam_lex, beam_free):
-                chain = self.chain(ctx)
-                resolved = self._resolved.get(ctx)
+                resolved = all_resolved.get(ctx)
                 if resolved is None:
-                    if len(self._resolved) > RESOLVED_SIZE:
-                        self._resolved.clear()
-                    resolved = self._resolved[ctx] = {}
-                for length in range(1, min(MAX_ROMAN, n - i) + 1):
-                    by_class = options.get(roman[i:i + length])
-                    if not by_class:
-                        continue
-                    nxt = agenda[i + length]
-                    for token, chunk, common, _, last in by_class[cls]:
-                        if not (common or in_lex):
-                            continue
+                    if len(all_resolved) > RESOLVED_SIZE:
+                        all_resolved.clear()
+                    resolved = all_resolved[ctx] = {}
+                resolve = _Resolver(self, ctx, resolved)
+                tail = ctx[1:]
+                check = in_lex and beam_lex
+                for by_class, nxt in steps:
+                    # A rare spelling of a chunk is tried only inside a lexicon word: a free hypothesis (or one with
+                    # no lexicon beam) takes the common ones only.
+                    for token, one, chunk, common, last in by_class[2 * cls + (0 if check else 1)]:
                         new = deva + chunk
-                        lex = False
-                        if in_lex and beam_lex:
+                        if check:
                             if extra_prefixes and new in extra_prefixes:
                                 lex = True
                             else:
-                                lex = prefix_memo.get(new)
+                                lex = prefix_get(new)
                                 if lex is None:
-                                    lex = prefix_memo[new] = self.is_prefix(new)
-                        if not (common or lex):
-                            continue  # a rare spelling of this chunk is tried only inside a lexicon word
+                                    lex = prefix_memo[new] = is_prefix(new)
+                            if not (common or lex):
+                                continue
+                        else:
+                            lex = False
                         p = resolved.get(token)
                         if p is None:
-                            p = resolved[token] = _chain_logp(chain, unigram, token)
+                            p = resolve(token)
                         s = score + p
-                        key = (new, ctx[1:] + (token,))
+                        key = (new, tail + one)
                         old = nxt.get(key)
                         if old is None:
                             nxt[key] = (s, lex, last)
                         elif SUM_PATHS:
-                            nxt[key] = (_logaddexp(old[0], s), lex, last)
+                            nxt[key] = (logaddexp(old[0], s), lex, last)
                         elif s > old[0]:
                             nxt[key] = (s, lex, last)
         finals: dict[str, float] = {}
@@ -291,7 +311,7 @@ class RomanizationModel:
                 continue
             s = score + self.logp(ctx, EOS)
             old = finals.get(deva)
-            finals[deva] = s if old is None else _logaddexp(old, s)
+            finals[deva] = s if old is None else logaddexp(old, s)
         return finals
 
     @staticmethod
@@ -311,13 +331,21 @@ class RomanizationModel:
             kept.extend(kv for kv in best if kv[1][0] >= floor)
         return kept
 
+    def _tree_scorer(self):
+        """``tree_score`` over ``rerank_trees``, compiled once (and again if the trees are replaced)."""
+        if self._compiled_for is not self.rerank_trees:
+            self._compiled = compile_trees(self.rerank_trees)
+            self._compiled_for = self.rerank_trees
+        return self._compiled
+
     def rank(self, roman: str, k: int, lexicon_extra: Mapping[str, float] | None = None) -> list[str]:
         scored, finals = self.ranked(roman, lexicon_extra)
         if not scored:
             return [rule_based(roman)]
         if self.rerank_trees and not (lexicon_extra and any(d in lexicon_extra for _, d in scored[:RERANK_TOP])):
             words, rows = self.rerank_rows(roman, scored, finals)
-            order = sorted(range(len(words)), key=lambda i: (-tree_score(self.rerank_trees, rows[i]), i))
+            score = self._tree_scorer()
+            order = sorted(range(len(words)), key=lambda i: (-score(rows[i]), i))
             scored = [scored[i] for i in order] + scored[len(words):]
         return [unicodedata.normalize("NFC", d) for _, d in scored[:k]]
 
@@ -402,6 +430,27 @@ def tree_score(trees: Sequence, row: Sequence[float]) -> float:
     return total
 
 
+def compile_trees(trees: Sequence):
+    """A function of one feature row equal to ``tree_score(trees, row)`` (the same comparisons, the leaves summed in
+    the same order), as straight-line Python: walking the nested lists costs more than the sums."""
+    def expr(node) -> str:
+        if type(node) is list:
+            return f"({expr(node[2])} if r[{int(node[0])}] <= {node[1]!r} else {expr(node[3])})"
+        return repr(node)
+
+    def finite(node) -> bool:
+        if type(node) is list:
+            return type(node[1]) in (int, float) and math.isfinite(node[1]) and finite(node[2]) and finite(node[3])
+        return type(node) in (int, float) and math.isfinite(node)
+
+    if not all(finite(t) for t in trees):
+        return lambda row: tree_score(trees, row)
+    lines = ["def score(r):", "    t = 0.0"] + [f"    t += {expr(t)}" for t in trees] + ["    return t"]
+    namespace: dict = {}
+    exec("\n".join(lines), namespace)
+    return namespace["score"]
+
+
 @lru_cache(maxsize=8)
 def _prefixes(words: frozenset[str]) -> frozenset[str]:
     """Every prefix of the caller's extra words, so the lexicon beam follows them too (cached: the page passes
@@ -436,6 +485,20 @@ def _chain_logp(chain, unigram: dict[int, float], token: int) -> float:
             return backoff + p
         backoff += bow
     return backoff + unigram.get(token, -30.0)
+
+
+class _Resolver:
+    """log p(token | ctx) on a miss of the per-context memo, fetching the back-off chain only when first needed."""
+    __slots__ = ("model", "ctx", "memo", "chain")
+
+    def __init__(self, model, ctx, memo):
+        self.model, self.ctx, self.memo, self.chain = model, ctx, memo, None
+
+    def __call__(self, token: int) -> float:
+        if self.chain is None:
+            self.chain = self.model.chain(self.ctx)
+        p = self.memo[token] = _chain_logp(self.chain, self.model.unigram, token)
+        return p
 
 
 def _score(item) -> float:

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from corpus.romanization import RERANK_FEATURES, Candidate, RomanizationModel, joins, rerank_features, tree_score
+from corpus.romanization import (RERANK_FEATURES, Candidate, RomanizationModel, compile_trees, joins, rerank_features,
+                                 tree_score)
 from corpus.romanization_build import add_lexicon_only, chunk_allowed, export_trees, option_logp, train_ngram_kn
 
 
@@ -109,6 +110,24 @@ def test_tree_score_sums_the_leaf_each_tree_reaches():
     assert tree_score(trees, [1.5, -3.5]) == pytest.approx(-0.75)
     assert tree_score(trees, [1.5, 0.0]) == pytest.approx(0.75)
     assert tree_score([], [0.0]) == 0.0
+
+
+def test_compiled_trees_score_every_row_exactly_as_tree_score():
+    import random
+
+    rng = random.Random(7)
+
+    def tree(depth):
+        if depth == 0 or rng.random() < 0.2:
+            return rng.uniform(-1, 1) / 3
+        return [rng.randrange(4), rng.choice([0.0, 1.0, rng.uniform(-5, 5)]), tree(depth - 1), tree(depth - 1)]
+
+    trees = [tree(4) for _ in range(30)] + [0.125]
+    score = compile_trees(trees)
+    rows = [[rng.choice([0.0, 1.0, rng.uniform(-6, 6)]) for _ in range(4)] for _ in range(500)]
+    assert [score(r) for r in rows] == [tree_score(trees, r) for r in rows]  # bit for bit, not approx
+    assert len({score(r) for r in rows}) > 50  # the rows reach many different leaves
+    assert compile_trees([])([0.0]) == 0.0
 
 
 def test_rerank_features_give_each_candidate_its_distance_from_the_best_of_the_list():
