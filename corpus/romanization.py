@@ -199,6 +199,7 @@ class RomanizationModel:
         self._chains: dict[tuple[int, ...], tuple] = {}
         self._is_prefix: dict[str, bool] = {}
         self._char_memo: dict[str, float] = {}
+        self._char_steps: dict[tuple[int, ...], float] = {}  # context + letter -> log p(letter | context)
         self._resolved: dict[tuple[int, ...], dict[int, float]] = {}  # context -> token -> log p
         self.lexicon = lexicon
         self.log_floor = math.log(min(lexicon.values())) if lexicon else 0.0
@@ -223,9 +224,17 @@ class RomanizationModel:
         ids = [self.char_index.get(ch, -1) for ch in word] + [EOS]
         ctx = (BOS,) * (len(self.char_tables) - 1)
         total = 0.0
+        # Step by step through a memo of (context + letter): the candidates of one word share most of their steps.
+        steps = self._char_steps
+        if len(steps) > RESOLVED_SIZE * 5:
+            steps.clear()
         for t in ids:
-            total += _backoff_logp(self.char_tables, ctx, t)
-            ctx = ctx[1:] + (t,)
+            step = ctx + (t,)
+            p = steps.get(step)
+            if p is None:
+                p = steps[step] = _backoff_logp(self.char_tables, ctx, t)
+            total += p
+            ctx = step[1:]
         return total
 
     def chain(self, ctx: tuple[int, ...]) -> tuple[tuple[float, dict[int, float]], ...]:
@@ -326,7 +335,8 @@ class RomanizationModel:
         for items, beam in ((lex, beam_lex), (free, beam_free)):
             if not items or not beam:
                 continue
-            best = heapq.nlargest(beam, items, key=_score)
+            # heapq.nlargest's result (ties in the order made), by the C sort: quicker for the agenda's sizes.
+            best = sorted(items, key=_score, reverse=True)[:beam]
             floor = best[0][1][0] - PRUNE_MARGIN
             kept.extend(kv for kv in best if kv[1][0] >= floor)
         return kept
