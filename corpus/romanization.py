@@ -318,7 +318,14 @@ class RomanizationModel:
         for (deva, ctx), (score, _, _) in agenda[n].items():
             if deva.endswith(_VIRAMA):
                 continue
-            s = score + self.logp(ctx, EOS)
+            # An expanded context's memo takes the end too (the same back-off sum as ``logp``).
+            resolved = all_resolved.get(ctx)
+            p = None if resolved is None else resolved.get(EOS)
+            if p is None:
+                p = self.logp(ctx, EOS)
+                if resolved is not None:
+                    resolved[EOS] = p
+            s = score + p
             old = finals.get(deva)
             finals[deva] = s if old is None else logaddexp(old, s)
         return finals
