@@ -44,6 +44,7 @@ def render_report(db_url: str, saves: int = SAVES) -> list[tuple[str, float, flo
 
     _compile_once_as_served()
 
+    from corpus.vocabulary import Status
     from db.auth import create_user, start_session
     from db.engine import make_engine
     from db.models import Translation
@@ -68,7 +69,7 @@ def render_report(db_url: str, saves: int = SAVES) -> list[tuple[str, float, flo
 
     report = [(RUNS[0], *run())]
     submitted = engine.connect().execute(
-        select(Translation.id).where(Translation.status == "submitted").order_by(Translation.id).limit(saves)
+        select(Translation.id).where(Translation.status == Status.SUBMITTED).order_by(Translation.id).limit(saves)
     ).scalars().all()
     for pk in submitted:
         report.append((RUNS[1], *run()))
