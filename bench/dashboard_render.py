@@ -68,9 +68,10 @@ def render_report(db_url: str, saves: int = SAVES) -> list[tuple[str, float, flo
         return elapsed, cpu
 
     report = [(RUNS[0], *run())]
-    submitted = engine.connect().execute(
-        select(Translation.id).where(Translation.status == Status.SUBMITTED).order_by(Translation.id).limit(saves)
-    ).scalars().all()
+    with engine.connect() as conn:
+        submitted = conn.execute(
+            select(Translation.id).where(Translation.status == Status.SUBMITTED).order_by(Translation.id).limit(saves)
+        ).scalars().all()
     for pk in submitted:
         report.append((RUNS[1], *run()))
         with engine.begin() as conn:
