@@ -196,7 +196,10 @@ def _reads() -> ThreadPoolExecutor:
 def _progress(db: str, project: int, stamp: tuple, generation: int, domains: tuple[str, ...],
               splits: tuple[str, ...]) -> dict:
     data = _scoped(db, project, generation, domains, splits)
-    open_work = _open_work(db, project, stamp).result()
+    read = _open_work(db, project, stamp)
+    if read.exception() is not None:
+        _open_work.clear()  # a failed read (a busy database) is tried again on the next run, not kept
+    open_work = read.result()
     counts = filter_counts(open_work, domains or None, splits or None) + submitted_counts(data)
     return {
         "phases": phase_progress(counts, project_settings(engine, project)["annotators_per_item"]),

@@ -235,6 +235,29 @@ def test_a_draft_saved_keeps_the_figures_and_a_submitted_change_recomputes_them(
     assert table2(at).loc[ROUGE, "blind"] == "0.000"
 
 
+def test_a_failed_read_of_the_open_work_is_tried_again_on_the_next_run(project_db, monkeypatch):
+    """The open work is read in a thread; a failure shows, and is not kept for the rest of that save."""
+    import db.metrics_data
+
+    load_progress = db.metrics_data.load_progress
+    failures = []
+
+    def flaky(*args):
+        if failures:
+            raise RuntimeError(failures.pop())
+        return load_progress(*args)
+
+    monkeypatch.setattr(db.metrics_data, "load_progress", flaky)
+    at = open_dashboard(project_db)
+    failures.append("database is locked")
+    set_blind_text(project_db, "asha", "बिलकुल अलग शब्द")  # a new save: its open work is read anew, and fails
+    at.run()
+    assert at.exception
+    at.run()
+    assert not at.exception
+    assert not failures
+
+
 def test_filtering_by_domain_recomputes_the_figures(project_db):
     at = open_dashboard(project_db)
     assert "laptop" in at.multiselect(key="dash_domains").options
