@@ -417,22 +417,28 @@ class Candidate(NamedTuple):
 
 # The reranker's inputs, in the order the shipped trees index them (``rerank_features``).
 RERANK_FEATURES = ("total_rel", "joint_rel", "log_freq", "log_freq_rel", "in_lexicon", "measured", "letters",
-                   "roman_letters", "char", "char_rel", "rank", "in_lexicon_count", "candidates")
+                   "roman_letters", "char", "char_rel", "rank", "in_lexicon_count", "candidates", "channel",
+                   "channel_rel")
 
 
 def rerank_features(cands: Sequence[Candidate], roman_length: int, n_candidates: int) -> list[list[float]]:
     """One row per candidate (best first): its own numbers and how far each is from the best in the list, since
-    whether a lexicon word should beat a likelier spelling depends on what else is on offer."""
+    whether a lexicon word should beat a likelier spelling depends on what else is on offer.
+
+    ``channel`` is joint minus char, about log P(roman | devanagari): how well the spelling explains what was typed,
+    apart from how Hindi-like it is. Trees split one input at a time, so a difference they need is given to them."""
     if not cands:
         return []
     top_total = max(c.total for c in cands)
     top_joint = max(c.joint for c in cands)
     top_freq = max(c.log_freq for c in cands)
     top_char = max(c.char for c in cands)
+    top_channel = max(c.joint - c.char for c in cands)
     in_lex = sum(1 for c in cands if c.in_lexicon)
     return [[c.total - top_total, c.joint - top_joint, c.log_freq, c.log_freq - top_freq, float(c.in_lexicon),
              float(c.measured), float(c.letters), float(roman_length), c.char, c.char - top_char, float(rank),
-             float(in_lex), float(n_candidates)] for rank, c in enumerate(cands)]
+             float(in_lex), float(n_candidates), c.joint - c.char, c.joint - c.char - top_channel]
+            for rank, c in enumerate(cands)]
 
 
 def tree_score(trees: Sequence, row: Sequence[float]) -> float:

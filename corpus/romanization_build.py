@@ -22,6 +22,7 @@ import subprocess
 import sys
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from corpus.romanization import (
@@ -473,6 +474,8 @@ def build_lexicon(train_words) -> dict[str, float]:
 # The gradient-boosted trees that reorder the best RERANK_TOP candidates: small, so scoring stays well under a
 # millisecond a word in pure Python; chosen by 5-fold cross-validation on the held-out tenth.
 RERANK_TREES, RERANK_DEPTH, RERANK_RATE = 30, 4, 0.2
+# Train words are held out fold by fold (``--fold``) to give the reranker lists from models that never saw them.
+FOLDS = 10
 
 
 def rerank_lists(model, rows) -> list[tuple[list[list[float]], int, str]]:
@@ -572,6 +575,49 @@ def fit_rerank(rows_path: Path, model_path: Path, lexicon_path: Path, into: Path
     print(f"reranker: {len(trees)} trees written to {into}")
 
 
+def fold_words(words: Sequence[str], fold: int, folds: int = FOLDS) -> set[str]:
+    """The train words fold ``fold`` holds out: a seeded shuffle cut into ``folds`` parts, so the folds partition
+    the words and every word's lists come from a model that never saw it."""
+    order = sorted(words)
+    random.Random(12).shuffle(order)
+    return set(order[fold::folds])
+
+
+def fit_rerank_folds(root: Path, into: Path) -> None:
+    """Fit the reranker on every fold's candidate lists (``--fold``): ten times the rows of one held-out tenth, so the
+    trees can use more inputs without learning one tenth's accidents. The figure printed first is leave-one-fold-out:
+    each fold's lists ordered by trees fitted on the other folds only."""
+    from corpus import romanization
+
+    by_fold = []
+    for fold_dir in sorted(root.glob("fold*")):
+        model = romanization.RomanizationModel(
+            json.loads(gzip.decompress((fold_dir / "model.json.gz").read_bytes()).decode("utf-8")) | {"rerank_trees": []},
+            romanization.read_lexicon(fold_dir / "lexicon.tsv.gz"))
+        rows = []
+        for line in (fold_dir / "holdout.tsv").read_text(encoding="utf-8").splitlines():
+            roman, deva, _ = line.split("\t")
+            rows.append((roman, unicodedata.normalize("NFC", deva)))
+        by_fold.append(rerank_lists(model, rows))
+        print(f"{fold_dir.name}: {len(by_fold[-1])} lists", flush=True)
+    every = [x for lists in by_fold for x in lists]
+    base = rerank_accuracy(every, [])
+    hits1 = hits5 = 0.0
+    for i, test in enumerate(by_fold):
+        t1, t5 = rerank_accuracy(test, fit_trees([x for j, lists in enumerate(by_fold) if j != i for x in lists]))
+        hits1 += t1 * len(test)
+        hits5 += t5 * len(test)
+    print(f"reranker, leave-one-fold-out on {len(every)} lists of {len(by_fold)} folds: top-1 {base[0]:.4f} -> "
+          f"{hits1 / len(every):.4f}, top-5 {base[1]:.4f} -> {hits5 / len(every):.4f}")
+    trees = fit_trees(every)
+    with gzip.open(into, "rt", encoding="utf-8") as fh:
+        model = json.load(fh)
+    model["rerank_trees"] = trees
+    with gzip.open(into, "wt", encoding="utf-8", compresslevel=9) as fh:
+        json.dump(model, fh, ensure_ascii=False, separators=(",", ":"))
+    print(f"reranker: {len(trees)} trees written to {into}")
+
+
 def align(pairs, iterations: int, small: bool = False) -> list:
     """EM, then each pair's Viterbi chunk sequence (weighted by its annotator count)."""
     prob = em_align(pairs, iterations, small)
@@ -599,9 +645,17 @@ def main(argv=None) -> None:
                     help="leave out this share of train words (for tuning); written to --holdout-out, "
                          "and the model and lexicon built without them (give --model-out and --lexicon-out)")
     ap.add_argument("--holdout-out", type=Path, default=Path("/tmp/translit_holdout.tsv"))
+    ap.add_argument("--fold", type=int, metavar="K",
+                    help=f"leave out the train words of fold K of {FOLDS} instead (0..{FOLDS - 1}): every train word is "
+                         "held out by exactly one fold; writes holdout.tsv, model.json.gz and lexicon.tsv.gz into --fold-dir")
+    ap.add_argument("--fold-dir", type=Path, default=Path("/tmp/translit_folds"))
     ap.add_argument("--fit-rerank", type=Path, metavar="ROWS",
                     help="instead of building: fit the reranker on these held-out rows with the held-out model and "
                          "lexicon given as --model-out and --lexicon-out, and store it in --rerank-into")
+    ap.add_argument("--fit-rerank-folds", type=Path, metavar="DIR",
+                    help="instead of building: fit the reranker on the candidate lists of every fold built into DIR "
+                         "by --fold (each fold's rows by the model that never saw them), scored fold by fold first, "
+                         "and store it in --rerank-into")
     ap.add_argument("--rerank-into", type=Path, default=MODEL_PATH)
     ap.add_argument("--model-out", type=Path, default=MODEL_PATH)
     ap.add_argument("--lexicon-out", type=Path, default=LEXICON_PATH)
@@ -609,13 +663,23 @@ def main(argv=None) -> None:
     if args.fit_rerank:
         fit_rerank(args.fit_rerank, args.model_out, args.lexicon_out, args.rerank_into)
         return
+    if args.fit_rerank_folds:
+        fit_rerank_folds(args.fit_rerank_folds, args.rerank_into)
+        return
 
     pairs = read_pairs(args.train)
     words = sorted({d for _, d, _ in pairs})
     held: set[str] = set()
-    if args.holdout:
+    if args.fold is not None:
+        fold_dir = args.fold_dir / f"fold{args.fold}"
+        fold_dir.mkdir(parents=True, exist_ok=True)
+        held = fold_words(words, args.fold)
+        args.holdout_out = fold_dir / "holdout.tsv"
+        args.model_out, args.lexicon_out = fold_dir / "model.json.gz", fold_dir / "lexicon.tsv.gz"
+    elif args.holdout:
         rng = random.Random(12)
         held = set(rng.sample(words, int(len(words) * args.holdout)))
+    if held:
         with args.holdout_out.open("w", encoding="utf-8") as fh:
             for r, d, c in pairs:
                 if d in held:

@@ -8,7 +8,8 @@ import pytest
 
 from corpus.romanization import (RERANK_FEATURES, Candidate, RomanizationModel, compile_trees, joins, rerank_features,
                                  tree_score)
-from corpus.romanization_build import add_lexicon_only, chunk_allowed, export_trees, option_logp, train_ngram_kn
+from corpus.romanization_build import (add_lexicon_only, chunk_allowed, export_trees, fold_words, option_logp,
+                                      train_ngram_kn)
 
 
 @pytest.mark.parametrize(
@@ -103,6 +104,15 @@ def test_lexicon_only_spellings_are_tried_only_inside_lexicon_words():
     assert "कौ" not in loaded.search("kau", 0, 4)  # without the lexicon beam nobody spells it so
 
 
+def test_the_folds_hold_out_every_train_word_exactly_once_whatever_order_the_words_come_in():
+    words = [f"w{i}" for i in range(103)]
+    folds = [fold_words(words, k, folds=10) for k in range(10)]
+    assert sorted(w for fold in folds for w in fold) == sorted(words)  # a partition: each word in one fold
+    assert {len(f) for f in folds} == {10, 11}
+    assert fold_words(list(reversed(words)), 3, folds=10) == folds[3]  # seeded and order-free: rebuilds agree
+    assert folds[0] != set(words[::10])  # shuffled, not every tenth word of the sorted list
+
+
 def test_tree_score_sums_the_leaf_each_tree_reaches():
     # tree 1: feature 0 <= 1.0 ? 2.0 : (feature 1 <= -3.0 ? -1.0 : 0.5); tree 2: a leaf alone
     trees = [[0, 1.0, 2.0, [1, -3.0, -1.0, 0.5]], 0.25]
@@ -138,9 +148,11 @@ def test_rerank_features_give_each_candidate_its_distance_from_the_best_of_the_l
     named = [dict(zip(RERANK_FEATURES, r)) for r in rows]
     assert named[0] == {"total_rel": 0.0, "joint_rel": -2.0, "log_freq": 3.0, "log_freq_rel": 0.0, "in_lexicon": 1.0,
                         "measured": 1.0, "letters": 4.0, "roman_letters": 5.0, "char": -11.0, "char_rel": 0.0,
-                        "rank": 0.0, "in_lexicon_count": 1.0, "candidates": 17.0}
+                        "rank": 0.0, "in_lexicon_count": 1.0, "candidates": 17.0, "channel": -1.0,
+                        "channel_rel": -5.0}
     assert named[1]["total_rel"] == -1.5 and named[1]["joint_rel"] == 0.0 and named[1]["log_freq_rel"] == -3.0
     assert named[1]["char_rel"] == -3.0 and named[1]["rank"] == 1.0 and named[1]["in_lexicon"] == 0.0
+    assert named[1]["channel"] == 4.0 and named[1]["channel_rel"] == 0.0  # joint - char: fits the typing best
     assert rerank_features([], 3, 0) == []
 
 
