@@ -14,11 +14,14 @@ TRAIN words, never on dev. To reproduce that tuning set and its figures:
     python -m bench.bench_translit --dev /tmp/holdout.tsv --model /tmp/model_h.json.gz --lexicon /tmp/lex_h.tsv.gz
 
 (the held-out words are left out of that model's pairs and of its lexicon's train words, as dev's are.) The shipped
-reranker is fitted on that held-out model's candidate lists and stored in the shipped model; its held-out figure is
-the 5-fold cross-validated one this prints (fitting it on all held-out lists and benching them would be in-sample):
+reranker is fitted on the candidate lists of ten folds: each fold holds out a tenth of the train words and builds a
+model without them, so every train word is ranked once by a model that never saw it (44,204 lists). Its held-out
+figure is the leave-one-fold-out one the fit prints (fitting on all lists and benching them would be in-sample):
 
-    python -m corpus.romanization_build --fit-rerank /tmp/holdout.tsv --model-out /tmp/model_h.json.gz \
-        --lexicon-out /tmp/lex_h.tsv.gz
+    for k in 0 1 2 3 4 5 6 7 8 9; do python -m corpus.romanization_build --fold $k --fold-dir /tmp/folds; done
+    python -m corpus.romanization_build --fit-rerank-folds /tmp/folds
+
+(``--fit-rerank ROWS --model-out M --lexicon-out L`` still fits on one held-out set, as the first reranker was.)
 """
 
 from __future__ import annotations

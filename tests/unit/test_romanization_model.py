@@ -185,3 +185,16 @@ def test_a_shipped_reranker_reorders_only_the_best_candidates_and_keeps_project_
     after = reranked.rank("ka", 5)
     assert before == ["का", "कअ"] and after == ["कअ", "का"]
     assert reranked.rank("ka", 5, lexicon_extra={before[0]: 1e-3})[0] == before[0]
+
+
+def test_the_trees_cannot_push_a_common_word_that_the_hand_weighted_score_puts_clearly_first_below_a_rare_spelling(
+        monkeypatch):
+    model = _tiny_model()
+    model["vocab"].append("अ\ta")
+    model["tables"][0][""][1]["4"] = -2.0
+    model["option_logp"]["4"] = -1.5
+    prefers_second = {"rerank_trees": [[10, 0.5, 0.0, 1.0]]}
+    common = RomanizationModel(model | prefers_second, {"का": 1e-2, "कम": 1e-7})  # का far above the floor
+    assert common.rank("ka", 5) == ["का", "कअ"]
+    monkeypatch.setattr("corpus.romanization.COMMON_LOG_FREQ", 100.0)  # no word counts as common: the trees decide
+    assert common.rank("ka", 5) == ["कअ", "का"]
