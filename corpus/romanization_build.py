@@ -554,21 +554,30 @@ def cross_validate(lists, folds: int = 5) -> tuple[float, float, float, float]:
 def fit_rerank(rows_path: Path, model_path: Path, lexicon_path: Path, into: Path, folds: int = 5) -> None:
     """Fit the reranker on a held-out model's candidate lists for its held-out rows and store the trees in the
     model file ``into`` (the shipped one: the features are relative, so lists from the held-out model carry over)."""
+    lists = heldout_lists(model_path, lexicon_path, rows_path)
+    if folds:
+        b1, b5, c1, c5 = cross_validate(lists, folds)
+        print(f"reranker, {folds}-fold on {len(lists)} held-out lists: top-1 {b1:.4f} -> {c1:.4f}, "
+              f"top-5 {b5:.4f} -> {c5:.4f}")
+    store_trees(fit_trees(lists), into)
+
+
+def heldout_lists(model_path: Path, lexicon_path: Path, rows_path: Path) -> list:
+    """``rerank_lists`` of a held-out model (without its trees) for the rows it never saw."""
     from corpus import romanization
 
-    holdout_model = romanization.RomanizationModel(
+    model = romanization.RomanizationModel(
         json.loads(gzip.decompress(model_path.read_bytes()).decode("utf-8")) | {"rerank_trees": []},
         romanization.read_lexicon(lexicon_path))
     rows = []
     for line in rows_path.read_text(encoding="utf-8").splitlines():
         roman, deva, _ = line.split("\t")
         rows.append((roman, unicodedata.normalize("NFC", deva)))
-    lists = rerank_lists(holdout_model, rows)
-    if folds:
-        b1, b5, c1, c5 = cross_validate(lists, folds)
-        print(f"reranker, {folds}-fold on {len(lists)} held-out lists: top-1 {b1:.4f} -> {c1:.4f}, "
-              f"top-5 {b5:.4f} -> {c5:.4f}")
-    trees = fit_trees(lists)
+    return rerank_lists(model, rows)
+
+
+def store_trees(trees: list, into: Path) -> None:
+    """Write the reranker's trees into the model file ``into``, leaving the rest of it as it is."""
     with gzip.open(into, "rt", encoding="utf-8") as fh:
         model = json.load(fh)
     model["rerank_trees"] = trees
@@ -589,18 +598,9 @@ def fit_rerank_folds(root: Path, into: Path) -> None:
     """Fit the reranker on every fold's candidate lists (``--fold``): ten times the rows of one held-out tenth, so the
     trees can use more inputs without learning one tenth's accidents. The figure printed first is leave-one-fold-out:
     each fold's lists ordered by trees fitted on the other folds only."""
-    from corpus import romanization
-
     by_fold = []
     for fold_dir in sorted(root.glob("fold*")):
-        model = romanization.RomanizationModel(
-            json.loads(gzip.decompress((fold_dir / "model.json.gz").read_bytes()).decode("utf-8")) | {"rerank_trees": []},
-            romanization.read_lexicon(fold_dir / "lexicon.tsv.gz"))
-        rows = []
-        for line in (fold_dir / "holdout.tsv").read_text(encoding="utf-8").splitlines():
-            roman, deva, _ = line.split("\t")
-            rows.append((roman, unicodedata.normalize("NFC", deva)))
-        by_fold.append(rerank_lists(model, rows))
+        by_fold.append(heldout_lists(fold_dir / "model.json.gz", fold_dir / "lexicon.tsv.gz", fold_dir / "holdout.tsv"))
         print(f"{fold_dir.name}: {len(by_fold[-1])} lists", flush=True)
     every = [x for lists in by_fold for x in lists]
     base = rerank_accuracy(every, [])
@@ -611,13 +611,7 @@ def fit_rerank_folds(root: Path, into: Path) -> None:
         hits5 += t5 * len(test)
     print(f"reranker, leave-one-fold-out on {len(every)} lists of {len(by_fold)} folds: top-1 {base[0]:.4f} -> "
           f"{hits1 / len(every):.4f}, top-5 {base[1]:.4f} -> {hits5 / len(every):.4f}")
-    trees = fit_trees(every)
-    with gzip.open(into, "rt", encoding="utf-8") as fh:
-        model = json.load(fh)
-    model["rerank_trees"] = trees
-    with gzip.open(into, "wt", encoding="utf-8", compresslevel=9) as fh:
-        json.dump(model, fh, ensure_ascii=False, separators=(",", ":"))
-    print(f"reranker: {len(trees)} trees written to {into}")
+    store_trees(fit_trees(every), into)
 
 
 def align(pairs, iterations: int, small: bool = False) -> list:

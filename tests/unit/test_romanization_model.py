@@ -9,6 +9,7 @@ import pytest
 from corpus.romanization import (RERANK_FEATURES, Candidate, RomanizationModel, compile_trees, joins, rerank_features,
                                  tree_score)
 from corpus.romanization_build import (add_lexicon_only, chunk_allowed, export_trees, fold_words, option_logp,
+                                      store_trees,
                                       train_ngram_kn)
 
 
@@ -198,3 +199,16 @@ def test_the_trees_cannot_push_a_common_word_that_the_hand_weighted_score_puts_c
     assert common.rank("ka", 5) == ["का", "कअ"]
     monkeypatch.setattr("corpus.romanization.COMMON_LOG_FREQ", 100.0)  # no word counts as common: the trees decide
     assert common.rank("ka", 5) == ["कअ", "का"]
+
+
+def test_stored_trees_replace_only_the_reranker_in_a_model_file(tmp_path):
+    import gzip
+    import json
+
+    path = tmp_path / "model.json.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        json.dump({"order": 4, "vocab": ["<s>", "</s>", "क\tk"], "rerank_trees": [0.5]}, fh, ensure_ascii=False)
+    store_trees([[13, -2.0, 0.1, -0.1], 0.25], path)
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        stored = json.load(fh)
+    assert stored == {"order": 4, "vocab": ["<s>", "</s>", "क\tk"], "rerank_trees": [[13, -2.0, 0.1, -0.1], 0.25]}
