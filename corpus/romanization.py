@@ -20,7 +20,9 @@ was measured, not a word list's floor), plus ``LENGTH_WEIGHT`` per letter; the b
 character n-gram (``CHAR_WEIGHT``). Last, when the model file ships ``rerank_trees``, a small gradient-boosted tree
 ensemble reorders the best ``RERANK_TOP`` from those numbers and how far each is from the best of its list (whether a
 rare lexicon word should beat a likelier spelling depends on what else is on offer); it is fitted by
-``romanization_build --fit-rerank`` on the held-out tenth's candidate lists and scored here in pure Python.
+``romanization_build --fit-rerank-folds`` on the candidate lists of ten folds of the train words (each ranked by a model
+built without its fold) and scored here in pure Python. A common word the hand-weighted score puts clearly first stays
+first (``COMMON_LOG_FREQ``).
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ PROJECT_BONUS = 8.0
 # The trees learned from Dakshina's word types, where a word as common as नहीं is one row among thousands, so they
 # may put a rare spelling (नही, नाहीं) above it. A word this common (log frequency this far above the lexicon's floor,
 # about 1.3e-4 of running words) that the hand-weighted score puts first by this margin stays first. Leave-one-fold-out
-# on the ten folds' lists it costs 0.0002 of top-1 (0.6991 → 0.6989); typists meet such words in every sentence.
+# on five of the ten folds' lists it cost 0.0002 of top-1 (0.6991 → 0.6989); typists meet such words in every sentence.
 COMMON_LOG_FREQ = 5.5
 COMMON_MARGIN = 2.0
 
