@@ -20,9 +20,9 @@ from starlette.routing import Route
 
 from db.auth import CurrentUser, resume_session
 from db.engine import default_url, make_engine
+from ui.auth_routes import SESSION_COOKIE
 
 SESSION_HEADER = "X-Corpus-Session"
-SESSION_COOKIE = "corpus_session"
 SUGGEST_PATH = "/api/suggest"
 MAX_K = 10
 TYPING_ROLES = ("translator", "lead")

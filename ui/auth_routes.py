@@ -27,6 +27,7 @@ from starlette.routing import Route
 from db.auth import end_session, redeem_login_code
 from db.engine import default_url, make_engine
 
+# The one name of the login cookie; ui.common and ui.api_routes read it from here.
 SESSION_COOKIE = "corpus_session"
 SESSION_PATH = "/auth/session"
 LOGOUT_PATH = "/auth/logout"

@@ -98,13 +98,14 @@ def enter_as(page, server, username: str, path: str) -> None:
     login page, the form's round trip and a reload."""
     from db.engine import make_engine
     from tests.support.login_tokens import login_token
+    from ui.auth_routes import SESSION_COOKIE
 
     engine = make_engine(server.database_url)
     try:
         token = login_token(engine, username)
     finally:
         engine.dispose()
-    page.context.add_cookies([{"name": "corpus_session", "value": token, "url": server.url}])
+    page.context.add_cookies([{"name": SESSION_COOKIE, "value": token, "url": server.url}])
     page.goto(f"{server.url.rstrip('/')}/{path}")
     page.get_by_role("button", name="Log out").wait_for()
 
