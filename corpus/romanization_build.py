@@ -539,16 +539,21 @@ def cross_validate(lists, folds: int = 5) -> tuple[float, float, float, float]:
     """Held-out figures of the reranker: (top-1, top-5) of the hand-weighted order and of trees fitted on the other
     folds, over lists that have at least one candidate. A gold word's lists share a fold, so no fold is scored by
     trees that saw another romanization of its words."""
-    base = rerank_accuracy(lists, [])
     word_fold = {w: i % folds for i, w in enumerate(sorted({x[2] for x in lists}))}
+    return grouped_accuracy([[x for x in lists if word_fold[x[2]] == f] for f in range(folds)])
+
+
+def grouped_accuracy(groups) -> tuple[float, float, float, float]:
+    """(top-1, top-5) of the hand-weighted order over every group's lists, then of each group ordered by trees fitted
+    on the other groups only."""
+    every = [x for group in groups for x in group]
+    base = rerank_accuracy(every, [])
     hits1 = hits5 = 0.0
-    for f in range(folds):
-        test = [x for x in lists if word_fold[x[2]] == f]
-        train = [x for x in lists if word_fold[x[2]] != f]
-        t1, t5 = rerank_accuracy(test, fit_trees(train))
+    for i, test in enumerate(groups):
+        t1, t5 = rerank_accuracy(test, fit_trees([x for j, group in enumerate(groups) if j != i for x in group]))
         hits1 += t1 * len(test)
         hits5 += t5 * len(test)
-    return base[0], base[1], hits1 / len(lists), hits5 / len(lists)
+    return base[0], base[1], hits1 / len(every), hits5 / len(every)
 
 
 def fit_rerank(rows_path: Path, model_path: Path, lexicon_path: Path, into: Path, folds: int = 5) -> None:
@@ -599,18 +604,13 @@ def fit_rerank_folds(root: Path, into: Path) -> None:
     trees can use more inputs without learning one tenth's accidents. The figure printed first is leave-one-fold-out:
     each fold's lists ordered by trees fitted on the other folds only."""
     by_fold = []
-    for fold_dir in sorted(root.glob("fold*")):
+    for fold_dir in sorted(d for d in root.glob("fold*") if d.is_dir()):
         by_fold.append(heldout_lists(fold_dir / "model.json.gz", fold_dir / "lexicon.tsv.gz", fold_dir / "holdout.tsv"))
         print(f"{fold_dir.name}: {len(by_fold[-1])} lists", flush=True)
     every = [x for lists in by_fold for x in lists]
-    base = rerank_accuracy(every, [])
-    hits1 = hits5 = 0.0
-    for i, test in enumerate(by_fold):
-        t1, t5 = rerank_accuracy(test, fit_trees([x for j, lists in enumerate(by_fold) if j != i for x in lists]))
-        hits1 += t1 * len(test)
-        hits5 += t5 * len(test)
-    print(f"reranker, leave-one-fold-out on {len(every)} lists of {len(by_fold)} folds: top-1 {base[0]:.4f} -> "
-          f"{hits1 / len(every):.4f}, top-5 {base[1]:.4f} -> {hits5 / len(every):.4f}")
+    b1, b5, c1, c5 = grouped_accuracy(by_fold)
+    print(f"reranker, leave-one-fold-out on {len(every)} lists of {len(by_fold)} folds: top-1 {b1:.4f} -> {c1:.4f}, "
+          f"top-5 {b5:.4f} -> {c5:.4f}")
     store_trees(fit_trees(every), into)
 
 

@@ -16,8 +16,8 @@ from sqlalchemy import Engine
 from corpus.vocabulary import Role
 from db.auth import CurrentUser, read_session_tokens_from, resume_session
 from db.engine import default_url, make_engine
-from ui.auth_routes import SESSION_COOKIE
 from db.schema import upgrade
+from ui.auth_routes import SESSION_COOKIE
 
 # Server-side state only (never set by the app from anything a browser sends): AppTest cannot send
 # cookies, so page tests put a token here.
