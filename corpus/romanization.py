@@ -506,12 +506,17 @@ def rule_based(roman: str) -> str:
 
 
 def _read_tables(raw) -> list[dict[tuple[int, ...], tuple[float, dict[int, float]]]]:
+    """The stored tables with tuple contexts and int tokens. Equal tokens and equal (rounded) probabilities share one
+    object each: the tables hold about a million entries, and a Python int or float costs 24–28 bytes apiece."""
     tables = []
+    ints: dict[str, int] = {}
+    floats: dict[float, float] = {}
     for table in raw:
         conv = {}
         for ctx, (bow, probs) in table.items():
-            key = tuple(int(t) for t in ctx.split()) if ctx else ()
-            conv[key] = (bow, {int(t): p for t, p in probs.items()})
+            key = tuple(ints.setdefault(t, int(t)) for t in ctx.split()) if ctx else ()
+            conv[key] = (floats.setdefault(bow, bow),
+                         {ints.setdefault(t, int(t)): floats.setdefault(p, p) for t, p in probs.items()})
         tables.append(conv)
     return tables
 
