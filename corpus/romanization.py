@@ -23,6 +23,13 @@ rare lexicon word should beat a likelier spelling depends on what else is on off
 ``romanization_build --fit-rerank-folds`` on the candidate lists of ten folds of the train words (each ranked by a model
 built without its fold) and scored here in pure Python. A common word the hand-weighted score puts clearly first stays
 first (``COMMON_LOG_FREQ``).
+
+The trees also weigh candidates the Roman search cannot find: for an English word (``character``, whose letters
+say little of कैरेक्टर) the best spellings of a second joint model over its English phonemes (the CMU Pronouncing
+Dictionary's, shipped in ``en_pronunciations.tsv.gz``); for a short input its letters spelled out by name, as Hindi
+writes an acronym (``pcr`` → पीसीआर); and the lexicon's other spellings of the best three where Hindi spells freely
+(a nukta, ँ/ं, खंड/खण्ड). Each comes with inputs that say where it came from, and the trees, fitted on the folds'
+lists with these candidates in them, decide when they win.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import heapq
 import json
 import math
 import unicodedata
+from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -41,6 +49,7 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data"
 MODEL_PATH = DATA / "romanization_model.json.gz"
 LEXICON_PATH = DATA / "hi_lexicon.tsv.gz"
+PRONUNCIATIONS_PATH = DATA / "en_pronunciations.tsv.gz"
 
 BOS, EOS = 0, 1
 MAX_DEVA_UNITS = 2
@@ -82,6 +91,18 @@ PROJECT_BONUS = 8.0
 # on five of the ten folds' lists it cost 0.0002 of top-1 (0.6991 → 0.6989); typists meet such words in every sentence.
 COMMON_LOG_FREQ = 5.5
 COMMON_MARGIN = 2.0
+# English words typed as English (``character``, ``consumer``): their spellings from how they sound, by a second
+# joint model over English phonemes (``english``); its best this many join the reranker's candidates.
+ENGLISH_TOP = 3
+# The best this many candidates' spelling variants (``spelling_variants``) that the lexicon has join the candidates.
+VARIANTS_OF = 3
+# Letters typed as an acronym (``pcr`` → पीसीआर): their spelled-out names join the candidates for inputs this short.
+ACRONYM_LETTERS = 6
+# The score inputs of a candidate that one of the two searches did not reach: this far below the worst it did reach.
+NOT_REACHED = 10.0
+LETTER_NAMES = dict(a="ए", b="बी", c="सी", d="डी", e="ई", f="एफ", g="जी", h="एच", i="आई", j="जे", k="के", l="एल",
+                    m="एम", n="एन", o="ओ", p="पी", q="क्यू", r="आर", s="एस", t="टी", u="यू", v="वी", w="डब्ल्यू",
+                    x="एक्स", y="वाई", z="ज़ेड")
 
 _CONSONANT = set(chr(c) for c in range(0x0915, 0x093A)) | set(chr(c) for c in range(0x0958, 0x0960))
 _NUKTA, _VIRAMA = "\u093c", "\u094d"
@@ -159,12 +180,16 @@ def has_devanagari(text: str) -> bool:
 class RomanizationModel:
     """The loaded joint n-gram and lexicon; immutable after construction, shared by every call."""
 
-    def __init__(self, model: dict, lexicon: dict[str, float]):
+    def __init__(self, model: dict, lexicon: dict[str, float], pronunciations: Pronunciations | None = None,
+                 share: RomanizationModel | None = None):
         self.order = model["order"]
         vocab = model["vocab"]
         self.tables = _read_tables(model["tables"])
-        self.char_tables = _read_tables(model.get("char_tables", []))
-        self.char_index = {ch: i for i, ch in enumerate(model.get("char_vocab", []))}
+        if share is None:
+            self.char_tables = _read_tables(model.get("char_tables", []))
+            self.char_index = {ch: i for i, ch in enumerate(model.get("char_vocab", []))}
+        else:  # the English model ranks the same Devanagari words: one character n-gram and lexicon for both
+            self.char_tables, self.char_index = share.char_tables, share.char_index
         self.unigram = self.tables[0][()][1]
         option_logp = {int(t): p for t, p in model["option_logp"].items()} if "option_logp" in model else self.unigram
         # Letter-sized spellings (ौ ↔ ``au``, फ ↔ ``ff``) from a second, small-chunk alignment: tried only inside a
@@ -213,9 +238,12 @@ class RomanizationModel:
         self.log_floor = math.log(min(lexicon.values())) if lexicon else 0.0
         # Above this a frequency was measured; word-list entries all share the floor.
         self.measured = 1.01 * math.exp(self.log_floor)
-        self.sorted_words = sorted(lexicon)
+        self.sorted_words = sorted(lexicon) if share is None else share.sorted_words
         self.rerank_trees = model.get("rerank_trees", [])
         self._compiled_for = self._compiled = None
+        self.pronunciations = pronunciations
+        self.english = (RomanizationModel(model["english"], lexicon, share=self)
+                        if model.get("english") and pronunciations is not None and share is None else None)
 
     def char_logp(self, word: str) -> float:
         """log P(word) under the character n-gram of the lexicon: how Hindi-like a spelling is."""
@@ -365,16 +393,33 @@ class RomanizationModel:
 
     def rank(self, roman: str, k: int, lexicon_extra: Mapping[str, float] | None = None) -> list[str]:
         scored, finals = self.ranked(roman, lexicon_extra)
-        if not scored:
-            return [rule_based(roman)]
         if self.rerank_trees and not (lexicon_extra and any(d in lexicon_extra for _, d in scored[:RERANK_TOP])):
             words, rows = self.rerank_rows(roman, scored, finals)
+            if not words:
+                return [rule_based(roman)]
             score = self._tree_scorer()
             order = sorted(range(len(words)), key=lambda i: (-score(rows[i]), i))
-            if self.common_and_clear(scored):
+            if scored and self.common_and_clear(scored):
                 order = [0] + [i for i in order if i != 0]
-            scored = [scored[i] for i in order] + scored[len(words):]
-        return [unicodedata.normalize("NFC", d) for _, d in scored[:k]]
+            seen = set(words)
+            ranked = [words[i] for i in order] + [d for _, d in scored[RERANK_TOP:] if d not in seen]
+        else:
+            ranked = [d for _, d in scored]
+        if not ranked:
+            return [rule_based(roman)]
+        return [unicodedata.normalize("NFC", d) for d in ranked[:k]]
+
+    def english_scored(self, roman: str) -> list[tuple[float, str]]:
+        """The English model's (negated score, spelling) pairs for a Roman word with a known pronunciation, best first
+        over its pronunciations; empty for any other word."""
+        if self.english is None or self.pronunciations is None:
+            return []
+        best: dict[str, float] = {}
+        for phones in self.pronunciations.get(roman):
+            for s, d in self.english.ranked(phones)[0]:
+                if s < best.get(d, math.inf):
+                    best[d] = s
+        return sorted((s, d) for d, s in best.items())
 
     def common_and_clear(self, scored) -> bool:
         """Is the hand-weighted best a common word, ahead of the next by ``COMMON_MARGIN``? (then it stays first)"""
@@ -408,17 +453,38 @@ class RomanizationModel:
         return scored, finals
 
     def rerank_rows(self, roman: str, scored, finals) -> tuple[list[str], list[list[float]]]:
-        """The best ``RERANK_TOP`` spellings of ``ranked`` and their reranker feature rows (``rerank_features``)."""
+        """The candidates the trees reorder and their feature rows (``rerank_features``): the best ``RERANK_TOP`` of
+        ``ranked``, then the English model's best ``ENGLISH_TOP`` and the spelled-out letters of a short input, where
+        those are not among them already."""
         top = scored[:RERANK_TOP]
+        english = self.english_scored(roman)[:ENGLISH_TOP]
+        acronym = letter_names(roman) if len(roman) <= ACRONYM_LETTERS else ""
+        words = [d for _, d in top]
+        variants = [v for d in words[:VARIANTS_OF] for v in spelling_variants(d) if v in self.lexicon]
+        words += [d for d in dict.fromkeys([d for _, d in english] + ([acronym] if acronym else []) + variants)
+                  if d not in words]
+        variants = set(variants)
+        if not words:
+            return [], []
+        totals = {d: -s for s, d in scored}
+        lowest_total = min(totals.values(), default=0.0) - NOT_REACHED
+        lowest_joint = min(finals.values(), default=0.0) - NOT_REACHED
+        english_rank = {d: i for i, (_, d) in enumerate(english)}
+        english_best = english[0][0] if english else 0.0
         cands = []
-        for neg_total, deva in top:
+        for deva in words:
             freq = self.lexicon.get(deva, 0.0)
+            reached = deva in finals
             cands.append(Candidate(
-                total=-neg_total, joint=finals[deva],
+                total=totals.get(deva, lowest_total), joint=finals[deva] if reached else lowest_joint,
                 log_freq=max(0.0, math.log(freq) - self.log_floor) if freq > 0 else 0.0,
                 in_lexicon=freq > 0, measured=freq > self.measured,
-                letters=len(deva) - deva.count(_NUKTA) - deva.count(_VIRAMA), char=self.char_logp(deva)))
-        return [d for _, d in top], rerank_features(cands, len(roman), len(scored))
+                letters=len(deva) - deva.count(_NUKTA) - deva.count(_VIRAMA), char=self.char_logp(deva),
+                reached=reached,
+                english=english_best - english[english_rank[deva]][0] if deva in english_rank else None,
+                english_rank=english_rank.get(deva, ENGLISH_TOP), acronym=deva == acronym,
+                variant=deva in variants))
+        return words, rerank_features(cands, roman, len(scored), bool(english))
 
 
 class Candidate(NamedTuple):
@@ -430,20 +496,31 @@ class Candidate(NamedTuple):
     measured: bool
     letters: int
     char: float  # the lexicon character n-gram's log P
+    reached: bool = True  # found by the Roman search (else its total and joint are NOT_REACHED below the worst)
+    english: float | None = None  # the English model's score, minus its best (None: not among its best)
+    english_rank: int = ENGLISH_TOP
+    acronym: bool = False  # the input's letters spelled out by name
+    variant: bool = False  # a lexicon word spelled like one of the best but for a nukta or nasal (spelling_variants)
 
 
 # The reranker's inputs, in the order the shipped trees index them (``rerank_features``).
 RERANK_FEATURES = ("total_rel", "joint_rel", "log_freq", "log_freq_rel", "in_lexicon", "measured", "letters",
                    "roman_letters", "char", "char_rel", "rank", "in_lexicon_count", "candidates", "channel",
-                   "channel_rel")
+                   "channel_rel", "reached", "english_rel", "english_rank", "english_word", "acronym",
+                   "roman_vowels", "variant")
+# ``english_rel`` of a candidate the English model did not offer.
+NOT_ENGLISH = -50.0
 
 
-def rerank_features(cands: Sequence[Candidate], roman_length: int, n_candidates: int) -> list[list[float]]:
+def rerank_features(cands: Sequence[Candidate], roman: str, n_candidates: int,
+                    english_word: bool = False) -> list[list[float]]:
     """One row per candidate (best first): its own numbers and how far each is from the best in the list, since
     whether a lexicon word should beat a likelier spelling depends on what else is on offer.
 
     ``channel`` is joint minus char, about log P(roman | devanagari): how well the spelling explains what was typed,
-    apart from how Hindi-like it is. Trees split one input at a time, so a difference they need is given to them."""
+    apart from how Hindi-like it is. Trees split one input at a time, so a difference they need is given to them.
+    ``english_word`` says the input has an English pronunciation, ``roman_vowels`` how many vowel letters it has (an
+    input without any is most often an acronym)."""
     if not cands:
         return []
     top_total = max(c.total for c in cands)
@@ -452,10 +529,91 @@ def rerank_features(cands: Sequence[Candidate], roman_length: int, n_candidates:
     top_char = max(c.char for c in cands)
     top_channel = max(c.joint - c.char for c in cands)
     in_lex = sum(1 for c in cands if c.in_lexicon)
+    vowels = float(sum(roman.count(v) for v in "aeiou"))
     return [[c.total - top_total, c.joint - top_joint, c.log_freq, c.log_freq - top_freq, float(c.in_lexicon),
-             float(c.measured), float(c.letters), float(roman_length), c.char, c.char - top_char, float(rank),
-             float(in_lex), float(n_candidates), c.joint - c.char, c.joint - c.char - top_channel]
+             float(c.measured), float(c.letters), float(len(roman)), c.char, c.char - top_char, float(rank),
+             float(in_lex), float(n_candidates), c.joint - c.char, c.joint - c.char - top_channel,
+             float(c.reached), NOT_ENGLISH if c.english is None else c.english, float(c.english_rank),
+             float(english_word), float(c.acronym), vowels, float(c.variant)]
             for rank, c in enumerate(cands)]
+
+
+_TAKES_NUKTA = set("कखगजडढफ")
+_CLASS_NASAL = {**dict.fromkeys("कखगघ", "ङ"), **dict.fromkeys("चछजझ", "ञ"), **dict.fromkeys("टठडढ", "ण"),
+                **dict.fromkeys("तथदध", "न"), **dict.fromkeys("पफबभ", "म")}
+
+
+def spelling_variants(word: str) -> list[str]:
+    """The word with one of Hindi's free spelling choices made the other way: a nukta dropped or added (ज़/ज), a
+    chandrabindu for an anusvara or back (ँ/ं), an anusvara before a consonant for that consonant's nasal (खंड/खण्ड)
+    or back. Typists write them alike, and Hindi text has both."""
+    out = []
+    for i, ch in enumerate(word):
+        nxt = word[i + 1] if i + 1 < len(word) else ""
+        if ch == _NUKTA:
+            out.append(word[:i] + word[i + 1:])
+        elif ch in _TAKES_NUKTA and nxt != _NUKTA:
+            out.append(word[:i + 1] + _NUKTA + word[i + 1:])
+        elif ch == "\u0902":
+            out.append(word[:i] + "\u0901" + word[i + 1:])
+            if nxt in _CLASS_NASAL:
+                out.append(word[:i] + _CLASS_NASAL[nxt] + _VIRAMA + word[i + 1:])
+        elif ch == "\u0901":
+            out.append(word[:i] + "\u0902" + word[i + 1:])
+        elif ch in _CLASS_NASAL.values() and nxt == _VIRAMA and word[i + 2:i + 3] in _CLASS_NASAL:
+            out.append(word[:i] + "\u0902" + word[i + 2:])
+    return out
+
+
+def letter_names(roman: str) -> str:
+    """The Roman letters read out by name, as Hindi writes an acronym (``pcr`` → पीसीआर)."""
+    return "".join(LETTER_NAMES.get(ch, "") for ch in roman)
+
+
+class Pronunciations:
+    """English words and their pronunciations as phoneme symbols (``romanization_build.PHONES``), kept as two long
+    strings and their offsets, sorted by word: as a dict, 100,000 words would cost the model about 20 MB."""
+
+    def __init__(self, entries: Sequence[tuple[str, Sequence[str]]]):
+        entries = sorted(entries)
+        self._words, self._word_at = _joined([w for w, _ in entries])
+        self._phones, self._phones_at = _joined(["\t".join(p) for _, p in entries])
+
+    def __len__(self) -> int:
+        return len(self._word_at) - 1
+
+    def _word(self, i: int) -> str:
+        return self._words[self._word_at[i]:self._word_at[i + 1] - 1]
+
+    def get(self, word: str) -> tuple[str, ...]:
+        """The word's pronunciations (none for a word the dictionary lacks)."""
+        lo, hi = 0, len(self)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._word(mid) < word:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(self) and self._word(lo) == word:
+            return tuple(self._phones[self._phones_at[lo]:self._phones_at[lo + 1] - 1].split("\t"))
+        return ()
+
+
+def _joined(items: Sequence[str]) -> tuple[str, array]:
+    """The items as one string, each followed by a newline, and where each starts (one more offset: the end)."""
+    offsets = array("I", [0])
+    for item in items:
+        offsets.append(offsets[-1] + len(item) + 1)
+    return "".join(item + "\n" for item in items), offsets
+
+
+def read_pronunciations(path: Path) -> Pronunciations | None:
+    """The shipped English pronunciations (``word<TAB>phones[<TAB>phones]`` lines), or None if the file is absent."""
+    if not path.exists():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return Pronunciations([(word, tuple(phones)) for word, *phones in
+                               (line.rstrip("\n").split("\t") for line in fh) if phones])
 
 
 def tree_score(trees: Sequence, row: Sequence[float]) -> float:
@@ -581,7 +739,7 @@ def load_model() -> RomanizationModel:
     """Read the shipped model once per process (about a second); later calls share it."""
     with gzip.open(MODEL_PATH, "rt", encoding="utf-8") as fh:
         model = json.load(fh)
-    return RomanizationModel(model, read_lexicon(LEXICON_PATH))
+    return RomanizationModel(model, read_lexicon(LEXICON_PATH), read_pronunciations(PRONUNCIATIONS_PATH))
 
 
 def suggest(roman: str, k: int = 5, *, lexicon_extra: Mapping[str, float] | None = None,

@@ -1,9 +1,11 @@
 """Build the shipped Roman→Devanagari model (``corpus/data/``) from the Dakshina train pairs and Hindi word lists.
 
 Run once by a developer, not by the app: ``python -m corpus.romanization_build`` (needs ``wordfreq`` importable and
-the Debian packages ``aspell-hi``, ``hunspell-hi``, ``apertium-hin`` and ``dict-freedict-eng-hin`` installed; the app
-itself only reads the two files this writes). ``--fit-rerank`` then fits the reranker on a held-out model's candidate
-lists (scikit-learn, build time only) and stores its trees in the shipped model.
+the Debian packages ``aspell-hi``, ``hunspell-hi``, ``apertium-hin``, ``dict-freedict-eng-hin`` and ``festlex-cmu``
+(the CMU Pronouncing Dictionary) installed; the app itself only reads the three files this writes).
+``--english-only`` rebuilds just the English model and the pronunciations. ``--fit-rerank-folds`` then fits the
+reranker on the candidate lists of models built without a fold of the words (scikit-learn, build time only) and stores
+its trees in the shipped model.
 
 The model is a joint-sequence model (Bisani & Ney 2008): each (Roman, Devanagari) pair is cut into aligned chunks
 (1–2 Devanagari letters ↔ 1–4 Roman letters) by EM, and an n-gram over those chunk pairs scores how a Roman word and
@@ -18,6 +20,7 @@ import gzip
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 import unicodedata
@@ -26,7 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corpus.romanization import (
-    BOS, EOS, MAX_DEVA_UNITS, MAX_ROMAN, MODEL_PATH, LEXICON_PATH, deva_units, roman_letters,
+    BOS, EOS, MAX_DEVA_UNITS, MAX_ROMAN, MODEL_PATH, LEXICON_PATH, PRONUNCIATIONS_PATH, deva_units,
+    read_pronunciations, roman_letters,
 )
 
 DAKSHINA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dakshina-hi"
@@ -366,6 +370,60 @@ def add_lexicon_only(model: dict, sequences, penalty: float = LEXICON_ONLY_PENAL
     return len(added)
 
 
+# --- English pronunciations -------------------------------------------------------------------------------
+
+CMUDICT = Path("/usr/share/festival/dicts/cmu/cmudict-0.4.out")
+# ARPAbet as festival writes it, one symbol per phoneme so the joint model's chunks of up to MAX_ROMAN "letters" span up
+# to four phonemes: consonants as Latin letters, each vowel as two Greek ones (unstressed, stressed; the schwa ``ax``
+# and an unstressed ``ah`` sound alike but are kept apart as the dictionary gives them).
+CONSONANT_PHONES = dict(b="b", ch="c", d="d", dh="D", f="f", g="g", hh="h", jh="j", k="k", l="l", m="m", n="n", ng="N",
+                        p="p", r="r", s="s", sh="S", t="t", th="T", v="v", w="w", y="y", z="z", zh="Z")
+VOWEL_PHONES = ("aa", "ae", "ah", "ao", "aw", "ax", "ay", "eh", "er", "ey", "ih", "iy", "ow", "oy", "uh", "uw")
+# Pronunciations kept per word (the dictionary's first ones: its variants by part of speech).
+PRONUNCIATIONS_PER_WORD = 2
+
+
+def phone_symbol(phone: str, stressed: bool) -> str:
+    if phone in CONSONANT_PHONES:
+        return CONSONANT_PHONES[phone]
+    return chr(0x3B1 + 2 * VOWEL_PHONES.index(phone) + stressed)
+
+
+def cmu_pronunciations(path: Path = CMUDICT) -> dict[str, list[str]]:
+    """Each lower-case a–z word of festival's CMUdict 0.4 (Debian's festlex-cmu) with its pronunciations as phoneme
+    symbols (``phone_symbol``), a syllable's stress carried by its vowel."""
+    prons: dict[str, list[str]] = defaultdict(list)
+    line_re = re.compile(r'\("([^"]+)" \S+ (.*)\)\s*$')
+    syllable_re = re.compile(r"\(\(([a-z ]+)\) (\d)\)")
+    for line in path.read_text(encoding="latin-1").splitlines():
+        m = line_re.match(line)
+        if not m or not re.fullmatch("[a-z]+", m.group(1)):
+            continue
+        phones = "".join(phone_symbol(ph, int(stress) > 0)
+                         for syllable, stress in syllable_re.findall(m.group(2)) for ph in syllable.split())
+        word = m.group(1)
+        if phones and phones not in prons[word] and len(prons[word]) < PRONUNCIATIONS_PER_WORD:
+            prons[word].append(phones)
+    return dict(prons)
+
+
+def write_pronunciations(prons: dict[str, list[str]], path: Path = PRONUNCIATIONS_PATH) -> None:
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as fh:
+        for word in sorted(prons):
+            fh.write(word + "\t" + "\t".join(prons[word]) + "\n")
+
+
+def english_model(pairs, prons) -> dict:
+    """The joint model of English phonemes and Devanagari, from the pairs whose Roman side is an English word (its first
+    pronunciation): how Hindi writes an English word it borrows (``character`` → कैरेक्टर), which the Roman letters
+    say poorly. Some pairs are Hindi words that happen to spell an English one (``main`` → मैं); they are few."""
+    english = [(prons[r][0], d, c) for r, d, c in pairs if r in prons]
+    seqs = [(seq, 1) for seq, _ in align(english, 4)]
+    vocab, tables = train_ngram_kn(seqs, 4)
+    print(f"English model: {len(english)} pairs, {len(vocab)} chunk pairs")
+    return {"order": 4, "vocab": vocab, "tables": tables, "option_logp": option_logp(vocab, seqs)}
+
+
 # --- lexicon -----------------------------------------------------------------------------------------------
 
 def is_devanagari_word(w: str) -> bool:
@@ -486,10 +544,9 @@ def rerank_lists(model, rows) -> list[tuple[list[list[float]], int, str]]:
     lists = []
     for roman, gold in rows:
         letters = roman_letters(roman)
-        scored, finals = model.ranked(letters)
-        if not scored:
+        words, feats = model.rerank_rows(letters, *model.ranked(letters))
+        if not words:
             continue
-        words, feats = model.rerank_rows(letters, scored, finals)
         words = [unicodedata.normalize("NFC", w) for w in words]
         lists.append((feats, words.index(gold) if gold in words else -1, gold))
     return lists
@@ -573,7 +630,7 @@ def heldout_lists(model_path: Path, lexicon_path: Path, rows_path: Path) -> list
 
     model = romanization.RomanizationModel(
         json.loads(gzip.decompress(model_path.read_bytes()).decode("utf-8")) | {"rerank_trees": []},
-        romanization.read_lexicon(lexicon_path))
+        romanization.read_lexicon(lexicon_path), read_pronunciations(PRONUNCIATIONS_PATH))
     rows = []
     for line in rows_path.read_text(encoding="utf-8").splitlines():
         roman, deva, _ = line.split("\t")
@@ -652,6 +709,9 @@ def main(argv=None) -> None:
                     help="instead of building: fit the reranker on the candidate lists of every fold built into DIR "
                          "by --fold (each fold's rows by the model that never saw them), scored fold by fold first, "
                          "and store it in --rerank-into")
+    ap.add_argument("--english-only", action="store_true",
+                    help="only (re)build the English model and the pronunciations, into the model already at "
+                         "--model-out (or the --fold's), from the same pairs a full build would use")
     ap.add_argument("--rerank-into", type=Path, default=MODEL_PATH)
     ap.add_argument("--model-out", type=Path, default=MODEL_PATH)
     ap.add_argument("--lexicon-out", type=Path, default=LEXICON_PATH)
@@ -682,6 +742,16 @@ def main(argv=None) -> None:
                     fh.write(f"{r}\t{d}\t{c}\n")  # Dakshina's column order: bench_translit --dev reads it
         pairs = [p for p in pairs if p[1] not in held]
     pairs += loanword_pairs()
+    prons = cmu_pronunciations()
+    if args.fold is None and not args.holdout:
+        write_pronunciations(prons)
+    if args.english_only:
+        with gzip.open(args.model_out, "rt", encoding="utf-8") as fh:
+            model = json.load(fh)
+        model["english"] = english_model(pairs, prons)
+        with gzip.open(args.model_out, "wt", encoding="utf-8", compresslevel=9) as fh:
+            json.dump(model, fh, ensure_ascii=False, separators=(",", ":"))
+        return
     seqs = align(pairs, args.iterations)
     if not args.count_weighted:
         seqs = [(seq, 1) for seq, _ in seqs]  # each attested romanization once: its variety matters, not its votes
@@ -689,6 +759,7 @@ def main(argv=None) -> None:
     model = {"order": args.order, "vocab": vocab, "tables": tables, "option_logp": option_logp(vocab, seqs)}
     if args.lexicon_only:
         print(f"lexicon-only tokens: {add_lexicon_only(model, align(pairs, args.iterations, small=True))}")
+    model["english"] = english_model(pairs, prons)
     args.model_out.parent.mkdir(parents=True, exist_ok=True)
     lex = build_lexicon([w for w in words if w not in held])
     char_vocab, char_tables = train_ngram([([(ch, "") for ch in w], 1) for w in sorted(lex)], args.char_order,

@@ -6,11 +6,10 @@ import math
 
 import pytest
 
-from corpus.romanization import (RERANK_FEATURES, Candidate, RomanizationModel, compile_trees, joins, rerank_features,
-                                 tree_score)
-from corpus.romanization_build import (add_lexicon_only, chunk_allowed, export_trees, fold_words, option_logp,
-                                      store_trees,
-                                      train_ngram_kn)
+from corpus.romanization import (NOT_ENGLISH, RERANK_FEATURES, Candidate, Pronunciations, RomanizationModel,
+                                 compile_trees, joins, letter_names, rerank_features, spelling_variants, tree_score)
+from corpus.romanization_build import (add_lexicon_only, chunk_allowed, cmu_pronunciations, export_trees, fold_words,
+                                      option_logp, phone_symbol, store_trees, train_ngram_kn)
 
 
 @pytest.mark.parametrize(
@@ -144,17 +143,18 @@ def test_compiled_trees_score_every_row_exactly_as_tree_score():
 def test_rerank_features_give_each_candidate_its_distance_from_the_best_of_the_list():
     cands = [Candidate(total=-5.0, joint=-12.0, log_freq=3.0, in_lexicon=True, measured=True, letters=4, char=-11.0),
              Candidate(total=-6.5, joint=-10.0, log_freq=0.0, in_lexicon=False, measured=False, letters=3, char=-14.0)]
-    rows = rerank_features(cands, roman_length=5, n_candidates=17)
+    rows = rerank_features(cands, "khana", n_candidates=17)
     assert len(rows) == 2 and all(len(r) == len(RERANK_FEATURES) for r in rows)
     named = [dict(zip(RERANK_FEATURES, r)) for r in rows]
     assert named[0] == {"total_rel": 0.0, "joint_rel": -2.0, "log_freq": 3.0, "log_freq_rel": 0.0, "in_lexicon": 1.0,
                         "measured": 1.0, "letters": 4.0, "roman_letters": 5.0, "char": -11.0, "char_rel": 0.0,
                         "rank": 0.0, "in_lexicon_count": 1.0, "candidates": 17.0, "channel": -1.0,
-                        "channel_rel": -5.0}
+                        "channel_rel": -5.0, "reached": 1.0, "english_rel": NOT_ENGLISH, "english_rank": 3.0,
+                        "english_word": 0.0, "acronym": 0.0, "roman_vowels": 2.0, "variant": 0.0}
     assert named[1]["total_rel"] == -1.5 and named[1]["joint_rel"] == 0.0 and named[1]["log_freq_rel"] == -3.0
     assert named[1]["char_rel"] == -3.0 and named[1]["rank"] == 1.0 and named[1]["in_lexicon"] == 0.0
     assert named[1]["channel"] == 4.0 and named[1]["channel_rel"] == 0.0  # joint - char: fits the typing best
-    assert rerank_features([], 3, 0) == []
+    assert rerank_features([], "abc", 0) == []
 
 
 def test_exported_trees_score_like_scikit_learn():
@@ -173,6 +173,10 @@ def test_exported_trees_score_like_scikit_learn():
     assert np.allclose(diff, diff[0], atol=1e-4)
 
 
+# A tree that scores the candidate at rank 1 (the second) 1.0 and every other 0.0.
+SECOND_FIRST = [10, 0.5, 0.0, [10, 1.5, 1.0, 0.0]]
+
+
 def test_a_shipped_reranker_reorders_only_the_best_candidates_and_keeps_project_words_first():
     model = _tiny_model()
     model["vocab"].append("अ\ta")  # a second spelling of "a": "ka" is का or कअ
@@ -181,10 +185,10 @@ def test_a_shipped_reranker_reorders_only_the_best_candidates_and_keeps_project_
     lexicon = {"का": 1e-4}
     plain = RomanizationModel(model, lexicon)
     before = plain.rank("ka", 5)
-    # one tree that prefers the candidate the hand-weighted order put second
-    reranked = RomanizationModel(model | {"rerank_trees": [[10, 0.5, 0.0, 1.0]]}, lexicon)
+    # one tree that prefers the candidate the hand-weighted order put second (the third is the spelled-out letters)
+    reranked = RomanizationModel(model | {"rerank_trees": [SECOND_FIRST]}, lexicon)
     after = reranked.rank("ka", 5)
-    assert before == ["का", "कअ"] and after == ["कअ", "का"]
+    assert before == ["का", "कअ"] and after == ["कअ", "का", "केए"]
     assert reranked.rank("ka", 5, lexicon_extra={before[0]: 1e-3})[0] == before[0]
 
 
@@ -194,11 +198,11 @@ def test_the_trees_cannot_push_a_common_word_that_the_hand_weighted_score_puts_c
     model["vocab"].append("अ\ta")
     model["tables"][0][""][1]["4"] = -2.0
     model["option_logp"]["4"] = -1.5
-    prefers_second = {"rerank_trees": [[10, 0.5, 0.0, 1.0]]}
+    prefers_second = {"rerank_trees": [SECOND_FIRST]}
     common = RomanizationModel(model | prefers_second, {"का": 1e-2, "कम": 1e-7})  # का far above the floor
-    assert common.rank("ka", 5) == ["का", "कअ"]
+    assert common.rank("ka", 5) == ["का", "कअ", "केए"]
     monkeypatch.setattr("corpus.romanization.COMMON_LOG_FREQ", 100.0)  # no word counts as common: the trees decide
-    assert common.rank("ka", 5) == ["कअ", "का"]
+    assert common.rank("ka", 5) == ["कअ", "का", "केए"]
 
 
 def test_stored_trees_replace_only_the_reranker_in_a_model_file(tmp_path):
@@ -212,3 +216,83 @@ def test_stored_trees_replace_only_the_reranker_in_a_model_file(tmp_path):
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         stored = json.load(fh)
     assert stored == {"order": 4, "vocab": ["<s>", "</s>", "क\tk"], "rerank_trees": [[13, -2.0, 0.1, -0.1], 0.25]}
+
+
+@pytest.mark.parametrize(
+    ("word", "variant"),
+    [
+        ("खंड", "खण्ड"),  # an anusvara before a consonant, as that consonant's nasal
+        ("खण्ड", "खंड"),
+        ("चाँद", "चांद"),  # chandrabindu and anusvara
+        ("उपलब्धियां", "उपलब्धियाँ"),
+        ("अख़्तर", "अख्तर"),  # a nukta dropped
+        ("कागजों", "कागज़ों"),  # or added
+    ],
+)
+def test_spelling_variants_make_one_free_spelling_choice_the_other_way(word, variant):
+    assert variant in spelling_variants(word)
+    assert word not in spelling_variants(word)
+
+
+def test_a_word_without_a_free_spelling_choice_has_no_variants():
+    assert spelling_variants("मेरा") == []
+    assert spelling_variants("") == []
+
+
+def test_letter_names_spell_an_acronym_as_hindi_writes_it():
+    assert letter_names("pcr") == "पीसीआर"
+    assert letter_names("tv") == "टीवी"
+    assert letter_names("www") == "डब्ल्यूडब्ल्यूडब्ल्यू"
+
+
+def test_pronunciations_find_a_word_and_nothing_for_a_word_the_dictionary_lacks():
+    prons = Pronunciations([("read", ("rεd", "rιd")), ("a", ("α",)), ("ab", ("αb",))])
+    assert len(prons) == 3
+    assert prons.get("read") == ("rεd", "rιd") and prons.get("a") == ("α",) and prons.get("ab") == ("αb",)
+    assert prons.get("re") == () and prons.get("") == () and prons.get("zzz") == ()
+
+
+def test_cmu_pronunciations_read_festivals_dictionary_one_symbol_per_phoneme(tmp_path):
+    path = tmp_path / "cmudict.out"
+    path.write_text('MNCL\n("character" nil (((k eh) 1) ((r ih k) 0) ((t er) 0)))\n'
+                    '("read" nil (((r eh d) 1)))\n("read" v (((r iy d) 1)))\n("read" n (((r eh d) 1)))\n'
+                    '("o\'neil" nil (((ow) 0) ((n iy l) 1)))\n', encoding="latin-1")
+    prons = cmu_pronunciations(path)
+    eh1, ih0, er0, iy1 = (phone_symbol("eh", True), phone_symbol("ih", False), phone_symbol("er", False),
+                          phone_symbol("iy", True))
+    assert prons == {"character": ["k" + eh1 + "r" + ih0 + "kt" + er0], "read": ["r" + eh1 + "d", "r" + iy1 + "d"]}
+    assert len({phone_symbol(v, s) for v in ("aa", "ae", "uw") for s in (False, True)}) == 6  # stress kept apart
+
+
+def _english_model() -> dict:
+    # "kα" (k, then a stressed vowel) is spelled कै
+    return {"order": 2, "vocab": ["<s>", "</s>", "क\tk", "ै\tα"],
+            "tables": [{"": [0.0, {"1": -1.0, "2": -1.0, "3": -1.0}]}, {}], "option_logp": {"2": -0.5, "3": -0.5}}
+
+
+def test_an_english_word_and_a_short_input_bring_their_own_candidates_to_the_reranker():
+    model = RomanizationModel(_tiny_model() | {"english": _english_model()}, {"का": 1e-4, "क़ा": 1e-6},
+                              Pronunciations([("ka", ("kα",))]))
+    scored, finals = model.ranked("ka")
+    words, rows = model.rerank_rows("ka", scored, finals)
+    assert words == ["का", "कै", "केए", "क़ा"]  # the Roman search's, the English model's, the letters', a variant
+    named = [dict(zip(RERANK_FEATURES, r)) for r in rows]
+    assert [n["reached"] for n in named] == [1.0, 0.0, 0.0, 0.0]
+    assert [n["english_rel"] for n in named] == [NOT_ENGLISH, 0.0, NOT_ENGLISH, NOT_ENGLISH]
+    assert [n["english_rank"] for n in named] == [3.0, 0.0, 3.0, 3.0]
+    assert [n["acronym"] for n in named] == [0.0, 0.0, 1.0, 0.0]
+    assert [n["variant"] for n in named] == [0.0, 0.0, 0.0, 1.0]
+    assert {n["english_word"] for n in named} == {1.0}
+    # a candidate neither search reached scores NOT_REACHED below the worst that was reached
+    assert named[1]["total_rel"] == pytest.approx(-10.0) and named[1]["joint_rel"] == pytest.approx(-10.0)
+    # a tree that prefers the spelled-out letters puts them first; without trees only the Roman search's remain
+    prefers_acronym = [[RERANK_FEATURES.index("acronym"), 0.5, 0.0, 1.0]]
+    reranked = RomanizationModel(_tiny_model() | {"english": _english_model(), "rerank_trees": prefers_acronym},
+                                 {"का": 1e-4}, Pronunciations([("ka", ("kα",))]))
+    assert reranked.rank("ka", 5) == ["केए", "का", "कै"]
+    assert model.rank("ka", 5) == ["का"]
+
+
+def test_without_pronunciations_there_is_no_english_model():
+    model = RomanizationModel(_tiny_model() | {"english": _english_model()}, {"का": 1e-4})
+    assert model.english is None and model.english_scored("ka") == []
