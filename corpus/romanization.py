@@ -22,7 +22,7 @@ ensemble reorders the best ``RERANK_TOP`` from those numbers and how far each is
 rare lexicon word should beat a likelier spelling depends on what else is on offer); it is fitted by
 ``romanization_build --fit-rerank-folds`` on the candidate lists of ten folds of the train words (each ranked by a model
 built without its fold) and scored here in pure Python. A common word the hand-weighted score puts clearly first stays
-first (``COMMON_LOG_FREQ``).
+first, and so does one the trees would replace with a much rarer word (``COMMON_LOG_FREQ``, ``COMMON_GAP``).
 
 The trees also weigh candidates the Roman search cannot find: for an English word (``character``, whose letters
 say little of कैरेक्टर) the best spellings of a second joint model over its English phonemes (the CMU Pronouncing
@@ -88,9 +88,14 @@ PROJECT_BONUS = 8.0
 # The trees learned from Dakshina's word types, where a word as common as नहीं is one row among thousands, so they
 # may put a rare spelling (नही, नाहीं) above it. A word this common (log frequency this far above the lexicon's floor,
 # about 1.3e-4 of running words) that the hand-weighted score puts first by this margin stays first. Leave-one-fold-out
-# on five of the ten folds' lists it cost 0.0002 of top-1 (0.6991 → 0.6989); typists meet such words in every sentence.
+# on all ten folds' lists it costs 0.0007 of top-1 (0.7040 → 0.7033); typists meet such words in every sentence.
 COMMON_LOG_FREQ = 5.5
 COMMON_MARGIN = 2.0
+# Nor may a much rarer word (this much lower log frequency) take its place: the English and acronym candidates made the
+# trees put मेन above मैं for ``main``, डॉ above दो for ``do``, यूएस above उस for ``us``. Leave-one-fold-out on all ten
+# folds' lists this costs 0.0013 more of top-1 (0.7033 → 0.7020) and 0.00005 of top-5: Dakshina counts word types, where
+# a rare word is as likely to be meant as a common one; what translators type is running text.
+COMMON_GAP = 1.5
 # English words typed as English (``character``, ``consumer``): their spellings from how they sound, by a second
 # joint model over English phonemes (``english``); its best this many join the reranker's candidates.
 ENGLISH_TOP = 3
@@ -399,7 +404,7 @@ class RomanizationModel:
                 return [rule_based(roman)]
             score = self._tree_scorer()
             order = sorted(range(len(words)), key=lambda i: (-score(rows[i]), i))
-            if scored and self.common_and_clear(scored):
+            if scored and self.common_stays_first(scored, words[order[0]]):
                 order = [0] + [i for i in order if i != 0]
             seen = set(words)
             ranked = [words[i] for i in order] + [d for _, d in scored[RERANK_TOP:] if d not in seen]
@@ -421,12 +426,21 @@ class RomanizationModel:
                     best[d] = s
         return sorted((s, d) for d, s in best.items())
 
-    def common_and_clear(self, scored) -> bool:
-        """Is the hand-weighted best a common word, ahead of the next by ``COMMON_MARGIN``? (then it stays first)"""
-        freq = self.lexicon.get(scored[0][1], 0.0)
-        if freq <= 0 or math.log(freq) - self.log_floor < COMMON_LOG_FREQ:
+    def common_stays_first(self, scored, tree_first: str) -> bool:
+        """Does the hand-weighted best stay first, whatever the trees say? Only a common word does, and only when the
+        hand-weighted score puts it ahead of the next by ``COMMON_MARGIN`` or the trees' choice is a much rarer word
+        (``COMMON_GAP``)."""
+        common = self.log_freq(scored[0][1])
+        if common < COMMON_LOG_FREQ:
             return False
-        return len(scored) == 1 or scored[1][0] - scored[0][0] > COMMON_MARGIN
+        if len(scored) == 1 or scored[1][0] - scored[0][0] > COMMON_MARGIN:
+            return True
+        return common - self.log_freq(tree_first) > COMMON_GAP
+
+    def log_freq(self, word: str) -> float:
+        """The word's log frequency above the lexicon's floor (0 for a word outside the lexicon)."""
+        freq = self.lexicon.get(word, 0.0)
+        return max(0.0, math.log(freq) - self.log_floor) if freq > 0 else 0.0
 
     def ranked(self, roman: str, lexicon_extra: Mapping[str, float] | None = None):
         """``(scored, finals)``: the best ``RERANK`` (negated score, spelling) pairs, best first, by the hand-weighted
@@ -477,8 +491,7 @@ class RomanizationModel:
             reached = deva in finals
             cands.append(Candidate(
                 total=totals.get(deva, lowest_total), joint=finals[deva] if reached else lowest_joint,
-                log_freq=max(0.0, math.log(freq) - self.log_floor) if freq > 0 else 0.0,
-                in_lexicon=freq > 0, measured=freq > self.measured,
+                log_freq=self.log_freq(deva), in_lexicon=freq > 0, measured=freq > self.measured,
                 letters=len(deva) - deva.count(_NUKTA) - deva.count(_VIRAMA), char=self.char_logp(deva),
                 reached=reached,
                 english=english_best - english[english_rank[deva]][0] if deva in english_rank else None,

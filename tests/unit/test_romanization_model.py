@@ -205,6 +205,20 @@ def test_the_trees_cannot_push_a_common_word_that_the_hand_weighted_score_puts_c
     assert common.rank("ka", 5) == ["कअ", "का", "केए"]
 
 
+def test_the_trees_cannot_put_a_much_rarer_word_before_a_common_one_even_when_the_two_score_alike(monkeypatch):
+    model = _tiny_model()
+    model["vocab"].append("अ\ta")
+    model["tables"][0][""][1]["4"] = -1.0  # कअ about as likely as का: no clear margin
+    model["option_logp"]["4"] = -0.5
+    prefers_second = {"rerank_trees": [SECOND_FIRST]}
+    monkeypatch.setattr("corpus.romanization.COMMON_MARGIN", 100.0)  # the margin alone never keeps a word first
+    rare = RomanizationModel(model | prefers_second, {"का": 1e-2, "कअ": 1e-7})  # 11.5 apart in log frequency
+    assert rare.rank("ka", 5)[:2] == ["का", "कअ"]
+    close = RomanizationModel(model | prefers_second, {"का": 1e-2, "कअ": 5e-3, "कम": 1e-7})  # 0.7 apart: trees decide
+    hand_weighted = [d for _, d in close.ranked("ka")[0]]
+    assert close.rank("ka", 5)[:2] == [hand_weighted[1], hand_weighted[0]]
+
+
 def test_stored_trees_replace_only_the_reranker_in_a_model_file(tmp_path):
     import gzip
     import json
