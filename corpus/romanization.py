@@ -133,6 +133,12 @@ JOINS = (
 )
 
 
+def well_formed(word: str) -> bool:
+    """Does every letter of the word follow what comes before it (``JOINS``)? Some word lists hold typing slips such as
+    मेंं, अौर or काे (a sign doubled, a vowel sign on a vowel): never offer one."""
+    return all(JOINS[left_class(word[:i])][first_class(ch)] for i, ch in enumerate(word))
+
+
 def left_class(left: str) -> int:
     """The class of a word-so-far that decides which chunks may follow it (see ``JOINS``)."""
     if not left:
@@ -410,6 +416,7 @@ class RomanizationModel:
             ranked = [words[i] for i in order] + [d for _, d in scored[RERANK_TOP:] if d not in seen]
         else:
             ranked = [d for _, d in scored]
+        ranked = [d for d in ranked if well_formed(d)]
         if not ranked:
             return [rule_based(roman)]
         return [unicodedata.normalize("NFC", d) for d in ranked[:k]]

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from corpus.romanization import (NOT_ENGLISH, RERANK_FEATURES, Candidate, Pronunciations, RomanizationModel,
-                                 compile_trees, joins, letter_names, rerank_features, spelling_variants, tree_score)
+                                 compile_trees, joins, letter_names, rerank_features, spelling_variants, tree_score,
+                                 well_formed)
 from corpus.romanization_build import (add_lexicon_only, chunk_allowed, cmu_pronunciations, export_trees, fold_words,
                                       option_logp, phone_symbol, store_trees, train_ngram_kn)
 
@@ -310,3 +311,23 @@ def test_an_english_word_and_a_short_input_bring_their_own_candidates_to_the_rer
 def test_without_pronunciations_there_is_no_english_model():
     model = RomanizationModel(_tiny_model() | {"english": _english_model()}, {"का": 1e-4})
     assert model.english is None and model.english_scored("ka") == []
+
+
+@pytest.mark.parametrize("word", ["मेंं", "अौर", "काे", "हैै", "ि", "ंब"])
+def test_a_typing_slip_from_a_word_list_is_not_well_formed(word):
+    assert not well_formed(word)
+
+
+@pytest.mark.parametrize("word", ["में", "और", "को", "है", "क्षेत्र", "ज़िंदगी", "कीबोर्ड", "ऑफ़"])
+def test_hindi_words_are_well_formed(word):
+    assert well_formed(word)
+
+
+def test_a_word_list_slip_is_never_offered_even_when_the_search_finds_it():
+    model = _tiny_model()
+    model["vocab"].append("ाा\taa")  # a chunk that doubles the vowel sign
+    model["tables"][0][""][1]["4"] = -0.5
+    model["option_logp"]["4"] = -0.1
+    loaded = RomanizationModel(model, {"काा": 1e-2, "का": 1e-6})
+    assert "काा" in loaded.search("kaa", 4, 4)
+    assert "काा" not in loaded.rank("kaa", 5)
