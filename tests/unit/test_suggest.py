@@ -7,6 +7,7 @@ import unicodedata
 
 import pytest
 
+from corpus.romanization import well_formed
 from corpus.transliterate import suggest, to_devanagari
 
 
@@ -23,10 +24,35 @@ from corpus.transliterate import suggest, to_devanagari
         ("nahi", "नहीं"),  # the anusvara nobody types
         ("accha", "अच्छा"),
         ("Mera", "मेरा"),  # capitals are read as lower case
+        ("do", "दो"),  # a Hindi word that spells an English one: the common Hindi word first
+        ("us", "उस"),
+        ("mein", "में"),
+        ("pcr", "पीसीआर"),  # an acronym, its letters spelled out by name
+        ("tv", "टीवी"),
+        ("bbc", "बीबीसी"),
     ],
 )
 def test_common_words_come_first(roman, hindi):
     assert suggest(roman)[0] == hindi
+
+
+def test_main_gives_a_common_hindi_word_before_the_english_main():
+    assert suggest("main")[0] in {"मैं", "में"}
+    assert {"मैं", "में"} <= set(suggest("main", 5))
+
+
+@pytest.mark.parametrize(
+    ("roman", "accepted"),
+    [
+        ("designer", {"डिजाइनर", "डिज़ाइनर"}),  # spelled as the English word sounds, not as its letters read
+        ("gravity", {"ग्रैविटी", "ग्रेविटी"}),
+        ("impact", {"इंपैक्ट", "इम्पैक्ट"}),
+        ("plague", {"प्लेग"}),
+        ("niger", {"नाइजर"}),
+    ],
+)
+def test_english_words_are_spelled_as_they_sound(roman, accepted):
+    assert accepted & set(suggest(roman, 3)), suggest(roman, 5)
 
 
 def test_the_browser_sentence_needs_no_pick():
@@ -48,6 +74,7 @@ def test_the_browser_sentence_needs_no_pick():
         ("waqt", {"वक़्त", "वक्त"}),  # w / v, q for क़
         ("sadak", {"सड़क"}),  # ड़ typed as d
         ("accha", {"अच्छा"}),  # doubled consonant
+        ("khand", {"खंड", "खण्ड"}),  # anusvara or the consonant's own nasal
     ],
 )
 def test_loose_spellings_find_the_word_among_the_top_five(roman, accepted):
@@ -59,13 +86,14 @@ def test_a_name_gets_a_sensible_spelling():
 
 
 def test_candidates_are_distinct_nfc_devanagari_and_at_most_k():
-    for roman in ("khana", "sony", "kitab", "pyaar", "dilli"):
+    for roman in ("khana", "sony", "kitab", "pyaar", "dilli", "mein", "aur", "ko"):
         out = suggest(roman, 5)
         assert 1 <= len(out) <= 5
         assert len(set(out)) == len(out)
         for word in out:
             assert word == unicodedata.normalize("NFC", word)
             assert all("\u0900" <= ch <= "\u097f" for ch in word), word
+            assert well_formed(word), word  # no typing slip from a word list (मेंं, अौर, काे)
 
 
 def test_k_limits_the_list():
