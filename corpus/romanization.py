@@ -44,6 +44,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -416,10 +417,10 @@ class RomanizationModel:
             ranked = [words[i] for i in order] + [d for _, d in scored[RERANK_TOP:] if d not in seen]
         else:
             ranked = [d for _, d in scored]
-        ranked = [d for d in ranked if well_formed(d)]
-        if not ranked:
+        offered = list(islice((d for d in ranked if well_formed(d)), k))
+        if not offered:
             return [rule_based(roman)]
-        return [unicodedata.normalize("NFC", d) for d in ranked[:k]]
+        return [unicodedata.normalize("NFC", d) for d in offered]
 
     def english_scored(self, roman: str) -> list[tuple[float, str]]:
         """The English model's (negated score, spelling) pairs for a Roman word with a known pronunciation, best first
