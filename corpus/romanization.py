@@ -476,8 +476,8 @@ class RomanizationModel:
 
     def rerank_rows(self, roman: str, scored, finals) -> tuple[list[str], list[list[float]]]:
         """The candidates the trees reorder and their feature rows (``rerank_features``): the best ``RERANK_TOP`` of
-        ``ranked``, then the English model's best ``ENGLISH_TOP`` and the spelled-out letters of a short input, where
-        those are not among them already."""
+        ``ranked``, then the English model's best ``ENGLISH_TOP``, the spelled-out letters of a short input and the
+        lexicon's spelling variants of the best ``VARIANTS_OF``, where those are not among them already."""
         top = scored[:RERANK_TOP]
         english = self.english_scored(roman)[:ENGLISH_TOP]
         acronym = letter_names(roman) if len(roman) <= ACRONYM_LETTERS else ""
@@ -565,9 +565,10 @@ _CLASS_NASAL = {**dict.fromkeys("कखगघ", "ङ"), **dict.fromkeys("चछ�
 
 
 def spelling_variants(word: str) -> list[str]:
-    """The word with one of Hindi's free spelling choices made the other way: a nukta dropped or added (ज़/ज), a
-    chandrabindu for an anusvara or back (ँ/ं), an anusvara before a consonant for that consonant's nasal (खंड/खण्ड)
-    or back. Typists write them alike, and Hindi text has both."""
+    """The word with one of Hindi's free spelling choices made the other way: a nukta dropped or added (ज़/ज, and
+    ड़/ढ़, which typists and word lists also write without it), a chandrabindu for an anusvara or back (ँ/ं), an
+    anusvara before a consonant for that consonant's nasal (खंड/खण्ड) or back. Typists write them alike, and Hindi
+    text has both; the trees decide which to offer."""
     out = []
     for i, ch in enumerate(word):
         nxt = word[i + 1] if i + 1 < len(word) else ""
@@ -592,7 +593,7 @@ def letter_names(roman: str) -> str:
 
 
 class Pronunciations:
-    """English words and their pronunciations as phoneme symbols (``romanization_build.PHONES``), kept as two long
+    """English words and their pronunciations as phoneme symbols (``romanization_build.phone_symbol``), kept as two long
     strings and their offsets, sorted by word: as a dict, 100,000 words would cost the model about 20 MB."""
 
     def __init__(self, entries: Sequence[tuple[str, Sequence[str]]]):
