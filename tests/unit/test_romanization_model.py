@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from corpus.romanization import (NOT_ENGLISH, RERANK_FEATURES, Candidate, Pronunciations, RomanizationModel,
-                                 compile_trees, joins, letter_names, rerank_features, spelling_variants, tree_score,
-                                 well_formed)
+from corpus.romanization import (CLEAR_MARGIN, COMMON_LOG_FREQ, NOT_ENGLISH, RERANK_FEATURES, Candidate,
+                                 Pronunciations, RomanizationModel, compile_trees, joins, letter_names, rerank_features,
+                                 spelling_variants, tree_score, well_formed)
 from corpus.romanization_build import (add_lexicon_only, chunk_allowed, cmu_pronunciations, export_trees, fold_words,
                                       option_logp, phone_symbol, store_trees, train_ngram_kn)
 
@@ -202,7 +202,8 @@ def test_the_trees_cannot_push_a_common_word_that_the_hand_weighted_score_puts_c
     prefers_second = {"rerank_trees": [SECOND_FIRST]}
     common = RomanizationModel(model | prefers_second, {"का": 1e-2, "कम": 1e-7})  # का far above the floor
     assert common.rank("ka", 5) == ["का", "कअ", "केए"]
-    monkeypatch.setattr("corpus.romanization.COMMON_LOG_FREQ", 100.0)  # no word counts as common: the trees decide
+    monkeypatch.setattr("corpus.romanization.COMMON_LOG_FREQ", 100.0)  # no word counts as common
+    monkeypatch.setattr("corpus.romanization.CLEAR_MARGIN", math.inf)  # and no lead is clear: the trees decide
     assert common.rank("ka", 5) == ["कअ", "का", "केए"]
 
 
@@ -218,6 +219,22 @@ def test_the_trees_cannot_put_a_much_rarer_word_before_a_common_one_even_when_th
     close = RomanizationModel(model | prefers_second, {"का": 1e-2, "कअ": 5e-3, "कम": 1e-7})  # 0.7 apart: trees decide
     hand_weighted = [d for _, d in close.ranked("ka")[0]]
     assert close.rank("ka", 5)[:2] == [hand_weighted[1], hand_weighted[0]]
+
+
+def test_a_measured_word_far_ahead_on_the_hand_weighted_score_is_not_displaced_by_a_rarer_one():
+    model = _tiny_model()
+    model["vocab"].append("अ\ta")
+    model["tables"][0][""][1]["4"] = -1.0
+    model["option_logp"]["4"] = -0.5
+    prefers_second = {"rerank_trees": [SECOND_FIRST]}
+    far = RomanizationModel(model | prefers_second, {"का": 1e-5, "कम": 1e-7})  # measured, not common; कअ unknown
+    hand = far.ranked("ka")[0]
+    assert far.log_freq("का") < COMMON_LOG_FREQ and hand[0][1] == "का" and hand[1][0] - hand[0][0] > CLEAR_MARGIN
+    assert far.rank("ka", 5)[0] == "का"
+    near = RomanizationModel(model | prefers_second, {"का": 1e-5, "कअ": 1e-7})  # कअ a word list's word: close behind
+    hand = near.ranked("ka")[0]
+    assert hand[0][1] == "का" and hand[1][0] - hand[0][0] < CLEAR_MARGIN
+    assert near.rank("ka", 5)[0] == "कअ"  # the trees decide
 
 
 def test_stored_trees_replace_only_the_reranker_in_a_model_file(tmp_path):

@@ -30,6 +30,9 @@ from corpus.transliterate import suggest, to_devanagari
         ("pcr", "पीसीआर"),  # an acronym, its letters spelled out by name
         ("tv", "टीवी"),
         ("bbc", "बीबीसी"),
+        ("mobile", "मोबाइल"),  # a review's loanwords as Hindi writes them, not as the English model spells them
+        ("battery", "बैटरी"),
+        ("hotel", "होटल"),
     ],
 )
 def test_common_words_come_first(roman, hindi):
