@@ -539,8 +539,9 @@ FOLDS = 10
 
 
 def rerank_lists(model, rows) -> list[tuple[list[list[float]], int, str]]:
-    """For each (roman, gold) row: the feature rows of the model's best RERANK_TOP, the gold's index among them (-1
-    if absent) and the gold word, exactly as ``RomanizationModel.rank`` computes them."""
+    """For each (roman, gold) row: the feature rows of the candidates the trees reorder (the best RERANK_TOP, then the
+    English, acronym and variant candidates), the gold's index among them (-1 if absent) and the gold word, exactly as
+    ``RomanizationModel.rank`` computes them."""
     lists = []
     for roman, gold in rows:
         letters = roman_letters(roman)
