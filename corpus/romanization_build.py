@@ -641,12 +641,17 @@ def heldout_lists(model_path: Path, lexicon_path: Path, rows_path: Path) -> list
 
 def store_trees(trees: list, into: Path) -> None:
     """Write the reranker's trees into the model file ``into``, leaving the rest of it as it is."""
-    with gzip.open(into, "rt", encoding="utf-8") as fh:
-        model = json.load(fh)
-    model["rerank_trees"] = trees
-    with gzip.open(into, "wt", encoding="utf-8", compresslevel=9) as fh:
-        json.dump(model, fh, ensure_ascii=False, separators=(",", ":"))
+    replace_in_model(into, rerank_trees=trees)
     print(f"reranker: {len(trees)} trees written to {into}")
+
+
+def replace_in_model(path: Path, **parts) -> None:
+    """Replace these parts of the model file at ``path`` (the reranker, the English model), keeping the rest."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        model = json.load(fh)
+    model.update(parts)
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as fh:
+        json.dump(model, fh, ensure_ascii=False, separators=(",", ":"))
 
 
 def fold_words(words: Sequence[str], fold: int, folds: int = FOLDS) -> set[str]:
@@ -747,11 +752,7 @@ def main(argv=None) -> None:
     if args.fold is None and not args.holdout:
         write_pronunciations(prons)
     if args.english_only:
-        with gzip.open(args.model_out, "rt", encoding="utf-8") as fh:
-            model = json.load(fh)
-        model["english"] = english_model(pairs, prons)
-        with gzip.open(args.model_out, "wt", encoding="utf-8", compresslevel=9) as fh:
-            json.dump(model, fh, ensure_ascii=False, separators=(",", ":"))
+        replace_in_model(args.model_out, english=english_model(pairs, prons))
         return
     seqs = align(pairs, args.iterations)
     if not args.count_weighted:
