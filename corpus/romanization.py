@@ -245,12 +245,16 @@ class RomanizationModel:
                 common = tuple(o for o in every if o[3])
                 by_class += (every, every if len(common) == len(every) else common)
             self.options_after[r] = tuple(by_class)
-        # Caches only: results never depend on them.
+        # Caches only: results never depend on them. Those of the lexicon and the character n-gram are one for both
+        # models (they hold the same Devanagari words); each model's own tables have their own.
         self._chains: dict[tuple[int, ...], tuple] = {}
-        self._is_prefix: dict[str, bool] = {}
-        self._char_memo: dict[str, float] = {}
-        self._char_steps: dict[tuple[int, ...], float] = {}  # context + letter -> log p(letter | context)
         self._resolved: dict[tuple[int, ...], dict[int, float]] = {}  # context -> token -> log p
+        if share is None:
+            self._is_prefix: dict[str, bool] = {}
+            self._char_memo: dict[str, float] = {}
+            self._char_steps: dict[tuple[int, ...], float] = {}  # context + letter -> log p(letter | context)
+        else:
+            self._is_prefix, self._char_memo, self._char_steps = share._is_prefix, share._char_memo, share._char_steps
         self.lexicon = lexicon
         self.log_floor = math.log(min(lexicon.values())) if lexicon else 0.0
         # Above this a frequency was measured; word-list entries all share the floor.
