@@ -448,11 +448,12 @@ class RomanizationModel:
         score puts it ahead of the next by ``COMMON_MARGIN``; a common word, or a measured one that score puts far
         ahead (``CLEAR_MARGIN``), does when the trees' choice is a much rarer word (``COMMON_GAP``)."""
         best = scored[0][1]
-        common = self.log_freq(best) >= COMMON_LOG_FREQ
+        best_freq = self.log_freq(best)
+        common = best_freq >= COMMON_LOG_FREQ
         margin = math.inf if len(scored) == 1 else scored[1][0] - scored[0][0]
         if common and margin > COMMON_MARGIN:
             return True
-        if self.log_freq(best) - self.log_freq(tree_first) <= COMMON_GAP:
+        if best_freq - self.log_freq(tree_first) <= COMMON_GAP:
             return False
         return common or (self.lexicon.get(best, 0.0) > self.measured and margin > CLEAR_MARGIN)
 
