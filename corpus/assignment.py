@@ -39,6 +39,21 @@ class Plan:
     already: int = 0
 
 
+def tagging_refusal(annotator: object, translator: object, translators_of_sentence: AbstractSet[object]) -> str | None:
+    """Why ``annotator`` may not tag ``translator``'s translation of a sentence (None: they may).
+
+    One rule for every path that gives an annotator a translation (assignment, work-file import): a person who
+    translates a sentence, in either phase, never tags a colleague's translation of it, which would leak it
+    into their own and break the independence that ROUGE-L agreement between translators relies on.
+    ``translators_of_sentence`` holds everyone who translates, translated or is due to translate it."""
+    if annotator == translator:
+        return "annotators never tag their own translation"
+    if annotator in translators_of_sentence:
+        return ("annotators never tag a colleague's translation of a sentence they translate themselves "
+                "(translations must stay independent for ROUGE-L agreement)")
+    return None
+
+
 def other_phase(phase: str) -> str:
     return "aware" if phase == "blind" else "blind"
 

@@ -8,7 +8,7 @@ labels the same tokens even if the tokenizer or the text changes later. Every sa
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,10 +18,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from corpus.assignment import tagging_refusal
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
 from corpus.suggestions import SHOWN_KEY, confidence_label, shown_payload
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
-from corpus.vocabulary import INACTIVE_STATUSES, Status
+from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
 from db.auth import SessionEnded, check_writer
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
@@ -175,6 +176,7 @@ def assign_annotators(
 ) -> AssignmentReport:
     """Top every target up to K annotators (never its translator), least-loaded annotator first."""
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.LEAD,))
         k = per_item or settings_in(session, project_id).annotators_per_item
         report = _top_up(session, tagging_targets(session, project_id), k, actor_id)
         if report.created:
@@ -207,7 +209,9 @@ def _translators_of_sentences(session: Session, sentence_ids: set[int]) -> set[t
 
 def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int | None) -> AssignmentReport:
     annotators = _active_annotators(session)
-    translating = _translators_of_sentences(session, {t.sentence_id for t in targets})
+    translators_by_sentence: dict[int, set[int]] = defaultdict(set)
+    for uid, sid in _translators_of_sentences(session, {t.sentence_id for t in targets}):
+        translators_by_sentence[sid].add(uid)
     existing = list(
         session.scalars(select(AnnotationAssignment).where(AnnotationAssignment.status.not_in(INACTIVE)))
     )
@@ -225,9 +229,10 @@ def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int 
         need = k - len(have)
         if need <= 0:
             continue
+        of_sentence = translators_by_sentence.get(t.sentence_id, frozenset())
         eligible = [
             a.id for a in annotators
-            if a.id != t.translator_id and (a.id, t.sentence_id) not in translating
+            if tagging_refusal(a.id, t.translator_id, of_sentence) is None
             and a.id not in have and (a.id, t.id) not in ever
         ]
         eligible.sort(key=lambda uid: (load[uid], uid))
@@ -442,6 +447,7 @@ def _own_annotation(session: Session, item_id: int, user_id: int) -> Annotation 
 def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
     """What the annotator sees: frozen tokens, their own tags only, and optional context."""
     with transaction(engine) as session:
+        check_writer(session, user_id, roles=(Role.ANNOTATOR,), error=SessionEndedWhileTagging)
         _assignment(session, user_id, translation_id)
         translation = session.get(Translation, translation_id)
         item = freeze_item(session, translation)
@@ -518,7 +524,7 @@ def _save(
 ) -> AnnotationState:
     tags, no_aspects, expected_version = mine.tags, mine.no_aspects, mine.version
     with transaction(engine) as session:
-        check_writer(session, user_id, session_token, error=SessionEndedWhileTagging)
+        check_writer(session, user_id, session_token, roles=(Role.ANNOTATOR,), error=SessionEndedWhileTagging)
         item = session.get(TaggingItem, item_id)
         if item is None:
             raise ValueError(f"no tagging item {item_id}")
@@ -570,12 +576,15 @@ def _save(
         return _state(annotation, len(item.tokens), mine.rejected)
 
 
-def reopen_annotation(engine: Engine, user_id: int, item_id: int, expected_version: int | None) -> AnnotationState:
+def reopen_annotation(engine: Engine, user_id: int, item_id: int, expected_version: int | None,
+                      session_token: str | None = None) -> AnnotationState:
     """Make the annotator's submitted annotation a draft again, so it can be edited: an explicit step
     (a submitted annotation is what gold is built from), recorded as a revision with action "reopen".
     Automatic gold then follows the submitted versions as after any save. StaleAnnotation if it changed
-    since the annotator loaded it."""
+    since the annotator loaded it; SessionEndedWhileTagging, and nothing changes, when the annotator's
+    session has ended or they are no annotator any more."""
     with transaction(engine) as session:
+        check_writer(session, user_id, session_token, roles=(Role.ANNOTATOR,), error=SessionEndedWhileTagging)
         item = session.get(TaggingItem, item_id)
         if item is None:
             raise ValueError(f"no tagging item {item_id}")

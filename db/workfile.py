@@ -25,6 +25,7 @@ from sqlalchemy import Engine, Text, bindparam, cast, func, select, update
 from sqlalchemy.orm import Session
 
 import db.tagging  # noqa: F401  (its before-flush backstop refuses self-tagging assignments)
+from corpus.assignment import tagging_refusal
 from corpus.errors import InputRejected, LocatedError
 from corpus.records import (
     AnnotationRecord,
@@ -434,8 +435,23 @@ def _plan_translations(plan: _Plan, stored: _Stored, work: WorkFile, source: str
         plan.translations.append(_NewTranslation(record, submitted_at))
 
 
+def _translators_by_sentence(stored: _Stored, new: Iterable[TaskKey]) -> dict[SentenceKey, set[str]]:
+    """Everyone who translates, translated or is due to translate each sentence, stored or in the file (by
+    username): the people the independence rule keeps from tagging a colleague's translation of it."""
+    keys = {pk: key for key, pk in stored.sentence_pks.items()}
+    names = {uid: name for name, uid in stored.users.items()}
+    translators: dict[SentenceKey, set[str]] = defaultdict(set)
+    for key, _phase, translator in chain(stored.translations, new):
+        translators[key].add(translator)
+    for (user_id, sentence_pk, _phase), (_task_id, status) in stored.translation_tasks.items():
+        if status != Status.REASSIGNED and sentence_pk in keys and user_id in names:
+            translators[keys[sentence_pk]].add(names[user_id])
+    return translators
+
+
 def _plan_annotations(plan: _Plan, stored: _Stored, work: WorkFile, source: str, now: datetime) -> None:
     new = {(t.record.key, t.record.phase, t.record.translator): t.record for t in plan.translations}
+    translators = _translators_by_sentence(stored, new)
     canonical: dict[TaskKey, tuple[str, ...]] = {}
     for record in work.annotations:
         task = (record.key, record.phase, record.translator)
@@ -466,9 +482,11 @@ def _plan_annotations(plan: _Plan, stored: _Stored, work: WorkFile, source: str,
         if len(record.tags) != len(tokens):
             _locate(plan, source, record, f"{len(record.tags)} tags for {len(tokens)} tokens")
             continue
-        if record.translator == record.annotator:
-            _locate(plan, source, record, f"annotator {record.annotator} is the translator of this {record.phase} "
-                    "translation; annotators never tag their own translation")
+        refusal = tagging_refusal(record.annotator, record.translator, translators.get(record.key, frozenset()))
+        if refusal is not None:
+            whose = ("the translator of this" if record.annotator == record.translator
+                     else f"a translator of this sentence, and this is {record.translator}'s")
+            _locate(plan, source, record, f"annotator {record.annotator} is {whose} {record.phase} translation; {refusal}")
             continue
         plan.roles[record.annotator].add("annotator")
         stored_annotation = stored.annotations.get((item[0], record.annotator)) if item is not None else None
