@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 DEFAULT_PROJECT = "Hindi aspect extraction"
+#: PostgreSQL advisory lock key that serialises schema upgrades between processes ("corpus-migrate").
+MIGRATION_LOCK = 0x636F7270_6D69
 
 
 def alembic_config(url: str) -> Config:
@@ -75,11 +77,22 @@ def upgrade(engine: Engine) -> None:
         if conn.dialect.name == "sqlite":
             conn.exec_driver_sql("PRAGMA journal_mode=WAL")
             conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
-        conn.commit()
+        elif conn.dialect.name == "postgresql":
+            # Several app servers (and workers) may start together on one database: the first to take the
+            # lock migrates, the others wait for it and then find the schema at head (Alembic reads it anew).
+            conn.exec_driver_sql(f"SELECT pg_advisory_lock({MIGRATION_LOCK})")
+            conn.commit()
+        try:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+            conn.commit()
+            ensure_default_project(engine)
+        finally:
+            if conn.dialect.name == "postgresql":
+                conn.rollback()
+                conn.exec_driver_sql(f"SELECT pg_advisory_unlock({MIGRATION_LOCK})")
+                conn.commit()
     migration_engine.dispose()
-    ensure_default_project(engine)
 
 
 def ensure_default_project(engine: Engine) -> int:
