@@ -519,7 +519,7 @@ def accept(
     """Gold = one annotator's submitted version. ``expected``: the id of the gold in force the lead saw
     (None: none); a StaleDecision if it has changed since. A ``session_token`` no longer live: SessionEnded."""
     with transaction(engine) as session:
-        check_writer(session, lead_id, session_token)
+        check_writer(session, lead_id, session_token, roles=LEAD_ROLES)
         _require_lead(session, lead_id)
         _lock_item(session, item_id)
         _require_unchanged(session, item_id, expected)
@@ -536,7 +536,7 @@ def edit(
 ) -> GoldDecision:
     """Gold = the lead's own tags over the frozen tokens. ``expected`` and ``session_token`` as for ``accept``."""
     with transaction(engine) as session:
-        check_writer(session, lead_id, session_token)
+        check_writer(session, lead_id, session_token, roles=LEAD_ROLES)
         _require_lead(session, lead_id)
         _lock_item(session, item_id)
         _require_unchanged(session, item_id, expected)

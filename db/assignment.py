@@ -20,7 +20,7 @@ from corpus.assignment import (
     plan_assignments,
     queue_order,
 )
-from corpus.vocabulary import OPEN_STATUSES, Phase, Status
+from corpus.vocabulary import OPEN_STATUSES, Phase, Role, Status
 from corpus.work_queue import OVERDUE_DAYS, overdue_tasks, unassigned_sentences
 from db.auth import check_writer
 from db.engine import read, reader, transaction
@@ -118,6 +118,7 @@ def save_translator_groups(
     if overlap:
         raise ValueError("a translator cannot be in both the blind and the aware group")
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.LEAD,))
         project = session.get(Project, project_id)
         settings = dict(project.settings or {})
         settings[GROUPS_SETTING] = clean
@@ -244,6 +245,7 @@ def assign_translations(
     """Give every chosen sentence ``per_phase`` translators in each of ``phases`` (both by default; project
     settings by default). Idempotent: sentences that already have their translators get nothing new."""
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.LEAD,))
         valid = set(
             session.scalars(
                 select(SourceSentence.id).where(
@@ -504,8 +506,7 @@ def reassign_tasks(engine: Engine, kind: str, task_ids: Sequence[int], actor_id:
     if kind not in TASK_KINDS:
         raise ValueError(f"kind must be one of {', '.join(TASK_KINDS)}, not {kind!r}")
     with transaction(engine) as session:
-        if actor_id is not None:
-            check_writer(session, actor_id)
+        check_writer(session, actor_id, roles=(Role.LEAD,))
         model = TranslationAssignment if kind == "translation" else AnnotationAssignment
         rows = list(session.scalars(select(model).where(model.id.in_(list(task_ids)),
                                                         model.status.in_(OPEN_STATUSES)).order_by(model.id)))

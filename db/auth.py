@@ -15,7 +15,7 @@ import hashlib
 import os
 import secrets
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 from corpus.passwords import MAX_PASSWORD_BYTES, has_control_characters, password_problems, username_problems
 from corpus.records import ROLES
 from corpus.throttle import WINDOW, login_wait
+from corpus.vocabulary import Role
 from db.engine import reader, transaction
 from db.models import AuditEvent, LoginCode, LoginSession, Project, User, UserRole, utcnow
 
@@ -45,6 +46,7 @@ DEFAULT_IDLE_HOURS = 8
 IDLE_SETTING = "session_idle_hours"  # in projects.settings of the first project
 LOGIN_CODE_LIFETIME = timedelta(seconds=30)
 LAST_SEEN_STEP = timedelta(minutes=1)  # how stale last_seen_at may get before a run writes it
+ACCOUNT_ROLES = (Role.ADMIN, Role.LEAD)  # who may run accounts (db.users: only an admin touches an admin)
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,7 @@ def create_user(
     if password is not None:
         validate_password(password, username)
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=ACCOUNT_ROLES)
         if session.scalars(select(User).where(User.username == username)).first():
             raise ValueError(f"user {username!r} already exists")
         user = User(
@@ -181,6 +184,7 @@ def change_password(engine: Engine, user_id: int, old: str, new: str) -> None:
         raise ValueError("the new password is the same as the current one")
     validate_password(new, username)
     with transaction(engine) as session:
+        check_writer(session, user_id)
         user = session.get(User, user_id)
         user.password_hash = hash_password(new)
         end_all_sessions(session, user)
@@ -344,6 +348,7 @@ def set_session_idle_hours(engine: Engine, hours: float, actor_id: int | None) -
     if not 0.25 <= hours <= 24 * 7:
         raise ValueError("the idle timeout must lie between 0.25 hours and 7 days")
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.ADMIN,))
         project = session.scalars(select(Project).order_by(Project.id).limit(1)).first()
         if project is None:
             raise ValueError("no project yet")
@@ -466,14 +471,24 @@ def read_session_tokens_from(source: Callable[[], str | None] | None) -> None:
     _browser_token = source
 
 
-def check_writer(session: Session, user_id: int, token: str | None = None, *,
-                 error: type[Exception] = SessionEnded, now: datetime | None = None) -> None:
-    """Inside a save's own transaction: refuse unless the writer is an active user and, inside a page
-    run (or when the caller passes a token), the browser's session is still live and theirs. The
-    user's row is read with a shared lock (PostgreSQL), so a deactivation or a password change
-    committed at the same moment either waits for this save or is seen by it."""
+def check_writer(session: Session, user_id: int | None, token: str | None = None, *,
+                 roles: Iterable[str] = (), error: type[Exception] = SessionEnded,
+                 now: datetime | None = None) -> None:
+    """The one guard of every write service, called inside the write's own transaction: refuse unless
+    the writer is an active user holding one of ``roles`` (any role when none are named) and, inside a
+    page run (or when the caller passes a token), the browser's session is still live and theirs.
+
+    ``user_id`` None is the command line, run by whoever holds the database: allowed only outside a
+    page run (a page always names its writer). The user's row is read with a shared lock (PostgreSQL),
+    so a deactivation, a role change or a password change committed at the same moment either waits for
+    this write or is seen by it. ``tests/test_layout.py`` fails when a public write service in ``db/``
+    does not call this."""
     if token is None and _browser_token is not None:
         token = _browser_token()
+    if user_id is None:
+        if token is not None:
+            raise error(SESSION_ENDED)
+        return
     user = session.scalars(
         select(User).where(User.id == user_id).with_for_update(read=True).execution_options(populate_existing=True)
     ).first()
@@ -483,3 +498,7 @@ def check_writer(session: Session, user_id: int, token: str | None = None, *,
         live = _live_row(session, token, now or utcnow())
         if live is None or live[1].id != user_id:
             raise error(SESSION_ENDED)
+    if roles:
+        held = set(session.scalars(select(UserRole.role).where(UserRole.user_id == user_id)))
+        if not held & set(roles):
+            raise error(f"only an active {' or '.join(roles)} can do this; log in again")

@@ -285,8 +285,7 @@ def record_auto_choices(engine: Engine, project_id: int, by: int | None = None) 
     can run it on a paper-scale project. ``by``: the user a page records them for, re-checked
     (active, session live) in the same transaction; None for the command line, which has no session."""
     with transaction(engine) as session:
-        if by is not None:
-            check_writer(session, by)
+        check_writer(session, by, roles=LEAD_ROLES)
         policy = _policy_in(session, project_id)
         sentences = _sentences(session, project_id, lock=True)
         ids = [s.id for s in sentences]
@@ -317,7 +316,7 @@ def _decide(session: Session, sentence_id: int, translation_id: int | None, lead
             note: str | None) -> ChoiceInForce:
     """A lead's decision in the caller's transaction: ``translation_id`` None means untranslatable (the sentence
     keeps no final translation; the export leaves it out, "left out by lead")."""
-    check_writer(session, lead_id)  # active, and inside a page run its session still live
+    check_writer(session, lead_id, roles=LEAD_ROLES)  # active, a lead, inside a page run its session live
     lead = session.get(User, lead_id)
     if lead is None or not lead.active or not set(lead.role_names) & set(LEAD_ROLES):
         raise PermissionError("only an active lead can choose the final translation")

@@ -21,6 +21,8 @@ from corpus.records import ROLES
 from corpus.vocabulary import OPEN_STATUSES, Role, Status
 from db.assignment import AssignmentSummary, reassign_open_work
 from db.auth import (
+    ACCOUNT_ROLES,
+    check_writer,
     create_user,
     end_all_sessions,
     hash_password,
@@ -138,6 +140,7 @@ def set_roles(engine: Engine, user_id: int, roles: Iterable[str], actor_id: int 
     if unknown or not roles:
         raise ValueError(f"roles must be some of {', '.join(ROLES)}")
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=ACCOUNT_ROLES)
         user = _user(session, user_id)
         _only_an_admin_changes_admins(session, actor_id, user.role_names, roles)
         if user_id == actor_id and Role.ADMIN in user.role_names and Role.ADMIN not in roles:
@@ -160,6 +163,7 @@ def set_roles(engine: Engine, user_id: int, roles: Iterable[str], actor_id: int 
 def reset_password(engine: Engine, user_id: int, password: str, actor_id: int | None) -> None:
     """Set a new password and end the user's login sessions."""
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=ACCOUNT_ROLES)
         user = _user(session, user_id)
         _only_an_admin_changes_admins(session, actor_id, user.role_names)
         validate_password(password, user.username)
@@ -176,6 +180,7 @@ def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Reass
     if user_id == actor_id:
         raise ValueError("you cannot deactivate yourself")
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=ACCOUNT_ROLES)
         user = _user(session, user_id)
         _only_an_admin_changes_admins(session, actor_id, user.role_names)
         user.active = False
@@ -193,6 +198,7 @@ def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Reass
 
 def reactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> None:
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=ACCOUNT_ROLES)
         user = _user(session, user_id)
         _only_an_admin_changes_admins(session, actor_id, user.role_names)
         user.active = True

@@ -97,7 +97,7 @@ def test_a_session_idle_longer_than_the_timeout_ends(demo_db):
 def test_the_idle_timeout_is_a_project_setting(demo_db):
     start = utcnow()
     token = start_session(demo_db, uid(demo_db, "asha"), now=start)
-    set_session_idle_hours(demo_db, 1, actor_id=uid(demo_db, "lead"))
+    set_session_idle_hours(demo_db, 1, actor_id=uid(demo_db, "admin"))
     assert resume_session(demo_db, token, now=start + timedelta(minutes=61)) is None
     with pytest.raises(ValueError):
         set_session_idle_hours(demo_db, 0, actor_id=None)
@@ -258,13 +258,21 @@ def routes(demo_db):
 SAME_ORIGIN = {"Sec-Fetch-Site": "same-origin"}
 
 
+def _bound(client, code: str) -> str:
+    """The code as the login page hands it to this client's browser: masked with its pre-login nonce."""
+    from ui.auth_routes import NONCE_COOKIE, bind_login_code
+
+    client.cookies.set(NONCE_COOKIE, "nonce-of-this-browser")
+    return bind_login_code(code, "nonce-of-this-browser")
+
+
 def _set_cookie(response) -> str:
     return response.headers["set-cookie"]
 
 
 def test_the_session_route_sets_an_httponly_strict_cookie_and_sends_the_browser_home(routes, demo_db):
     client = TestClient(routes, base_url="http://testserver")
-    code = issue_login_code(demo_db, uid(demo_db, "asha"))
+    code = _bound(client, issue_login_code(demo_db, uid(demo_db, "asha")))
     response = client.get(f"/auth/session?code={code}", headers=SAME_ORIGIN, follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == "/"
     cookie = _set_cookie(response)
@@ -277,7 +285,7 @@ def test_the_session_route_sets_an_httponly_strict_cookie_and_sends_the_browser_
 
 def test_over_https_the_cookie_is_secure(routes, demo_db):
     client = TestClient(routes, base_url="https://testserver")
-    code = issue_login_code(demo_db, uid(demo_db, "asha"))
+    code = _bound(client, issue_login_code(demo_db, uid(demo_db, "asha")))
     response = client.get(f"/auth/session?code={code}", headers=SAME_ORIGIN, follow_redirects=False)
     assert "Secure" in _set_cookie(response)
 
@@ -285,7 +293,7 @@ def test_over_https_the_cookie_is_secure(routes, demo_db):
 @pytest.mark.parametrize("site", ["cross-site", "none", "same-site"])
 def test_a_code_opened_from_a_link_elsewhere_or_a_pasted_url_logs_nobody_in(routes, demo_db, site):
     client = TestClient(routes)
-    code = issue_login_code(demo_db, uid(demo_db, "asha"))
+    code = _bound(client, issue_login_code(demo_db, uid(demo_db, "asha")))
     response = client.get(f"/auth/session?code={code}", headers={"Sec-Fetch-Site": site}, follow_redirects=False)
     assert response.status_code == 403 and "set-cookie" not in response.headers
     # and the code is still unused for the browser that asked for it
@@ -294,9 +302,9 @@ def test_a_code_opened_from_a_link_elsewhere_or_a_pasted_url_logs_nobody_in(rout
 
 def test_a_used_code_sets_no_cookie(routes, demo_db):
     client = TestClient(routes)
-    code = issue_login_code(demo_db, uid(demo_db, "asha"))
+    code = _bound(client, issue_login_code(demo_db, uid(demo_db, "asha")))
     client.get(f"/auth/session?code={code}", headers=SAME_ORIGIN, follow_redirects=False)
-    again = TestClient(routes).get(f"/auth/session?code={code}", headers=SAME_ORIGIN, follow_redirects=False)
+    again = client.get(f"/auth/session?code={code}", headers=SAME_ORIGIN, follow_redirects=False)
     assert again.status_code == 303 and "set-cookie" not in again.headers
 
 
