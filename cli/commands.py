@@ -114,21 +114,27 @@ def cmd_dump_work(args: argparse.Namespace, engine) -> int:
 def cmd_backup(args: argparse.Namespace, engine) -> int:
     import time
 
-    from db.backup import RestoreRefused, write_backup
+    import signal
+    import threading
+
+    from db.backup import backup_to_file
+
+    def stop(signum: int, frame: object) -> None:  # a kill (SIGTERM) unwinds, so the partial file goes
+        raise SystemExit(128 + signum)
 
     target = Path(args.file)
-    temporary = target.with_name(f".{target.name}.partial")
     started = time.perf_counter()
+    main = threading.current_thread() is threading.main_thread()  # (tests may run a command in a thread)
+    previous = signal.signal(signal.SIGTERM, stop) if main else None
     try:
-        with temporary.open("wb") as out:
-            manifest = write_backup(engine, out)
-        temporary.replace(target)
+        manifest = backup_to_file(engine, target)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         raise CommandError(args.file, f"cannot write: {exc.strerror or exc}") from exc
-    except RestoreRefused as exc:
-        temporary.unlink(missing_ok=True)
+    except ValueError as exc:  # RestoreRefused (the schema), a row an archive cannot hold (NaN)
         raise CommandError(args.file, str(exc)) from exc
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
     counts = manifest.counts()
     print(f"wrote {target} ({target.stat().st_size:,} bytes, schema {manifest.schema_version}, "
           f"{sum(counts.values()):,} rows in {len(counts)} tables, {time.perf_counter() - started:.1f} s): "

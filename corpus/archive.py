@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, Any
 
+from corpus import json_input
+
 FORMAT = "corpus-archive"
 FORMAT_VERSION = 1
 MANIFEST_NAME = "manifest.json"
@@ -124,8 +126,14 @@ def encode_value(column: ColumnSpec, value: Any) -> Any:
 def encode_row(table: TableSpec, row: Any) -> bytes:
     """One line: the row as a JSON object with sorted keys (nested JSON values sorted too)."""
     obj = {c.name: encode_value(c, row[c.name]) for c in table.columns}
-    return (json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-            + "\n").encode("utf-8")
+    try:
+        text = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # NaN or Infinity stored by an earlier release: say where, write nothing more
+        field, value = json_input.non_finite_field(obj) or ("(a value)", "not finite")
+        key = ", ".join(f"{k}={obj.get(k)!r}" for k in table.key)
+        raise ValueError(f"{table.name} row {key}: field {field!r} is {value}; an archive holds only finite "
+                         "numbers (correct the row, then back up again)") from None
+    return (text + "\n").encode("utf-8")
 
 
 def _decode_value(column: ColumnSpec, value: Any) -> tuple[Any, str | None]:
@@ -180,12 +188,10 @@ def decode_row(table: TableSpec, obj: Any) -> dict[str, Any]:
     return row
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def parse_line(line: bytes) -> Any:
-    return json.loads(line.decode("utf-8"), parse_constant=_refuse_constant)
+    """One row's JSON: NaN, Infinity, a number too large for a float, or nesting too deep to parse is a
+    ValueError naming the problem (``corpus.json_input``), which the reader locates by file and line."""
+    return json_input.loads(line.decode("utf-8"))
 
 
 # ------------------------------------------------------------------ older schemas
@@ -357,7 +363,7 @@ def _read_manifest(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], where
         raise ArchiveRefused(here, f"{info.file_size:,} bytes, over the {limits.manifest_bytes:,}-byte limit")
     try:
         with zf.open(info) as member:
-            doc = json.loads(member.read(limits.manifest_bytes + 1).decode("utf-8"), parse_constant=_refuse_constant)
+            doc = json_input.loads(member.read(limits.manifest_bytes + 1).decode("utf-8"))
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
         raise ArchiveRefused(here, f"cannot be unpacked ({exc})") from None
     except (ValueError, UnicodeDecodeError) as exc:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from corpus import json_input
 from corpus.baseline import SCORING, LabelledSequence, span_scores
 from corpus.errors import LocatedError
 from corpus.tokens import TOKENIZER_SIGNATURE, normalize
@@ -124,9 +125,13 @@ def read_jsonl(data: bytes, filename: str) -> tuple[list[PredictedSentence], lis
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json_input.loads(line)
         except json.JSONDecodeError as exc:
             errors.append(LocatedError(filename, f"not JSON: {exc.msg}", line=number))
+            continue
+        except ValueError as exc:  # a non-finite number (names its field), nesting too deep
+            errors.append(LocatedError(filename, str(exc) if isinstance(exc, json_input.NotFinite)
+                                       else f"not JSON: {exc}", line=number))
             continue
         where = f"#{len(sentences) + 1}"
         if not isinstance(obj, dict):

@@ -16,6 +16,7 @@ from functools import lru_cache
 from json.scanner import make_scanner
 from typing import Any
 
+from corpus import json_input
 from corpus.bio import validate_tags
 from corpus.errors import LocatedError
 from corpus.records import (
@@ -98,7 +99,7 @@ def free_reason_notes(data: bytes | str, filename: str) -> list[LocatedError]:
         number += data.count(newline, counted_to, start)
         counted_to = start
         try:
-            obj = json.loads(data[start:end])
+            obj = json_input.loads(data[start:end])
         except ValueError:
             obj = None
         reason = obj.get("reason") if isinstance(obj, dict) and obj.get("type") == "translation" else None
@@ -288,8 +289,8 @@ def _parse_translation(obj: dict, sid: str) -> tuple:
         raise _LineError(f"unknown status {status!r}", sid)
     time_spent_s = obj.get("time_spent_s")
     if time_spent_s is not None and (isinstance(time_spent_s, bool) or not isinstance(time_spent_s, (int, float))
-                                     or time_spent_s < 0):
-        raise _LineError("field 'time_spent_s' must be a number of seconds >= 0", sid)
+                                     or not 0 <= time_spent_s <= MAX_TIME_SPENT_S):  # NaN fails both
+        raise _LineError(f"field 'time_spent_s' must be a finite number of seconds, 0 to {MAX_TIME_SPENT_S:,}", sid)
     if text is not None:
         text = normalize(text)
     if not untranslatable and status == _SUBMITTED and (not text or text.isspace()):
@@ -350,8 +351,22 @@ def _parse_annotation(obj: dict, sid: str) -> tuple:
             _optional_str(obj, "submitted_at", sid) if status == _SUBMITTED else None)
 
 
-_scan_json = make_scanner(json.JSONDecoder())
-"""``json.loads``'s own (C) scanner without its wrapper: one JSON value at a position, and where it ends."""
+#: A translation's recorded time (seconds); more is a typo or a hostile file (a float column takes no 1e400).
+MAX_TIME_SPENT_S = 10**9
+
+_scan_json = make_scanner(json_input.STRICT)
+"""``json.loads``'s own (C) scanner without its wrapper: one JSON value at a position, and where it ends
+(refusing non-finite numbers, as ``corpus.json_input.loads`` does)."""
+
+
+def _sentence_id_of(line: str) -> str | None:
+    """The sentence a refused line names, for its located error (read leniently: the line was refused)."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    sid = obj.get("sentence_id", obj.get("id")) if isinstance(obj, dict) else None
+    return str(sid) if isinstance(sid, (str, int)) and not isinstance(sid, bool) else None
 
 
 def _lines(data: bytes | str) -> Iterator[tuple[int, bytes | str]]:
@@ -397,7 +412,11 @@ def parse_work_file(
             end = -1
         try:
             if end != len(line):  # an error, or whitespace around the value: as json.loads reads it
-                obj = json.loads(line)
+                obj = json_input.loads(line)
+        except json_input.NotFinite as exc:
+            line_errors.append(LocatedError(filename, str(exc), line=number,
+                                            sentence_id=_sentence_id_of(line)))
+            continue
         except json.JSONDecodeError as exc:
             line_errors.append(LocatedError(filename, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number))
             continue

@@ -331,6 +331,20 @@ def write_backup(engine: Engine, out: IO[bytes]) -> Manifest:
         return archive.write_archive(out, revision, ((_spec(t), _table_rows(conn, t)) for t in tables))
 
 
+def backup_to_file(engine: Engine, target: Path) -> Manifest:
+    """Write the archive beside ``target`` as ``.<name>.partial`` and rename it when complete; any failure
+    (a row that cannot be archived, a full disk, an interrupt) removes the partial file."""
+    temporary = target.with_name(f".{target.name}.partial")
+    try:
+        with temporary.open("wb") as out:
+            manifest = write_backup(engine, out)
+        temporary.replace(target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return manifest
+
+
 def make_backup(engine: Engine) -> bytes:
     """The project archive, as bytes."""
     buffer = io.BytesIO()
