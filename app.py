@@ -52,10 +52,17 @@ def login_page() -> None:
         except LoginFailed as exc:
             st.error(str(exc))
             return
+        from ui.auth_routes import NONCE_COOKIE, bind_login_code
         from ui.session_nav import open_session
 
-        # The browser trades this one-use code for the HttpOnly session cookie and reloads at /.
-        open_session(issue_login_code(get_engine(), user.id))
+        nonce = st.context.cookies.get(NONCE_COOKIE)
+        if not isinstance(nonce, str) or not nonce:
+            st.error("This browser did not send back the cookie this page set: allow cookies for this site, "
+                     "reload the page and log in again.")
+            return
+        # The browser trades this one-use code (masked with its own pre-login nonce cookie, so no other
+        # browser can use it) for the HttpOnly session cookie and reloads at /.
+        open_session(bind_login_code(issue_login_code(get_engine(), user.id), nonce))
         st.caption("Logging in…")
 
 
@@ -107,12 +114,21 @@ else:
     PagesManager.uses_pages_directory = False
 
     from ui.api_routes import ROUTES  # noqa: E402
-    from ui.auth_routes import AUTH_ROUTES, SecurityHeaders, trust_only_configured_proxies  # noqa: E402
+    from ui.auth_routes import (  # noqa: E402
+        AUTH_ROUTES,
+        LoginNonce,
+        OriginGuard,
+        SecurityHeaders,
+        trust_only_configured_proxies,
+    )
 
     # X-Forwarded-For / X-Forwarded-Proto count only from CORPUS_TRUSTED_PROXIES (none by default).
     trust_only_configured_proxies(os.environ)
 
-    app = st.App(__file__, routes=ROUTES + AUTH_ROUTES, middleware=[Middleware(SecurityHeaders)],
+    # OriginGuard first: a websocket or a route request from another origin (another port of this host
+    # included) is refused before anything reads it (SECURITY.md, N1).
+    app = st.App(__file__, routes=ROUTES + AUTH_ROUTES,
+                 middleware=[Middleware(OriginGuard), Middleware(LoginNonce), Middleware(SecurityHeaders)],
                  on_script_error=show_error_without_details)
     from ui.warmup import preload_in_background  # noqa: E402
 
