@@ -191,14 +191,14 @@ def cmd_export(args: argparse.Namespace, engine) -> int:
     from corpus.export import FORMATS, SOURCE_FORMATS, build_files
     from corpus.export.options import FormatOptions
     from corpus.export.writer import write_directory, zip_bytes
-    from db.export_data import ExportOptions, export_files, load_source_export, pick_final_translations
+    from db.export_data import ExportOptions, export_files, load_source_export
 
     unknown = [f for f in args.formats or [] if f not in FORMATS]
     if unknown:
         raise CommandError("export", f"unknown format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}")
     if args.dev_fraction is not None and not 0.0 < args.dev_fraction < 1.0:
         raise CommandError("export", f"--dev-fraction must be between 0 and 1, got {args.dev_fraction}")
-    format_options = FormatOptions(id_comments=args.id_comments, layout=args.layout)
+    format_options = FormatOptions(id_comments=args.id_comments, layout=args.layout, tag_style=args.tag_style)
     if args.source_only:
         hindi = [f for f in args.formats or [] if f not in SOURCE_FORMATS]
         if hindi:
@@ -214,33 +214,91 @@ def cmd_export(args: argparse.Namespace, engine) -> int:
         formats = args.formats or list(SOURCE_FORMATS)
         files = build_files(dataset, formats, format_options)
     else:
-        if not args.no_auto_final:
-            picked, policy = pick_final_translations(engine)
-            print(f"picked {picked} final translation(s) by the automatic rule (highest mean ROUGE-L; project policy "
-                  f"{policy}) and recorded them as the Final translations page does; the lead's decisions are kept")
         options = ExportOptions(
             all_translations=args.all_translations, agreed_only=args.agreed_only, pseudonymize=args.pseudonymize,
             dev_fraction=args.dev_fraction, seed=args.seed,
         )
         formats = args.formats or list(FORMATS)
-        files, dataset = export_files(engine, options, args.formats, format_options)
+        # The automatic picks are computed, not stored: they are recorded only once every file is written.
+        files, dataset = export_files(engine, options, args.formats, format_options, auto_final=not args.no_auto_final)
+    picks = dataset.meta.get("auto_picks") or {}
+    policy = dataset.meta.get("auto_policy")
     out = Path(args.out)
+    summary = {
+        "out": str(out), "formats": list(formats), "files": len(files) + (1 if args.zip else 0),
+        "sentences": len(dataset.sentences),
+        "splits": {s: sum(1 for r in dataset.sentences if r.split == s) for s in dataset.splits()},
+        "left_out": dataset.left_out_counts(), "dry_run": bool(args.dry_run),
+        "auto_final": None if args.source_only or args.no_auto_final else {
+            "policy": policy, "planned": len(picks), "recorded": None},
+    }
+    if args.dry_run:
+        return _export_report(args, summary, dataset)
+    if args.zip:
+        files = {**files, "export.zip": zip_bytes(files)}
     try:
         write_directory(files, out)
-        if args.zip:
-            (out / "export.zip").write_bytes(zip_bytes(files))
     except OSError as exc:
-        raise CommandError(args.out, f"cannot write: {exc.strerror or exc}") from exc
+        raise CommandError(args.out, f"cannot write: {exc.strerror or exc}; nothing was written"
+                           + (" and no final pick was recorded" if picks else "")) from exc
     except ValueError as exc:  # a path outside the export directory: nothing was written
         raise CommandError(args.out, str(exc)) from exc
-    splits = ", ".join(f"{s} {sum(1 for r in dataset.sentences if r.split == s)}" for s in dataset.splits())
+    if summary["auto_final"] is not None:
+        summary["auto_final"]["recorded"] = _record_picks(engine, dataset, picks, policy)
+    return _export_report(args, summary, dataset)
+
+
+def _record_picks(engine, dataset, picks: dict, policy: str | None) -> int | None:
+    """Record the automatic picks the written export used; None when the database cannot be written."""
+    from sqlalchemy.exc import DBAPIError
+
+    from db.export_data import is_read_only_error, record_planned_picks
+
+    if not picks:
+        print(f"picked 0 final translation(s) by the automatic rule (project policy {policy}): every sentence "
+              "already has a lead's decision or an up-to-date pick", file=sys.stderr)
+        return 0
+    try:
+        recorded = record_planned_picks(engine, dataset.meta["project_id"])
+    except DBAPIError as exc:
+        if not is_read_only_error(exc):
+            raise CommandError("database", f"the files are written, but the {len(picks)} automatic final pick(s) "
+                                           f"they use could not be recorded: {exc.orig or exc}") from exc
+        print(f"database: read-only, so the {len(picks)} automatic final pick(s) this export used (project "
+              f"policy {policy}) were not recorded; run the export again where the database can be written, or "
+              "decide them on the Final translations page", file=sys.stderr)
+        return None
+    print(f"picked {recorded} final translation(s) by the automatic rule (highest mean ROUGE-L; project policy "
+          f"{policy}) and recorded them as the Final translations page does; the lead's decisions are kept",
+          file=sys.stderr)
+    return recorded
+
+
+def _export_report(args: argparse.Namespace, summary: dict, dataset) -> int:
+    out = Path(args.out)
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True))
+    splits = ", ".join(f"{s} {n}" for s, n in summary["splits"].items())
     what = "source sentences" if args.source_only else "sentences"
-    print(f"exported {len(dataset.sentences)} {what} ({splits or 'none'}) as "
-          f"{', '.join(formats)} into {out} ({len(files)} files)")
-    counts = dataset.left_out_counts()
+    if summary["dry_run"]:
+        auto = summary["auto_final"]
+        lines = [f"dry run: nothing written or recorded; would export {summary['sentences']} {what} "
+                 f"({splits or 'none'}) as {', '.join(summary['formats'])} into {out} ({summary['files']} files)"]
+        if auto is not None:
+            lines.append(f"would pick {auto['planned']} final translation(s) by the automatic rule (project policy "
+                         f"{auto['policy']})")
+    else:
+        lines = [f"exported {summary['sentences']} {what} ({splits or 'none'}) as {', '.join(summary['formats'])} "
+                 f"into {out} ({summary['files']} files)"]
+    if not args.json:
+        print("\n".join(lines))
+    elif summary["dry_run"]:
+        print("\n".join(lines), file=sys.stderr)
+    counts = summary["left_out"]
     if counts:
-        print(f"left out {len(dataset.left_out)}: " + "; ".join(f"{k} {v}" for k, v in counts.items())
-              + f" (listed in {out / 'left_out.tsv'})", file=sys.stderr)
+        where = "" if summary["dry_run"] else f" (listed in {out / 'left_out.tsv'})"
+        print(f"{'would leave' if summary['dry_run'] else 'left'} out {len(dataset.left_out)}: "
+              + "; ".join(f"{k} {v}" for k, v in counts.items()) + where, file=sys.stderr)
     return 0
 
 
@@ -474,6 +532,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not pick final translations by the automatic rule; export only recorded picks")
     p.add_argument("--source-only", action="store_true",
                    help="only the English side (conll-en) of every imported sentence, translated or not")
+    p.add_argument("--tag-style", choices=["plain", "typed"], default="plain",
+                   help="CoNLL tags: plain B/I/O (default) or typed B-ASP/I-ASP/O (spaCy's convert -c ner)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say what would be exported, picked and left out; write and record nothing")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("audit", help="quality audit of an existing aspect dataset")

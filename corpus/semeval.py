@@ -174,7 +174,7 @@ def _parse_aspect(
         return error(f"aspectTerm {term!r}: offsets {start}:{end} are outside the text (length {len(text)})")
     if text[start:end] != term:
         return error(f"offset mismatch: text[{start}:{end}] is {text[start:end]!r} but term is {term!r}")
-    polarity = element.get("polarity")
+    polarity = element.get("polarity") or None  # empty: no polarity given (our export's unlinked terms)
     if polarity is not None and polarity not in POLARITIES:
         return error(f"aspectTerm {term!r}: unknown polarity {polarity!r} (expected {', '.join(POLARITIES)})")
     return AspectRecord(term, start, end, polarity, tuple(span_flags(text, start, end))), []

@@ -57,22 +57,28 @@ from db.models import (
 )
 from db.schema import default_project_id
 
-__all__ = ["ExportOptions", "export_files", "load_export", "load_source_export", "pick_final_translations"]
+__all__ = ["ExportOptions", "export_files", "is_read_only_error", "load_export", "load_source_export",
+           "pick_final_translations", "planned_auto_picks", "record_planned_picks"]
 
 
-def load_export(engine: Engine, options: ExportOptions | None = None) -> ExportDataset:
+def load_export(engine: Engine, options: ExportOptions | None = None, auto_final: bool = False) -> ExportDataset:
+    """The export's records. ``auto_final``: where the lead has not decided, take the automatic final pick
+    (``planned_auto_picks``) as the final translation without recording it; ``meta["auto_picks"]`` holds
+    them (sentence row id -> translation id) and ``meta["auto_policy"]`` the policy, for
+    ``record_planned_picks`` once the files are written."""
     with paused_gc():
-        return _load_export(engine, options or ExportOptions())
+        return _load_export(engine, options or ExportOptions(), auto_final)
 
 
-def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
+def _load_export(engine: Engine, options: ExportOptions, auto_final: bool = False) -> ExportDataset:
     # One read transaction (DEFERRED on SQLite: never the write lock) for the records and the figures,
     # so both describe the same snapshot.
     with Session(reader(engine)) as session:
         project_id = options.project_id or default_project_id(session)
         project = session.get(Project, project_id)
         settings = dict(project.settings or {})
-        rows = _export_rows(session, project_id, project.annotators_per_item, options.all_translations)
+        picks, policy = planned_auto_picks(session, project_id) if auto_final else ({}, None)
+        rows = _export_rows(session, project_id, project.annotators_per_item, options.all_translations, picks)
         user_order = [u for (u,) in session.execute(select(User.username).order_by(User.id)).all()]
         metrics_input = _load_metrics_input(session, project_id, rows.gold)
 
@@ -100,12 +106,17 @@ def _load_export(engine: Engine, options: ExportOptions) -> ExportDataset:
         tagging_guidelines=settings.get("tagging_guidelines_version") or settings.get("guidelines_version"),
         selection=selection_text(options, project.final_policy, project.annotators_per_item),
         metrics=report,
+        project_id=project_id,
     )
+    if auto_final:
+        dataset.meta.update(auto_picks=picks, auto_policy=policy)
     return apply_dev_split(dataset, options.dev_fraction, options.seed)
 
 
-def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool) -> ExportRows:
-    """What the selection reads of the project, as plain rows."""
+def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool,
+                 planned: dict[int, int] | None = None) -> ExportRows:
+    """What the selection reads of the project, as plain rows; ``planned`` automatic picks (sentence ->
+    translation) stand in for the recorded choice of the sentences they name."""
     conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
     sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id)
     rows = ExportRows([SourceRow(*s) for s in sentences], annotators_per_item, aspects, categories)
@@ -132,6 +143,8 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
         rows.finals[row.sentence_id] = (row.translation_id, row.note)
         if row.chosen_by is not None:
             rows.lead_decided.add(row.sentence_id)
+    for sentence_id, translation_id in (planned or {}).items():
+        rows.finals[sentence_id] = (translation_id, None)
 
     alignments: dict[int, list[Alignment]] = defaultdict(list)
     for row in conn.execute(
@@ -155,6 +168,14 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
             select(TaggingItem.translation_id, TaggingItem.tokens).where(TaggingItem.translation_id.in_(wanted))
         ).all()
     }
+    missing = [t for t in (planned or {}).values() if t not in rows.frozen_tokens]
+    for start in range(0, len(missing), 1000):
+        rows.frozen_tokens.update(
+            (row.translation_id, list(row.tokens)) for row in conn.execute(
+                select(TaggingItem.translation_id, TaggingItem.tokens)
+                .where(TaggingItem.translation_id.in_(missing[start:start + 1000]))
+            ).all()
+        )
     rows.proper_nouns = _proper_nouns(conn, project_id)
     return rows
 
@@ -230,6 +251,48 @@ def load_source_export(engine: Engine, project_id: int | None = None) -> ExportD
     return dataset
 
 
+def planned_auto_picks(session: Session, project_id: int) -> tuple[dict[int, int], str]:
+    """The automatic final picks ``db.final_choice.record_auto_choices`` would record now, computed in the
+    caller's (read) transaction and written nowhere: sentence row id -> translation id, and the policy.
+    The same rule (``corpus.final_choice.choose_final`` over the same candidates); a lead's decision, and an
+    automatic pick already recorded for the same translation and policy, are left as they are."""
+    from db.final_choice import _in_force, _policy_in, _sentences, choose_final, project_candidates
+
+    policy = _policy_in(session, project_id)
+    sentences = _sentences(session, project_id)
+    candidates = project_candidates(session, project_id)
+    in_force = _in_force(session, [s.id for s in sentences])
+    picks: dict[int, int] = {}
+    for s in sentences:
+        pick = choose_final(candidates.get(s.id, []), policy).candidate
+        if pick is None:
+            continue
+        current = in_force.get(s.id)
+        if current is not None and (current.chosen_by is not None or (
+                current.translation_id == pick.translation_id and current.policy == policy)):
+            continue
+        picks[s.id] = pick.translation_id
+    return picks, policy
+
+
+def is_read_only_error(exc: BaseException) -> bool:
+    """Whether a database error says the database cannot be written (a read-only SQLite file or folder, a
+    read-only PostgreSQL transaction or a user without the right to write)."""
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).lower()
+    return (getattr(orig, "sqlstate", None) in ("25006", "42501")
+            or "readonly" in text or "read-only" in text or "read only" in text
+            or "unable to open database file" in text)
+
+
+def record_planned_picks(engine: Engine, project_id: int) -> int:
+    """Record the automatic picks after an export that used them (``load_export(auto_final=True)``), by the
+    one writer ``db.final_choice.record_auto_choices``. Returns the picks recorded."""
+    from db.final_choice import record_auto_choices
+
+    return record_auto_choices(engine, project_id)
+
+
 def pick_final_translations(engine: Engine, project_id: int | None = None) -> tuple[int, str]:
     """Record the automatic final pick for every sentence the lead has not decided, exactly as the Final
     translations page does (``db.final_choice.record_auto_choices``: the rule of ``corpus.final_choice``,
@@ -245,8 +308,8 @@ def pick_final_translations(engine: Engine, project_id: int | None = None) -> tu
 
 def export_files(
     engine: Engine, options: ExportOptions | None = None, formats: Sequence[str] | None = None,
-    format_options: FormatOptions | None = None,
+    format_options: FormatOptions | None = None, auto_final: bool = False,
 ) -> tuple[dict[str, str], ExportDataset]:
     """The whole export in memory: ``{relative path: text}`` and the dataset it came from."""
-    dataset = load_export(engine, options)
+    dataset = load_export(engine, options, auto_final)
     return build_files(dataset, formats, format_options), dataset

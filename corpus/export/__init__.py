@@ -1,8 +1,9 @@
 """Dataset export: plain records (``records``) -> one small formatter per format -> ``writer``.
 
 ``build_files`` is the whole pipeline after loading: it returns ``{relative path: text}`` for the
-chosen formats plus ``README.md`` (the dataset card), ``left_out.tsv`` and, when the dataset carries
-the agreement figures, ``metrics.json``.
+chosen formats plus ``README.md`` (the dataset card, with the Hugging Face ``configs:`` header of
+``corpus.export.hub``), a ``README.md`` in each format folder ``datasets`` can load, ``left_out.tsv``
+and, when the dataset carries the agreement figures, ``metrics.json``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Sequence
 from corpus.export.card import METRICS_FILE, dataset_card, source_card
 from corpus.export.conll import format_conll
 from corpus.export.conll_en import format_conll_en
+from corpus.export.hub import folder_readmes, with_card_header
 from corpus.export.jsonl import format_jsonl
 from corpus.export.lince import format_lince
 from corpus.export.options import FormatOptions
@@ -64,11 +66,12 @@ def build_files(
     files: dict[str, str] = {}
     for name in chosen:
         files.update(FORMATS[name](dataset, options))
+    files.update(folder_readmes(files))
     files["left_out.tsv"] = left_out_tsv(dataset)
     if dataset.meta.get("metrics"):
         files[METRICS_FILE] = metrics_json(dataset.meta["metrics"])
-    card = (source_card if source_only else dataset_card)(dataset, sorted(files) + ["README.md"])
-    return {"README.md": card, **files}
+    card = (source_card if source_only else dataset_card)(dataset, sorted(files) + ["README.md"], options)
+    return {"README.md": with_card_header(card, files), **files}
 
 
 def files_by_format(files: dict[str, str]) -> dict[str, dict[str, str]]:
@@ -78,4 +81,7 @@ def files_by_format(files: dict[str, str]) -> dict[str, dict[str, str]]:
     for path, text in files.items():
         if "/" in path:
             groups.setdefault(path.split("/", 1)[0], dict(shared))[path] = text
+    for group in groups.values():  # each zip's card loads the format it holds
+        if "README.md" in group:
+            group["README.md"] = with_card_header(group["README.md"], group)
     return {name: groups[name] for name in FORMATS if name in groups}

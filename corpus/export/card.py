@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections import Counter
 
 from corpus.codemix import LANG_TAGS, corpus_cmi
+from corpus.export.endings import DANDA, endings_report, mark_name
+from corpus.export.hub import DEFAULT_CONFIG, card_header, data_files
+from corpus.export.options import ASPECT_TYPE, FormatOptions
 from corpus.export.records import ExportDataset
+from corpus.export.semeval_xml import unlinked_terms
 from corpus.export.splits import split_divergence
 from corpus.metrics import summary_rows, undefined_reasons
 from corpus.stats import LabelledSentence, table1
@@ -80,7 +84,76 @@ def _table(header: list[str], rows: list[list]) -> list[str]:
     return out
 
 
-def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
+def tags_line(options: FormatOptions | None) -> str:
+    if options is not None and options.tag_style == "typed":
+        return (f"- **Tags**: BIO, one aspect type; CoNLL files (`conll`, `conll-en`, `lince`) write it typed "
+                f"(`B-{ASPECT_TYPE}`, `I-{ASPECT_TYPE}`, `O`, exported with `--tag-style typed`, the form spaCy's "
+                "`convert -c ner` reads); JSONL `tags` stay plain (`B`, `I`, `O`)")
+    return ("- **Tags**: plain BIO, one aspect type (`B`, `I`, `O`); `--tag-style typed` writes CoNLL files with "
+            f"`B-{ASPECT_TYPE}`/`I-{ASPECT_TYPE}` for tools that require a type (spaCy)")
+
+
+def hub_lines(files: list[str]) -> list[str]:
+    """How Hugging Face ``datasets`` loads this export (the configs of the YAML header and the folders)."""
+    _, fmt = card_header(files, "")
+    if fmt is None:
+        return []
+    configs = data_files(files, fmt)
+    folders = sorted({f.split("/", 1)[0] for f in files if f.endswith("/README.md")})
+    return [
+        "## Loading with Hugging Face `datasets`", "",
+        f"`datasets.load_dataset(\"<this folder>\")` reads the `{fmt}` files of the config `{next(iter(configs))}`"
+        + (f"; `load_dataset(\"<this folder>\", \"<domain>\")` one domain ({', '.join(f'`{c}`' for c in configs if c != DEFAULT_CONFIG)})"
+           if len(configs) > 1 else "")
+        + ": the `configs:` block of this card's YAML header names each split's files, so every sentence is read "
+        "once (never the combined and the per-domain files together, never a side file). Each format folder "
+        f"({', '.join(f'`{f}/`' for f in folders)}) has a `README.md` with its own configs: "
+        "`load_dataset(\"<this folder>/tsv\")` and the CoNLL folders load the same way (the CoNLL ones with "
+        "`datasets`' `conll` builder, columns named `tokens`, `tags` and, in `lince`, `lid`).",
+        "",
+    ]
+
+
+def polarity_lines(dataset: ExportDataset, files: list[str]) -> list[str]:
+    if not any(f.startswith("semeval-xml/") for f in files):
+        return []
+    unlinked, total = unlinked_terms(dataset.sentences)
+    return [
+        "## Polarity in the SemEval XML", "",
+        f"Every `aspectTerm` has a `polarity` attribute. A Hindi term linked to an English aspect (by the "
+        "translation's aspect map, or, for a translation without one such as an aspect-blind one, by the same "
+        "words that another translation's map gives exactly one English aspect) carries that aspect's "
+        "SemEval-2014 label (`positive`, `negative`, `neutral`, `conflict`). "
+        f"{unlinked} of {total} Hindi aspect terms are linked to none and carry `polarity=\"\"` (empty: unknown); "
+        "no label is guessed for them. Readers that need a label should skip those terms; "
+        "`python -m corpus import-semeval` reads an empty polarity as none.",
+        "",
+    ]
+
+
+def endings_lines(dataset: ExportDataset) -> list[str]:
+    report = endings_report((r.uid, r.hi_text) for r in dataset.sentences if r.hi_text)
+    lines = ["## How the Hindi sentences end", ""]
+    if not report.sentences:
+        return lines + ["No Hindi sentence in this export.", ""]
+    lines += [f"{report.with_danda} of {report.sentences} Hindi sentences end with the danda `{DANDA}`; "
+              f"{report.ending_otherwise} end otherwise" + (":" if report.ending_otherwise else "."), ""]
+    if report.otherwise:
+        rows = []
+        for mark, ids in report.otherwise.items():
+            shown = ", ".join(f"`{i}`" for i in ids[:ENDING_IDS_SHOWN])
+            more = f" and {len(ids) - ENDING_IDS_SHOWN} more" if len(ids) > ENDING_IDS_SHOWN else ""
+            rows.append([mark_name(mark), len(ids), shown + more])
+        lines += _table(["ends with", "sentences", "ids"], rows)
+        lines += ["", "A question or an exclamation may rightly end with `?` or `!`; a final `.` or `|` is usually "
+                  "a danda typed before the editor converted it.", ""]
+    return lines
+
+
+ENDING_IDS_SHOWN = 20
+
+
+def dataset_card(dataset: ExportDataset, files: list[str] | None = None, options: FormatOptions | None = None) -> str:
     meta = dataset.meta
     recs = dataset.sentences
     lines = [f"# {meta.get('title') or 'Hindi aspect extraction corpus'}", ""]
@@ -92,10 +165,12 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
         f"- **License**: {meta.get('license') or 'TO BE FILLED IN BY THE LEAD (the SemEval-2014 source data has its own terms)'}",
         f"- **Exported**: {meta.get('exported_at', 'n/a')}",
         f"- **Tokenizer**: `{TOKENIZER_SIGNATURE}` (NFC; runs of letters, marks, digits, ZWJ/ZWNJ; other characters alone)",
-        "- **Tags**: plain BIO, one aspect type (`B`, `I`, `O`)",
+        tags_line(options),
         f"- **Export options**: {meta.get('options_text', 'n/a')}",
         "",
     ]
+    if files:
+        lines += hub_lines(files)
 
     lines += ["## Counts per split and domain", ""]
     domains = dataset.domains()
@@ -212,6 +287,10 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
     lines += _table(["translation guidelines version", "sentences"], sorted(versions.items()))
     lines += ["", f"Tagging guidelines version: {meta.get('tagging_guidelines') or 'not recorded'}", ""]
 
+    lines += endings_lines(dataset)
+    if files:
+        lines += polarity_lines(dataset, files)
+
     lines += ["## What was left out and why", ""]
     counts = dataset.left_out_counts()
     if counts:
@@ -230,9 +309,12 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
             + ID_FILES_TEXT + " `conll` and `conll-en` hold the same "
             "sentences in the same order. JSONL: one object per sentence; Hindi `aspects` satisfy "
             "`text[from:to] == term`; every row has the same keys and types (integers never null: `source_aspect` "
-            "is -1 where the aspect map links no English aspect). SemEval XML: offsets into the Hindi `<text>`; polarity is carried over from "
-            "the linked English aspect and omitted where the aspect map links none. TSV: tabs and line breaks "
-            f"inside texts are written as spaces. `{METRICS_FILE}`: the agreement figures of `python -m corpus metrics "
+            "is -1 where the aspect map links no English aspect). SemEval XML: offsets into the Hindi `<text>`; every aspect term has a "
+            "`polarity` (see above). Tabs and line breaks inside a text are written as spaces in every format (one "
+            "space each, so offsets and tokens are unchanged). TSV: tab-separated with a header row, quoted by "
+            "the `csv` module's rules (a field holding `\"` is enclosed in `\"` with each `\"` doubled), so "
+            "pandas `read_csv(sep=\"\\t\")`, `csv.DictReader(delimiter=\"\\t\")` and `datasets` read every row "
+            f"back with their default options. `{METRICS_FILE}`: the agreement figures of `python -m corpus metrics "
             "--json` for the whole project, every section but the long `rouge_l_pairs` and `rouge_l_sentences` row "
             "lists (each exported translation's own figures are in its JSONL row's `agreement`).",
             "",
@@ -240,7 +322,7 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def source_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
+def source_card(dataset: ExportDataset, files: list[str] | None = None, options: FormatOptions | None = None) -> str:
     """The card of a ``--source-only`` export: the English SemEval side of every imported sentence."""
     meta = dataset.meta
     recs = dataset.sentences
@@ -252,8 +334,8 @@ def source_card(dataset: ExportDataset, files: list[str] | None = None) -> str:
         f"- **License**: {meta.get('license') or 'TO BE FILLED IN BY THE LEAD (the SemEval-2014 source data has its own terms)'}",
         f"- **Exported**: {meta.get('exported_at', 'n/a')}",
         f"- **Tokenizer**: `{TOKENIZER_SIGNATURE}` (NFC; runs of letters, marks, digits, ZWJ/ZWNJ; other characters alone)",
-        "- **Tags**: plain BIO, one aspect type (`B`, `I`, `O`); a SemEval span that cuts a token covers the whole "
-        "token, and overlapping spans are merged",
+        tags_line(options) + "; a SemEval span that cuts a token covers the whole token, and overlapping spans "
+        "are merged",
         f"- **Export options**: {meta.get('options_text', 'n/a')}",
         "",
         "## Counts per split and domain",

@@ -6,11 +6,12 @@ LID labels: ``lang1`` English/Roman, ``lang2`` Hindi/Devanagari, ``ne`` Roman pr
 
 from __future__ import annotations
 
-from corpus.export.options import FormatOptions, columns_block, render_split_files
+from corpus.export.options import FormatOptions, columns_block, render_split_files, styled_tags
 from corpus.export.records import ExportDataset
 
 
 def format_lince(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
     return render_split_files(
-        dataset, "lince", "conll", options, lambda r: columns_block((r.hi_tokens, r.lid, r.hi_tags)), sent_enum=True
+        dataset, "lince", "conll", options,
+        lambda r: columns_block((r.hi_tokens, r.lid, styled_tags(r.hi_tags, options.tag_style))), sent_enum=True,
     )

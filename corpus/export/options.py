@@ -9,16 +9,31 @@ from corpus.export.records import ExportDataset, ExportSentence
 
 LAYOUTS = ("both", "combined", "per-domain")
 SPLIT_ORDER = ("train", "dev", "test")
+#: ``plain``: the contract's one-type BIO (``B``, ``I``, ``O``); ``typed``: ``B-ASP``, ``I-ASP``, ``O``, the
+#: CoNLL-2003 form that spaCy's ``convert -c ner`` and other NER tools require (they refuse a bare ``B``).
+TAG_STYLES = ("plain", "typed")
+ASPECT_TYPE = "ASP"
 
 
 @dataclass(frozen=True)
 class FormatOptions:
     id_comments: bool = False
     layout: str = "both"
+    tag_style: str = "plain"
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {self.layout!r}")
+        if self.tag_style not in TAG_STYLES:
+            raise ValueError(f"tag style must be one of {', '.join(TAG_STYLES)}, got {self.tag_style!r}")
+
+
+_TYPED = {"B": f"B-{ASPECT_TYPE}", "I": f"I-{ASPECT_TYPE}", "O": "O"}
+
+
+def styled_tags(tags: Sequence[str], style: str) -> Sequence[str]:
+    """The CoNLL files' tag column: the stored plain BIO, or typed (``B-ASP``/``I-ASP``/``O``)."""
+    return tags if style == "plain" else [_TYPED[t] for t in tags]
 
 
 def split_files(

@@ -7,6 +7,7 @@ translation with its gold tags. Building one derives tokens, tags and character 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,6 +123,19 @@ class ExportDataset:
         return sorted({s.domain for s in self.sentences})
 
 
+# Line breaks and tabs inside a sentence: XML readers turn CR and CRLF into LF (shifting every offset after
+# them), TSV and CoNLL readers split rows on them. None is a token (``corpus.tokens`` skips them as space), so
+# each is written as one space: the tokens, the tags and every character offset stay as they are.
+_BREAKS = "\t\n\r\x0b\x0c\x85\u2028\u2029"
+_SPACE_LIKE = str.maketrans({c: " " for c in _BREAKS})
+_HAS_BREAK = re.compile(f"[{_BREAKS}]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with each tab or line-break character replaced by one space (same length, same tokens)."""
+    return text.translate(_SPACE_LIKE) if _HAS_BREAK.search(text) else text
+
+
 def _normalized_offset(text: str, offset: int) -> int:
     """Where ``offset`` into ``text`` lands in ``normalize(text)`` (NFC may merge characters)."""
     return len(normalize(text[:offset]))
@@ -129,7 +143,7 @@ def _normalized_offset(text: str, offset: int) -> int:
 
 def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tuple[EnglishAspect, ...], list[Token], list[str]]:
     """The English text (NFC), its aspects with offsets into it, tokens and BIO tags from the offsets."""
-    norm = normalize(text)
+    norm = one_line(normalize(text))
     if norm != text:
         aspects = [
             EnglishAspect(a.term, _normalized_offset(text, a.start), _normalized_offset(text, a.end), a.polarity, a.position)
@@ -143,14 +157,16 @@ def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tupl
 
 def hindi_side(
     text: str, frozen_tokens: Sequence[str], tags: Sequence[str], alignments: Sequence[Alignment] = (),
-    polarity_of: dict[int, str | None] | None = None,
+    polarity_of: dict[int, str | None] | None = None, term_links: dict[str, int] | None = None,
 ) -> tuple[str, list[str], list[HindiAspect]]:
     """The Hindi text (NFC), its tokens and the gold spans with character offsets and carried-over polarity.
 
+    A span takes the English aspect this translation's aspect map links it to, else the one ``term_links``
+    names for its exact words (what the maps of the sentence's other translations give that aspect).
     The gold tags label the tagging item's frozen tokens; if the stored text no longer tokenizes to
     them, or the tags are not valid BIO, this is a RecordProblem (the sentence is reported, not fixed).
     """
-    norm = normalize(text)
+    norm = one_line(normalize(text))
     tokens = tokenize_with_offsets(norm)
     if [t.text for t in tokens] != [normalize(t) for t in frozen_tokens]:
         raise RecordProblem("tokens changed after tagging", "the translation no longer tokenizes to the tagged tokens")
@@ -164,6 +180,8 @@ def hindi_side(
     for token_start, token_end in tags_to_spans(tags):
         start, end = tokens[token_start].start, tokens[token_end - 1].end
         position = _aligned_position(start, end, alignments)
+        if position is None and term_links:
+            position = term_links.get(norm[start:end])
         aspects.append(
             HindiAspect(
                 term=norm[start:end], start=start, end=end, token_start=token_start, token_end=token_end,
@@ -186,14 +204,15 @@ def _aligned_position(start: int, end: int, alignments: Sequence[Alignment]) -> 
 def build_sentence(
     *, uid: str, sentence_id: str, domain: str, split: str, en_text: str, en_aspects: Sequence[EnglishAspect],
     hi_text: str, frozen_tokens: Sequence[str], tags: Sequence[str], phase: str, translator: str,
-    alignments: Sequence[Alignment] = (), translation_id: int | None = None, is_final: bool = True,
+    alignments: Sequence[Alignment] = (), term_links: dict[str, int] | None = None,
+    translation_id: int | None = None, is_final: bool = True,
     gold_source: str = "agreed", categories: Sequence[tuple[str, str | None]] = (),
     agreement: dict[str, Any] | None = None, guidelines_version: str | None = None,
     proper_nouns: Sequence[str] = (),
 ) -> ExportSentence:
     en_norm, en_aspects_n, en_tokens, en_tags = english_side(en_text, en_aspects)
     polarity_of = {a.position: a.polarity for a in en_aspects_n}
-    hi_norm, hi_tokens, hi_aspects = hindi_side(hi_text, frozen_tokens, tags, alignments, polarity_of)
+    hi_norm, hi_tokens, hi_aspects = hindi_side(hi_text, frozen_tokens, tags, alignments, polarity_of, term_links)
     return ExportSentence(
         uid=uid, sentence_id=sentence_id, domain=domain, split=split,
         en_text=en_norm, en_aspects=en_aspects_n, en_tokens=tuple(t.text for t in en_tokens), en_tags=tuple(en_tags),

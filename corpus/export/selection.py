@@ -25,6 +25,7 @@ from corpus.export.records import (
 )
 from corpus.final_choice import POLICIES
 from corpus.gold import AGREED, SINGLE, Gold, ItemGold
+from corpus.tokens import normalize
 from corpus.vocabulary import Status
 
 
@@ -192,13 +193,29 @@ def _record(
             uid=uid, sentence_id=s.sentence_id, domain=s.domain, split=s.split, en_text=s.text,
             en_aspects=rows.aspects.get(s.id, []), hi_text=t.text, frozen_tokens=rows.frozen_tokens.get(t.id, []),
             tags=gold.tags, phase=t.phase, translator=translators.get(t.username, t.username),
-            alignments=rows.alignments.get(t.id, []), translation_id=t.id, is_final=is_final,
+            alignments=rows.alignments.get(t.id, []), term_links=_mapped_terms(rows, s.id, t.id),
+            translation_id=t.id, is_final=is_final,
             gold_source=gold.source, categories=rows.categories.get(s.id, []),
             agreement=agreement(t.id, item.versions), guidelines_version=t.guidelines_version,
             proper_nouns=rows.proper_nouns,
         )
     except RecordProblem as problem:
         return LeftOut(s.domain, s.split, s.sentence_id, problem.reason, problem.detail, t.id)
+
+
+def _mapped_terms(rows: ExportRows, sentence_id: int, translation_id: int) -> dict[str, int]:
+    """The Hindi words the aspect maps of the sentence's other translations give to exactly one English aspect
+    (NFC): a span of this translation with the same words renders that aspect, although its own translation
+    (an aspect-blind one) has no map. Words mapped to two different aspects link neither."""
+    positions: dict[str, set[int]] = {}
+    for other in rows.translations.get(sentence_id, []):
+        if other.id == translation_id or not other.text:
+            continue
+        for link in rows.alignments.get(other.id, []):
+            term = normalize(other.text[link.start:link.end]).strip()
+            if term:
+                positions.setdefault(term, set()).add(link.position)
+    return {term: next(iter(p)) for term, p in positions.items() if len(p) == 1}
 
 
 def selection_text(options: ExportOptions, final_policy: str, per_item: int) -> str:

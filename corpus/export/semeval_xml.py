@@ -1,9 +1,12 @@
 """``semeval-xml``: the Hindi side in SemEval-2014 Task 4 XML, one file per domain and split.
 
-``<aspectTerm term polarity from to/>`` with offsets into the Hindi ``<text>``; the polarity is carried
-over from the English aspect the aspect map links the span to, and omitted where no link exists (as
-in the official phase-B files). A sentence without aspects has no ``<aspectTerms>``; sentence-level
-``<aspectCategories>`` are copied from the source. Written with ElementTree, so text is escaped.
+``<aspectTerm term polarity from to/>`` with offsets into the Hindi ``<text>``. Every term carries a
+``polarity`` attribute, so readers that index ``attrib['polarity']`` read every file: the SemEval-2014
+label (positive, negative, neutral, conflict) of the English aspect an aspect map links the span to,
+else ``UNLINKED_POLARITY`` (empty: unknown), never a label the data does not give; the card counts
+them. A sentence without aspects has no ``<aspectTerms>``; sentence-level ``<aspectCategories>`` are
+copied from the source. Written with ElementTree, so text is escaped; tabs and line breaks inside a
+text are already spaces (``records.one_line``), so an XML reader's line-end handling moves no offset.
 """
 
 from __future__ import annotations
@@ -16,6 +19,14 @@ from corpus.export.options import SPLIT_ORDER, FormatOptions
 from corpus.export.records import ExportDataset, ExportSentence
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: The ``polarity`` of a Hindi aspect term that no aspect map links to an English aspect.
+UNLINKED_POLARITY = ""
+
+
+def unlinked_terms(records: list[ExportSentence]) -> tuple[int, int]:
+    """(terms written with ``UNLINKED_POLARITY``, all Hindi aspect terms) of the records."""
+    terms = [a for r in records for a in r.hi_aspects]
+    return sum(1 for a in terms if not a.polarity), len(terms)
 
 
 def sentence_id(r: ExportSentence) -> str:
@@ -30,9 +41,7 @@ def sentence_element(r: ExportSentence) -> ET.Element:
     if r.hi_aspects:
         terms = ET.SubElement(el, "aspectTerms")
         for a in r.hi_aspects:
-            attrs = {"term": a.term}
-            if a.polarity:
-                attrs["polarity"] = a.polarity
+            attrs = {"term": a.term, "polarity": a.polarity or UNLINKED_POLARITY}
             attrs["from"] = str(a.start)
             attrs["to"] = str(a.end)
             ET.SubElement(terms, "aspectTerm", attrs)

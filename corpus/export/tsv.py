@@ -1,7 +1,10 @@
 """``tsv``: parallel English/Hindi sentence pairs for MT, with a header row.
 
 Tabs and line breaks inside a text would break the format, so they are written as single spaces
-(the card says so); no other character is changed.
+(the card says so); no other character is changed. Fields are quoted by the ``csv`` module's rules
+(``QUOTE_MINIMAL`` with a tab delimiter): a field holding ``"`` is written inside double quotes with
+each ``"`` doubled, so pandas ``read_csv(sep="\\t")``, the ``datasets`` csv loader and
+``csv.DictReader(delimiter="\\t")`` with their default options give back every row and every text as it is.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ HEADER = ("id", "domain", "split", "phase", "en", "hi")
 _BREAKS = re.compile(r"[\t\r\n\x0b\x0c\x85\u2028\u2029]+")
 
 
-def _cell(text: str) -> str:
-    return _BREAKS.sub(" ", text)
+def cell(text: str) -> str:
+    """One field as ``csv.writer(delimiter="\\t", lineterminator="\\n")`` writes it after the breaks became
+    spaces: quoted (and its quotes doubled) only when it holds a quote character."""
+    text = _BREAKS.sub(" ", text)
+    return '"' + text.replace('"', '""') + '"' if '"' in text else text
 
 
 def _row(r: ExportSentence) -> str:
-    return "\t".join(_cell(x) for x in (r.uid, r.domain, r.split, r.phase, r.en_text, r.hi_text)) + "\n"
+    return "\t".join(cell(x) for x in (r.uid, r.domain, r.split, r.phase, r.en_text, r.hi_text)) + "\n"
 
 
 def format_tsv(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:

@@ -18,18 +18,47 @@ def _safe(relpath: str) -> PurePosixPath:
     return p
 
 
-def write_directory(files: Mapping[str, str], out_dir: str | Path) -> list[Path]:
-    """Every path is checked before the first file is written, so a bad one (say a domain named before
-    import refused path characters) leaves no half-written export."""
+def write_directory(files: Mapping[str, str | bytes], out_dir: str | Path) -> list[Path]:
+    """All or nothing: every path is checked before the first file is written (a bad one, say a domain named
+    before import refused path characters, writes nothing), each file is written as ``.NAME.partial`` beside
+    its target, and only when all are written are they renamed into place; on an error the partial files and
+    the folders this call made are removed, and the error is raised."""
     out = Path(out_dir)
     safe = {rel: _safe(rel) for rel in files}
-    written = []
-    for rel, text in files.items():
-        path = out.joinpath(*safe[rel].parts)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-        written.append(path)
-    return written
+    made: list[Path] = []
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for rel, text in files.items():
+            path = out.joinpath(*safe[rel].parts)
+            _make_parents(path.parent, made)
+            partial = path.with_name(f".{path.name}.partial")
+            staged.append((partial, path))
+            partial.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+        for partial, path in staged:
+            partial.replace(path)
+    except BaseException:
+        for partial, _ in staged:
+            partial.unlink(missing_ok=True)
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        raise
+    return [path for _, path in staged]
+
+
+def _make_parents(folder: Path, made: list[Path]) -> None:
+    """``mkdir -p`` that remembers the folders it made (outermost first)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for f in reversed(missing):
+        f.mkdir(exist_ok=True)
+        made.append(f)
 
 
 def zip_bytes(files: Mapping[str, str], root: str = "hindi-aspect-corpus") -> bytes:

@@ -165,7 +165,7 @@ def test_export_alone_after_a_work_file_exports_every_translatable_sentence(any_
     assert main(["--db", sqlite_url, "export", "--out", str(out), "--format", "jsonl"]) == 0
     captured = capsys.readouterr()
     # The rule picks sentence 4's lone translation as the page would; the export keeps the majority's verdict.
-    assert "picked 4 final translation(s) by the automatic rule" in captured.out
+    assert "picked 4 final translation(s) by the automatic rule" in captured.err
     assert "exported 3 sentences" in captured.out
     assert "untranslatable by majority 1" in captured.err  # the automatic rule never overrules the majority
     rows = [json.loads(line) for line in (out / "jsonl" / "train.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -181,7 +181,7 @@ def test_export_alone_after_a_work_file_exports_every_translatable_sentence(any_
     with Session(engine) as session:
         assert session.scalar(select(func.count()).select_from(Revision).where(Revision.entity == "final_choice")) == 4
     assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "again"), "--format", "jsonl"]) == 0
-    assert "picked 0 final translation(s)" in capsys.readouterr().out
+    assert "picked 0 final translation(s)" in capsys.readouterr().err
 
 
 def test_export_never_replaces_the_leads_decision_and_no_auto_final_picks_nothing(engine, sqlite_url, tmp_path,
@@ -208,7 +208,7 @@ def test_export_never_replaces_the_leads_decision_and_no_auto_final_picks_nothin
                                                             Translation.translator_id == neha))
     choose(engine, sentence, blind, lead, expected=None, note="reads best")
     assert main(["--db", sqlite_url, "export", "--out", str(tmp_path / "out"), "--format", "jsonl"]) == 0
-    assert "picked 3 final translation(s)" in capsys.readouterr().out
+    assert "picked 3 final translation(s)" in capsys.readouterr().err
     in_force = {}
     for sentence_id, translation_id, chosen_by in _final_rows(engine):
         in_force[sentence_id] = (translation_id, chosen_by)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import zipfile
@@ -165,13 +166,14 @@ def test_semeval_xml_round_trip_gives_stored_spans(case):
         assert set(t.attrib) <= {"term", "polarity", "from", "to"}
 
 
-def test_polarity_is_carried_over_only_where_the_aspect_map_links():
+def test_polarity_is_carried_over_only_where_the_aspect_map_links_and_is_empty_elsewhere():
     case = CASES[3]
     rec = make_record(case[:5] + ({},))
     assert [a.polarity for a in rec.hi_aspects] == [None]
     files = build_files(ExportDataset([rec]), ["semeval-xml"])
     term = DET.fromstring(files["semeval-xml/restaurant/train.xml"].encode()).find(".//aspectTerm")
-    assert "polarity" not in term.attrib
+    assert term.attrib["polarity"] == ""
+    assert "1 of 1 Hindi aspect terms are linked to none" in files["README.md"]
     linked = make_record(case)
     assert [(a.polarity, a.source_position) for a in linked.hi_aspects] == [("positive", 0)]
     split = make_record(CASES[5])
@@ -191,22 +193,21 @@ def test_lince_labels_devanagari_roman_proper_nouns_and_punctuation():
 def test_tsv_pairs_are_parallel_one_row_per_sentence():
     ds = dataset()
     files = build_files(ds, ["tsv"], FormatOptions(layout="combined"))
-    lines = files["tsv/train.tsv"].rstrip("\n").split("\n")
-    assert lines[0].split("\t") == ["id", "domain", "split", "phase", "en", "hi"]
+    lines = list(csv.reader(io.StringIO(files["tsv/train.tsv"]), delimiter="\t"))
+    assert lines[0] == ["id", "domain", "split", "phase", "en", "hi"]
     train = [r for r in ds.sentences if r.split == "train"]
     assert len(lines) - 1 == len(train)
-    for line, rec in zip(lines[1:], train):
-        cells = line.split("\t")
+    for cells, rec in zip(lines[1:], train):
         assert cells[0] == rec.uid and cells[4] == rec.en_text and cells[5] == rec.hi_text
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_tsv_columns_are_the_stored_texts_exactly(case):
     rec = make_record(case)
-    lines = build_files(ExportDataset([rec]), ["tsv"], FormatOptions(layout="combined"))["tsv/train.tsv"].split("\n")
-    assert lines[-1] == "" and len(lines) == 3
-    cells = lines[1].split("\t")
-    assert len(cells) == 6
+    text = build_files(ExportDataset([rec]), ["tsv"], FormatOptions(layout="combined"))["tsv/train.tsv"]
+    assert text.endswith("\n") and text.count("\n") == 2
+    header, cells = csv.reader(io.StringIO(text), delimiter="\t")
+    assert len(header) == len(cells) == 6
     assert cells[4] == rec.en_text == normalize(case[1])
     assert cells[5] == rec.hi_text == normalize(case[3])
     assert ("\u200d" in cells[5]) == ("\u200d" in case[3])
