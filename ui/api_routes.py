@@ -5,15 +5,21 @@ Each route checks the caller's session itself: it sits outside Streamlit's page 
 sends the login token in the ``X-Corpus-Session`` header (or, once logins move to a cookie, the
 ``corpus_session`` cookie); anything else is answered 401. Blocking work (the database, the model)
 runs in a worker thread so the server's event loop keeps serving the app.
+
+Typing look-ups are rationed so that one user cannot slow another (issue 31, N4): a session has at most
+one look-up running and one waiting for it (a third at once is answered 429 at once, without touching the
+database), and look-ups run in their own small pool of ``SUGGEST_WORKERS`` threads, never in the server's
+shared thread pool, with at most ``MAX_SUGGEST_QUEUE`` look-ups admitted in all (503 beyond).
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 from sqlalchemy import Engine
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -26,6 +32,9 @@ SESSION_HEADER = "X-Corpus-Session"
 SUGGEST_PATH = "/api/suggest"
 MAX_K = 10
 TYPING_ROLES = ("translator", "lead")
+SUGGEST_WORKERS = 2  # the model runs under one lock; a second thread checks sessions meanwhile
+PER_SESSION = 2  # one look-up running and one waiting (typing pauses overlap a little); more: 429
+MAX_SUGGEST_QUEUE = 32  # look-ups admitted across all sessions; more: 503
 
 
 _engine_lock = threading.Lock()
@@ -52,8 +61,8 @@ def caller(engine: Engine, token: str | None) -> CurrentUser | None:
     return resume_session(engine, token)
 
 
-def _no_store(payload: dict, status: int = 200) -> JSONResponse:
-    return JSONResponse(payload, status_code=status, headers={"Cache-Control": "no-store"})
+def _no_store(payload: dict, status: int = 200, headers: dict | None = None) -> JSONResponse:
+    return JSONResponse(payload, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})})
 
 
 _warming = threading.Lock()
@@ -77,6 +86,48 @@ async def health(request: Request) -> JSONResponse:
     return JSONResponse({"status": "ok"})
 
 
+class SuggestRation:
+    """Per-session admission for look-ups, kept on the event loop (no lock needed: only coroutines touch
+    it, between awaits) and a bounded pool of worker threads of their own."""
+
+    def __init__(self, workers: int = SUGGEST_WORKERS, per_session: int = PER_SESSION,
+                 queue: int = MAX_SUGGEST_QUEUE):
+        self.workers, self.per_session, self.queue = workers, per_session, queue
+        self.admitted: dict[str, int] = {}
+        self.slots: dict[str, asyncio.Lock] = {}
+        self.total = 0
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="suggest")
+        return self._pool
+
+    async def run(self, key: str, fn, *args) -> tuple[int, dict]:
+        """``fn(*args)`` in the pool, once this session's earlier look-up has finished; (429, ...) when the
+        session already has ``per_session`` look-ups admitted, (503, ...) when the server has ``queue``."""
+        if self.admitted.get(key, 0) >= self.per_session:
+            return 429, {"error": "one look-up at a time per session; try again"}
+        if self.total >= self.queue:
+            return 503, {"error": "the server is busy; try again"}
+        self.admitted[key] = self.admitted.get(key, 0) + 1
+        self.total += 1
+        slot = self.slots.setdefault(key, asyncio.Lock())
+        try:
+            async with slot:
+                return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+        finally:
+            self.total -= 1
+            self.admitted[key] -= 1
+            if not self.admitted[key]:
+                del self.admitted[key]
+                self.slots.pop(key, None)
+
+
+_ration = SuggestRation()
+
+
 def _suggest(token: str | None, q: str, k: int) -> tuple[int, dict]:
     from db.typing import suggest_for
 
@@ -98,8 +149,11 @@ async def suggest(request: Request) -> JSONResponse:
         return _no_store({"error": "k must be a number"}, 400)
     if len(q) > 200:
         return _no_store({"error": "q is too long"}, 400)
-    status, payload = await run_in_threadpool(_suggest, session_token(request), q, k)
-    return _no_store(payload, status)
+    token = session_token(request)
+    if not token:
+        return _no_store({"error": "not logged in"}, 401)
+    status, payload = await _ration.run(token, _suggest, session_token(request), q, k)
+    return _no_store(payload, status, {"Retry-After": "1"} if status in (429, 503) else None)
 
 
 ROUTES = [Route("/api/health", health), Route(SUGGEST_PATH, suggest, methods=["GET"])]

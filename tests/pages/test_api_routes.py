@@ -86,3 +86,94 @@ def test_suggest_refuses_bad_parameters(engine, client):
 
 def test_health_needs_no_login(client):
     assert client.get("/api/health").json() == {"status": "ok"}
+
+
+# --- one user cannot slow another (issue 31, N4) -----------------------------------------------------
+
+@pytest.fixture
+def held_lookups(client, monkeypatch):
+    """Look-ups for "slow" hold their worker until released; any other answers at once."""
+    import threading
+
+    release, started = threading.Event(), threading.Semaphore(0)
+    real = _api._suggest
+
+    def suggest(token, q, *rest):
+        if q == "slow":
+            started.release()
+            release.wait(10)
+        return real(token, q, *rest)
+
+    monkeypatch.setattr(_api, "_suggest", suggest)
+    yield release, started
+    release.set()
+
+
+def _in_thread(fn):
+    import threading
+
+    box = {}
+    thread = threading.Thread(target=lambda: box.setdefault("r", fn()))
+    thread.start()
+    return thread, box
+
+
+def _wait_until(condition, seconds: float = 5.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_a_session_gets_429_for_a_third_look_up_while_two_are_admitted(engine, client, held_lookups):
+    release, started = held_lookups
+    token = token_for(engine, add_user(engine, "asha", "translator"))
+    h = {"X-Corpus-Session": token}
+    first, first_box = _in_thread(lambda: client.get("/api/suggest", params={"q": "slow"}, headers=h))
+    assert started.acquire(timeout=5)  # running
+    second, second_box = _in_thread(lambda: client.get("/api/suggest", params={"q": "mera"}, headers=h))
+    _wait_until(lambda: _api._ration.admitted.get(token) == 2)  # waiting for the first, in no thread
+    third = client.get("/api/suggest", params={"q": "mera"}, headers=h)
+    assert third.status_code == 429 and third.headers["retry-after"] == "1"
+    assert "candidates" not in third.json()
+    release.set()
+    first.join(10), second.join(10)
+    assert first_box["r"].status_code == 200 and second_box["r"].status_code == 200
+    assert _api._ration.admitted == {} and _api._ration.total == 0  # nothing left behind
+    assert client.get("/api/suggest", params={"q": "mera"}, headers=h).status_code == 200
+
+
+def test_another_session_is_served_while_one_floods(engine, client, held_lookups):
+    release, started = held_lookups
+    flooder = {"X-Corpus-Session": token_for(engine, add_user(engine, "asha", "translator"))}
+    other = {"X-Corpus-Session": token_for(engine, add_user(engine, "ravi", "translator"))}
+    held, _ = _in_thread(lambda: client.get("/api/suggest", params={"q": "slow"}, headers=flooder))
+    assert started.acquire(timeout=5)
+    flood = [_in_thread(lambda: client.get("/api/suggest", params={"q": "mera"}, headers=flooder))
+             for _ in range(10)]
+    _wait_until(lambda: sum("r" in box for _, box in flood) == 9)
+    refused = [box for _, box in flood if "r" in box]
+    assert len(refused) == 9 and all(box["r"].status_code == 429 for box in refused)  # one waits its turn
+    answer = client.get("/api/suggest", params={"q": "mera"}, headers=other)  # while the flooder's runs
+    assert answer.status_code == 200 and answer.json()["candidates"] == ["मेरा", "मीरा", "मेर"]
+    release.set()
+    held.join(10)
+    for thread, _ in flood:
+        thread.join(10)
+
+
+def test_a_caller_without_a_session_is_refused_before_any_worker_is_used(client, monkeypatch):
+    def never(*args):
+        raise AssertionError("a worker ran for a caller without a session")
+
+    monkeypatch.setattr(_api, "_suggest", never)
+    assert client.get("/api/suggest", params={"q": "mera"}).status_code == 401
+
+
+def test_the_server_refuses_look_ups_beyond_its_queue(engine, client, monkeypatch):
+    monkeypatch.setattr(_api._ration, "total", _api.MAX_SUGGEST_QUEUE)
+    token = token_for(engine, add_user(engine, "asha", "translator"))
+    r = client.get("/api/suggest", params={"q": "mera"}, headers={"X-Corpus-Session": token})
+    assert r.status_code == 503 and r.headers["retry-after"] == "1"
