@@ -300,7 +300,7 @@ def _write_chunk(member: IO[bytes], digest: _Digest, lines: list[bytes]) -> None
 _END_OF_DIRECTORY = b"PK\x05\x06"
 
 
-def _check_directory(file: IO[bytes], where: str, limits: Limits) -> None:
+def check_zip_directory(file: IO[bytes], where: str, limits: Limits) -> None:
     """The zip's own count and size of its directory, read from its last bytes before ``zipfile`` loads the
     directory (a zip declaring millions of entries would cost memory before any entry could be checked)."""
     file.seek(0, io.SEEK_END)
@@ -426,7 +426,7 @@ class ArchiveReader:
         else:
             self._file = source
         try:
-            _check_directory(self._file, where, limits)
+            check_zip_directory(self._file, where, limits)
             self._zip = zipfile.ZipFile(self._file)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
             self._file.close()

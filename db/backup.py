@@ -13,9 +13,12 @@ a failure changes nothing. The zip's names, declared sizes and manifest are chec
 transaction; every row (against the schema) and every file's checksum as it is read inside it, so a bad
 row anywhere rolls everything back. Restoring logs everyone out (login sessions are not archived).
 
-Older uploads still restore: a work file (JSONL) is imported all or nothing and never overwrites
-(``db.workfile.import_work_file``); a backup zip of the earlier format goes in through its SQLite file
-(SQLite, empty project) or its work file; a bare SQLite file only into an empty project.
+Older uploads still restore, always as rows through a checking reader: a work file (JSONL) is imported
+all or nothing and never overwrites (``db.workfile.import_work_file``); a backup zip of the earlier format
+goes in through its work file, under the archive reader's bomb rules. A database file is never copied
+in, bare or inside such a zip: it would bring its triggers, views, alembic revision and stored suggestion
+model along (``DATABASE_FILE_REFUSED``). Every restore checks its writer (an admin, session live) inside
+its own transaction, before anything is written.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import re
 import sqlite3
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,13 +43,14 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from corpus import archive
+from corpus import archive, json_input
 from corpus.archive import ArchiveReader, ArchiveRefused, ColumnSpec, Limits, Manifest, TableSpec
-from corpus.workfile import dump_work_file
+from corpus.vocabulary import Role
+from db.auth import check_writer
 from db.engine import is_sqlite, reader
 from db.models import Annotation, Base, Revision, SourceSentence, Translation
 from db.write_gate import write_turn
-from db.workfile import ProgressCallback, WorkImportSummary, import_work_file, load_work, progress_for
+from db.workfile import ProgressCallback, WorkImportSummary, import_work_file, progress_for
 
 #: The backup zips of the earlier release (a work file and, on SQLite, a database file).
 LEGACY_FORMAT = "corpus-backup"
@@ -64,7 +69,7 @@ class RestoreRefused(ValueError):
 
 @dataclass(frozen=True)
 class RestoreResult:
-    kind: str  # "archive" (project archive restored), "sqlite" (database file copied in) or "work" (work file imported)
+    kind: str  # "archive" (project archive restored) or "work" (work file imported)
     summary: str
     work: WorkImportSummary | None = None
 
@@ -126,68 +131,78 @@ class LegacyBackup:
     manifest: dict
 
 
+#: A legacy backup zip holds its manifest, its work file and, from SQLite, a database file (never read now).
+LEGACY_MEMBERS = frozenset({MANIFEST_NAME, WORK_NAME, SQLITE_NAME})
+#: Unpacked / packed size above which a legacy member is taken for a zip bomb (the archive reader's rule).
+LEGACY_RATIO = Limits().ratio
+
+
 def read_legacy_backup(data: bytes, filename: str = "backup.zip") -> LegacyBackup:
-    """Unpack and check a backup zip of the earlier format: known members only, sizes bounded, checksums matching."""
+    """Unpack and check a backup zip of the earlier format: its work file only (the database file it may
+    also hold is never opened), with the archive reader's bomb rules: at most the three known members,
+    declared sizes and their total within MAX_RESTORE_BYTES, no member unpacking over LEGACY_RATIO times
+    its packed size, at most the declared bytes read, and the work file's checksum matching."""
     if len(data) > MAX_RESTORE_BYTES:
         raise RestoreRefused(f"{filename}: {len(data):,} bytes is over the {MAX_RESTORE_BYTES:,}-byte limit")
     try:
+        archive.check_zip_directory(io.BytesIO(data), filename, Limits(members=len(LEGACY_MEMBERS)))
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
+    except ArchiveRefused as exc:
+        raise RestoreRefused(str(exc)) from None
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise RestoreRefused(f"{filename}: not a zip file ({exc})") from None
     with zf:
         infos = {info.filename: info for info in zf.infolist()}
+        unexpected = set(infos) - LEGACY_MEMBERS
+        if unexpected or len(infos) != len(zf.infolist()):
+            raise RestoreRefused(f"{filename}: unexpected member(s) {', '.join(sorted(unexpected)) or '(repeated)'}")
         if MANIFEST_NAME not in infos:
             raise RestoreRefused(f"{filename}: no {MANIFEST_NAME}; this is not a backup made by this tool")
+        total = 0
         for info in infos.values():
             if info.file_size > MAX_RESTORE_BYTES:
-                raise RestoreRefused(f"{filename}: {info.filename} unpacks to {info.file_size:,} bytes, over the limit")
+                raise RestoreRefused(f"{filename}/{info.filename}: unpacks to {info.file_size:,} bytes, over the "
+                                     f"{MAX_RESTORE_BYTES:,}-byte limit")
+            if info.file_size > 1024**2 and info.file_size > LEGACY_RATIO * max(info.compress_size, 1):
+                raise RestoreRefused(f"{filename}/{info.filename}: unpacks {info.file_size // max(info.compress_size, 1):,} "
+                                     "times its packed size; refused as a zip bomb")
+            total += info.file_size if info.filename != SQLITE_NAME else 0
+        if total > MAX_RESTORE_BYTES:
+            raise RestoreRefused(f"{filename}: unpacks to {total:,} bytes in all, over the {MAX_RESTORE_BYTES:,}-byte limit")
+
+        def member(name: str, limit: int) -> bytes:
+            try:
+                with zf.open(infos[name]) as stream:
+                    return stream.read(limit + 1)
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
+                raise RestoreRefused(f"{filename}/{name}: cannot be read ({exc})") from None
+
         try:
-            manifest = json.loads(zf.read(MANIFEST_NAME))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise RestoreRefused(f"{filename}: {MANIFEST_NAME} is not valid JSON ({exc})") from None
+            manifest = json_input.loads(member(MANIFEST_NAME, Limits().manifest_bytes))
+        except ValueError as exc:
+            raise RestoreRefused(f"{filename}/{MANIFEST_NAME}: not valid JSON ({exc})") from None
         if not isinstance(manifest, dict) or manifest.get("format") != LEGACY_FORMAT:
             raise RestoreRefused(f"{filename}: {MANIFEST_NAME} does not describe a {LEGACY_FORMAT}")
         if manifest.get("format_version") != LEGACY_FORMAT_VERSION:
             raise RestoreRefused(f"{filename}: backup format version {manifest.get('format_version')!r} is not supported")
-        files = manifest.get("files") or {}
-        unexpected = set(infos) - {MANIFEST_NAME, WORK_NAME, SQLITE_NAME}
-        if unexpected:
-            raise RestoreRefused(f"{filename}: unexpected member(s) {', '.join(sorted(unexpected))}")
-        contents: dict[str, bytes | None] = {WORK_NAME: None, SQLITE_NAME: None}
-        for name in contents:
-            if name not in infos:
-                continue
-            try:
-                member = zf.read(name)
-            except (zipfile.BadZipFile, OSError) as exc:
-                raise RestoreRefused(f"{filename}: {name} cannot be read ({exc})") from None
-            expected = (files.get(name) or {}).get("sha256")
-            if expected != _sha256(member):
-                raise RestoreRefused(f"{filename}: {name} does not match its checksum; the backup is damaged")
-            contents[name] = member
-    if contents[WORK_NAME] is None:
-        raise RestoreRefused(f"{filename}: the backup has no {WORK_NAME}")
-    return LegacyBackup(contents[WORK_NAME], contents[SQLITE_NAME], manifest)
-
-
-def _check_sqlite_file(path: Path, filename: str) -> None:
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            status = conn.execute("PRAGMA integrity_check").fetchone()[0]
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise RestoreRefused(f"{filename}: not a usable SQLite database ({exc})") from None
-    if status != "ok":
-        raise RestoreRefused(f"{filename}: the SQLite file is damaged (integrity check: {status})")
-    missing = {"alembic_version", "source_sentences", "translations", "annotations", "revisions"} - tables
-    if missing:
-        raise RestoreRefused(f"{filename}: not a corpus database (missing tables: {', '.join(sorted(missing))})")
+        if WORK_NAME not in infos:
+            raise RestoreRefused(f"{filename}: the backup has no {WORK_NAME}")
+        work = member(WORK_NAME, infos[WORK_NAME].file_size)
+        files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+        entry = files.get(WORK_NAME) if isinstance(files.get(WORK_NAME), dict) else {}
+        if len(work) != infos[WORK_NAME].file_size or entry.get("sha256") != _sha256(work):
+            raise RestoreRefused(f"{filename}/{WORK_NAME}: does not match its checksum; the backup is damaged")
+    return LegacyBackup(work, None, manifest)
 
 
 # ------------------------------------------------------------------ restoring
+
+#: Why a database file is not restored any more (``restore_upload``).
+DATABASE_FILE_REFUSED = (
+    "a database file is not restored: copied in, it would bring its triggers, views and stored model along. "
+    "Restore a backup made by this release (Backup, or `python -m corpus backup`), or a work file "
+    "(`python -m corpus dump-work` of the old database)"
+)
 
 
 def restore_work(engine: Engine, data: bytes, filename: str, actor_id: int | None = None) -> RestoreResult:
@@ -196,59 +211,6 @@ def restore_work(engine: Engine, data: bytes, filename: str, actor_id: int | Non
         raise RestoreRefused(f"{filename}: {len(data):,} bytes is over the {MAX_RESTORE_BYTES:,}-byte limit")
     summary = import_work_file(engine, data, filename, actor_id=actor_id)
     return RestoreResult("work", str(summary), summary)
-
-
-def restore_sqlite_file(engine: Engine, data: bytes, filename: str, actor_id: int | None = None) -> RestoreResult:
-    """Use a backed-up SQLite file directly. Only into an empty database: on SQLite the file's
-    content replaces it (history and accounts included); on PostgreSQL its work file is imported."""
-    if not data.startswith(SQLITE_HEADER):
-        raise RestoreRefused(f"{filename}: not an SQLite database file")
-    if len(data) > MAX_RESTORE_BYTES:
-        raise RestoreRefused(f"{filename}: {len(data):,} bytes is over the {MAX_RESTORE_BYTES:,}-byte limit")
-    if not is_empty(engine):
-        found = ", ".join(f"{n} {name}" for name, n in counts(engine).items() if n)
-        raise RestoreRefused(
-            f"{filename}: a database file can only be restored into an empty project, and this one holds {found}. "
-            "Restore it into a new, empty database, or upload the work file instead (it adds what is missing and "
-            "never overwrites)."
-        )
-    with tempfile.TemporaryDirectory(prefix="corpus-restore-") as tmp:
-        upload = Path(tmp) / SQLITE_NAME
-        upload.write_bytes(data)
-        _check_sqlite_file(upload, filename)
-        if not is_sqlite(engine):
-            return _import_work_of_sqlite_file(engine, upload, filename, actor_id)
-        from db.schema import upgrade
-
-        target_path = _sqlite_path(engine)
-        with write_turn(engine):
-            source = sqlite3.connect(f"file:{upload}?mode=ro", uri=True)
-            target = sqlite3.connect(target_path, timeout=30)
-            try:
-                if target.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    target.execute("PRAGMA journal_mode=WAL")
-                source.backup(target)
-                target.execute("PRAGMA journal_mode=WAL")
-            finally:
-                target.close()
-                source.close()
-        engine.dispose()  # pooled connections must not keep anything cached from the replaced file
-        upgrade(engine)  # a backup from an older release gets the newer schema
-    return RestoreResult("sqlite", f"database restored from {filename}: " +
-                         ", ".join(f"{n} {name}" for name, n in counts(engine).items()))
-
-
-def _import_work_of_sqlite_file(engine: Engine, path: Path, filename: str, actor_id: int | None) -> RestoreResult:
-    from db.engine import make_engine
-    from db.schema import upgrade
-
-    source = make_engine(f"sqlite:///{path}")
-    try:
-        upgrade(source)
-        work = dump_work_file(load_work(source)).encode("utf-8")
-    finally:
-        source.dispose()
-    return restore_work(engine, work, f"{filename} ({WORK_NAME})", actor_id)
 
 
 # ------------------------------------------------------------------ the project archive
@@ -467,7 +429,7 @@ def _reset_sequences(conn: Connection) -> None:
 
 def restore_archive(
     engine: Engine, source: str | Path | IO[bytes] | bytes, filename: str, replace: bool = False,
-    limits: Limits = Limits(), progress: ProgressCallback | None = None,
+    limits: Limits = Limits(), progress: ProgressCallback | None = None, actor_id: int | None = None,
 ) -> RestoreResult:
     """Restore a project archive: into an empty database, or over everything when ``replace``; all or nothing.
 
@@ -498,6 +460,8 @@ def restore_archive(
 
             report("restoring", 0, total)
             with write_turn(engine), engine.begin() as conn:
+                with Session(bind=conn) as session:  # the writer, checked in the restore's own transaction
+                    check_writer(session, actor_id, roles=(Role.ADMIN,), error=RestoreRefused)
                 _lock_everything(conn)
                 if not replace:
                     _refuse_unless_empty(holdings(conn), filename)
@@ -521,27 +485,27 @@ def restore_archive(
 def is_archive(data: bytes) -> bool:
     """A zip whose manifest names the archive format (else, a legacy backup zip)."""
     try:
+        archive.check_zip_directory(io.BytesIO(data), "", Limits())
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             info = zf.getinfo(MANIFEST_NAME)
             if info.file_size > Limits().manifest_bytes:
                 return True  # let the archive reader refuse it with its reason
-            return json.loads(zf.read(info)).get("format") != LEGACY_FORMAT
-    except (KeyError, ValueError, AttributeError, zipfile.BadZipFile, OSError, EOFError):
-        return True
+            return json_input.loads(zf.read(info)).get("format") != LEGACY_FORMAT
+    except (KeyError, ValueError, AttributeError, zipfile.BadZipFile, OSError, EOFError, zlib.error):
+        return True  # (an ArchiveRefused too: the archive reader refuses it with its reason)
 
 
 def restore_upload(
-    engine: Engine, data: bytes, filename: str, actor_id: int | None = None, use_sqlite_file: bool = True,
-    replace: bool = False,
+    engine: Engine, data: bytes, filename: str, actor_id: int | None = None, replace: bool = False,
 ) -> RestoreResult:
-    """Restore whatever was uploaded: a project archive, a legacy backup zip, a SQLite file, or a work file."""
+    """Restore whatever was uploaded: a project archive, a legacy backup zip (through its work file), or a
+    work file. Every path reads rows through a checking reader; a bare database file is refused
+    (``DATABASE_FILE_REFUSED``), and so is the database file inside a legacy zip, which is never opened."""
+    if data.startswith(SQLITE_HEADER):
+        raise RestoreRefused(f"{filename}: {DATABASE_FILE_REFUSED}")
     if data.startswith(b"PK\x03\x04") or filename.lower().endswith(".zip"):
         if is_archive(data):
-            return restore_archive(engine, data, filename, replace=replace)
+            return restore_archive(engine, data, filename, replace=replace, actor_id=actor_id)
         contents = read_legacy_backup(data, filename)
-        if use_sqlite_file and contents.sqlite is not None and is_sqlite(engine) and is_empty(engine):
-            return restore_sqlite_file(engine, contents.sqlite, f"{filename}/{SQLITE_NAME}", actor_id)
         return restore_work(engine, contents.work, f"{filename}/{WORK_NAME}", actor_id)
-    if data.startswith(SQLITE_HEADER):
-        return restore_sqlite_file(engine, data, filename, actor_id)
     return restore_work(engine, data, filename, actor_id)

@@ -12,6 +12,8 @@ from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.orm import Session
 
 from corpus.errors import InputRejected, LocatedError
+from corpus.vocabulary import Role
+from db.auth import check_writer
 from corpus.records import AspectRecord, CategoryRecord, SentenceKey, SentenceRecord
 from db.engine import transaction
 from db.models import AspectCategory, AspectTerm, AuditEvent, SourceSentence
@@ -124,6 +126,7 @@ def import_sentences(
     engine: Engine, records: list[SentenceRecord], source: str = "<upload>", actor_id: int | None = None
 ) -> ImportSummary:
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.LEAD,))
         project_id = default_project_id(session)
         new, unchanged, errors = plan_sentence_import(session, project_id, records, source)
         if errors:

@@ -15,6 +15,8 @@ from sqlalchemy.orm import Session
 from corpus.assignment import PHASE_GROUP_MODES
 from corpus.final_choice import POLICIES
 from corpus.suggestions import DEFAULT_MIN_GOLD, DEFAULT_RETRAIN_EVERY
+from corpus.vocabulary import Role
+from db.auth import check_writer
 from db.engine import read, transaction
 from db.models import AuditEvent, Project
 
@@ -112,6 +114,7 @@ def save_settings(engine: Engine, project_id: int, settings: ProjectSettings, ac
             if old != value:
                 changed[key] = [old, value]
                 extra[json_key] = value
+        check_writer(session, actor_id, roles=(Role.ADMIN, Role.LEAD))
         if extra != (p.settings or {}):
             p.settings = extra
         for key, value in asdict(settings).items():

@@ -23,7 +23,7 @@ from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.tokens import normalize, tokenize_with_offsets
-from corpus.vocabulary import Status
+from corpus.vocabulary import Role, Status
 from corpus.workfile import MAX_TEXT_CHARS, check_string
 from db.auth import SessionEnded, check_writer
 from db.conflicts import SavedFirst
@@ -420,6 +420,7 @@ def skip_task(engine: Engine, user_id: int, assignment_id: int) -> None:
     """Put a task back for later: it moves behind the fresh tasks in the queue."""
     try:
         with transaction(engine) as session:
+            check_writer(session, user_id, roles=(Role.TRANSLATOR,), error=SessionEndedWhileTranslating)
             a = _owned_assignment(session, user_id, assignment_id)
             if a.status == Status.SUBMITTED:
                 raise SubmissionRefused(["a submitted translation cannot be skipped"])
@@ -456,6 +457,7 @@ def set_glossary_term(
     """Add or change how the team writes a term (one row per English term, case-insensitive)."""
     entry = validate_entry(english, hindi, rule)
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.ADMIN, Role.LEAD))
         rows = session.scalars(select(GlossaryTerm).where(GlossaryTerm.project_id == project_id))
         row = next((r for r in rows if r.english.casefold() == entry.english.casefold()), None)
         if row is None:
@@ -469,6 +471,7 @@ def set_glossary_term(
 
 def delete_glossary_term(engine: Engine, project_id: int, english: str, actor_id: int | None) -> bool:
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.ADMIN, Role.LEAD))
         rows = session.scalars(select(GlossaryTerm).where(GlossaryTerm.project_id == project_id))
         row = next((r for r in rows if r.english.casefold() == english.strip().casefold()), None)
         if row is None:

@@ -23,6 +23,8 @@ from sqlalchemy.orm import Session
 
 from corpus import transliterate
 from corpus.tokens import normalize, words
+from corpus.vocabulary import Role
+from db.auth import check_writer
 from db.engine import reader, transaction
 from db.models import GlossaryTerm, SourceSentence, Translation, TypedForm, User, utcnow
 from db.schema import default_project_id
@@ -83,6 +85,7 @@ def record_accepted(engine: Engine, project_id: int, user_id: int | None, pairs:
         return 0
     now = utcnow()
     with transaction(engine) as session:
+        check_writer(session, user_id, roles=(Role.TRANSLATOR,))
         romans = sorted({r for r, _ in batch})
         rows = {(r.roman, r.devanagari): r for r in session.scalars(
             select(TypedForm).where(TypedForm.project_id == project_id, TypedForm.roman.in_(romans)))}

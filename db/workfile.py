@@ -39,6 +39,7 @@ from corpus.records import (
 )
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize
 from corpus.workfile import free_reason_notes, parse_work_file
+from db.auth import check_writer
 from db.bulk import cycle_collection_paused, insert_rows, json_list_of_strings, json_string
 from db.engine import reader, transaction
 from db.importing import insert_sentences, plan_sentence_import
@@ -58,7 +59,7 @@ from db.models import (
     utcnow,
 )
 from db.schema import default_project_id
-from corpus.vocabulary import INACTIVE_STATUSES, Status
+from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
 
 
 #: Plain strings for the statuses a work file's records have: compared ~300,000 times in an import.
@@ -210,6 +211,7 @@ def import_work_file(
 def _import_parsed(engine: Engine, project_id: int, known: list[SentenceKey], work: WorkFile, filename: str,
                    notes: tuple[str, ...], actor_id: int | None, report: ProgressCallback) -> WorkImportSummary:
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.LEAD, Role.ADMIN))  # Import (lead), Backup (admin)
         if errors := _resolved_differently(work, filename, set(_known_keys(session, project_id)) - set(known)):
             raise InputRejected(errors)
         summary = replace(_write_work(session, project_id, work, filename, report, consume=True), notes=notes)
@@ -235,6 +237,7 @@ def _resolved_differently(work: WorkFile, filename: str, added: set[SentenceKey]
 def import_work(engine: Engine, work: WorkFile, source: str = "<work file>",
                 progress: ProgressCallback | None = None) -> WorkImportSummary:
     with cycle_collection_paused(), transaction(engine) as session:
+        check_writer(session, None)  # the command line's and the tests' loader: no page names no writer
         return _write_work(session, default_project_id(session), work, source, progress_for(progress))
 
 

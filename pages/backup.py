@@ -5,6 +5,7 @@ import streamlit as st
 
 from corpus.errors import InputRejected
 from db.backup import (
+    DATABASE_FILE_REFUSED,
     MAX_RESTORE_BYTES,
     SQLITE_HEADER,
     RestoreRefused,
@@ -13,10 +14,10 @@ from db.backup import (
     holdings,
     holds_nothing,
     is_archive,
-    is_empty,
     make_backup,
     restore_upload,
 )
+from db.auth import SessionEnded
 from db.engine import ProjectBusy
 from db.workfile import import_progress
 from ui.common import ADMIN, get_engine, require_role
@@ -61,9 +62,8 @@ if upload is not None:
     if len(payload) > MAX_RESTORE_BYTES:
         st.error(f"{md_escape(upload.name)}: the file is larger than {MAX_RESTORE_BYTES // (1024 * 1024)} MB")
         st.stop()
-    if payload.startswith(SQLITE_HEADER) and not is_empty(engine):
-        st.error(f"{md_escape(upload.name)} is a database file; it can only be restored into an empty project, and this one "
-                 "already holds work. Restore it into a new, empty database, or upload the work file instead.")
+    if payload.startswith(SQLITE_HEADER):
+        st.error(f"{md_escape(upload.name)}: {md_escape(DATABASE_FILE_REFUSED)}")
         st.stop()
     replace = False
     archive_over_work = payload.startswith(b"PK\x03\x04") and is_archive(payload) \
@@ -97,12 +97,12 @@ if upload is not None:
                               for e in exc.errors]),
                 hide_index=True, width="stretch",
             )
-        except RestoreRefused as exc:
+        except (RestoreRefused, SessionEnded) as exc:
             st.error(f"Nothing was restored: {md_escape(exc)}")
         except ProjectBusy:
             st.error("Nothing was restored: another import or restore holds the project. Try again when it ends.")
         else:
             bar.empty()
             st.success(md_escape(result.summary))
-            if result.kind in ("archive", "sqlite"):
+            if result.kind == "archive":
                 st.info("The project was replaced by the backup's; log in again with the accounts it holds.")

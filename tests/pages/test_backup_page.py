@@ -127,7 +127,7 @@ def test_a_broken_work_file_shows_the_located_error_table_and_writes_nothing(tea
     assert dump(team["engine"]) == before
 
 
-def test_a_sqlite_file_into_a_non_empty_project_is_refused_with_a_clear_message(team, tmp_path):
+def test_a_sqlite_file_is_refused_with_a_clear_message_and_nothing_restored(team, tmp_path):
     import_work_file(team["engine"], jsonl(SENTENCE), "w.jsonl")
     other = make_engine(f"sqlite:///{tmp_path / 'other.db'}")
     upgrade(other)
@@ -138,7 +138,7 @@ def test_a_sqlite_file_into_a_non_empty_project_is_refused_with_a_clear_message(
     at.file_uploader(key="restore_file").upload("corpus.sqlite", sqlite_file)
     at.run()
     assert not at.exception, at.exception
-    assert any("only be restored into an empty project" in e.value for e in at.error)
+    assert any("a database file is not restored" in e.value for e in at.error)
     assert not _has_button(at, "restore_go")
     assert dump(team["engine"]) == before
 
