@@ -109,7 +109,8 @@ def hub_lines(files: list[str]) -> list[str]:
         "once (never the combined and the per-domain files together, never a side file). Each format folder "
         f"({', '.join(f'`{f}/`' for f in folders)}) has a `README.md` with its own configs: "
         "`load_dataset(\"<this folder>/tsv\")` and the CoNLL folders load the same way (the CoNLL ones with "
-        "`datasets`' `conll` builder, columns named `tokens`, `tags` and, in `lince`, `lid`).",
+        "`datasets`' `conll` builder and `column_names=[\"tokens\", \"tags\"]`, in `lince` "
+        "`[\"tokens\", \"lid\", \"tags\"]`, passed to `load_dataset`: a YAML header cannot set them).",
         "",
     ]
 

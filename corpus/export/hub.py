@@ -19,9 +19,14 @@ from corpus.export.options import SPLIT_ORDER
 LOADABLE: dict[str, dict] = {
     "jsonl": {},
     "tsv": {"sep": "\t"},
-    "conll": {"column_names": ["tokens", "tags"], "delimiter": "\t"},
-    "conll-en": {"column_names": ["tokens", "tags"], "delimiter": "\t"},
-    "lince": {"column_names": ["tokens", "lid", "tags"], "delimiter": "\t", "comment_prefix": "# sent_enum = "},
+    "conll": {"delimiter": "\t"},
+    "conll-en": {"delimiter": "\t"},
+    "lince": {"delimiter": "\t", "comment_prefix": "# sent_enum = "},
+}
+#: The CoNLL columns. ``datasets`` (5.x) drops ``column_names`` from a YAML config (its check looks for a class
+#: attribute, and a list field has none), so the caller passes them: ``load_dataset(folder, column_names=[...])``.
+CONLL_COLUMNS: dict[str, list[str]] = {
+    "conll": ["tokens", "tags"], "conll-en": ["tokens", "tags"], "lince": ["tokens", "lid", "tags"],
 }
 #: The format whose configs go in the card when several are exported (first one present).
 CARD_FORMATS = ("jsonl", "tsv", "conll", "lince", "conll-en")
@@ -97,12 +102,16 @@ def folder_readmes(paths: Iterable[str]) -> dict[str, str]:
         if not configs:
             continue
         names = ", ".join(f"`{n}`" for n in configs)
+        columns = CONLL_COLUMNS.get(fmt)
+        call = f", column_names={_q(columns)}" if columns else ""
         out[f"{fmt}/README.md"] = "\n".join([
             "---", *configs_yaml(configs, fmt, prefix=f"{fmt}/"), "---", "",
             f"# {fmt}", "",
             f"The `{fmt}` files of this export; the dataset card is `../README.md`. "
-            f"`datasets.load_dataset(\"<this folder>\")` reads the `{configs and next(iter(configs))}` config; "
-            f"configs: {names} (each split's files exactly once; side files such as `*.ids.tsv` are not data).",
+            f"`datasets.load_dataset(\"<this folder>\"{call})` reads the `{next(iter(configs))}` config; "
+            f"configs: {names} (each split's files exactly once; side files such as `*.ids.tsv` are not data)."
+            + (" Pass `column_names` as shown: `datasets` does not take a list option from this header, and "
+               "without it the `conll` builder keeps only the first column." if columns else ""),
             "",
         ])
     return out

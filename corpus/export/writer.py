@@ -37,11 +37,9 @@ def write_directory(files: Mapping[str, str | bytes], out_dir: str | Path) -> li
         for partial, path in staged:
             partial.replace(path)
     except BaseException:
-        for partial, _ in staged:
-            partial.unlink(missing_ok=True)
-        for folder in reversed(made):
+        for leftover in [partial for partial, _ in staged] + list(reversed(made)):
             try:
-                folder.rmdir()
+                leftover.rmdir() if leftover in made else leftover.unlink(missing_ok=True)
             except OSError:
                 pass
         raise
