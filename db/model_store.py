@@ -2,10 +2,11 @@
 shown, and the review-suspects list.
 
 Training never runs in a request: ``kick`` (called when an item opens) only counts, and when the gold has
-grown past the next threshold (``corpus.suggestions.retrain_due``) starts a thread that reads every gold item,
-has ``corpus.baseline``'s CRF trained in a worker process (``train_in_worker``: CRFsuite keeps the GIL while it
-trains, so training in the thread itself would stall every page the server is serving) and stores its model
-file in ``suggestion_models``. Suggestions read the stored model (kept in memory until a newer one is stored).
+grown past the next threshold (``corpus.suggestions.retrain_due``) enqueues a retrain job (``db.jobs``: one per
+project at a time, whichever server or worker runs it); the job (``run_retrain``) reads every gold item, has
+``corpus.baseline``'s CRF trained in a worker process (``train_in_worker``: CRFsuite keeps the GIL while it
+trains, so training in a thread would stall every page the server is serving) and stores its model file in
+``suggestion_models``. Suggestions read the stored model (kept in memory until a newer one is stored).
 ``python -m corpus train-suggestions`` calls ``train_now``; tests call ``retrain_if_due`` directly.
 """
 
@@ -33,6 +34,7 @@ from corpus.baseline import (
     suspects,
     train_model_file,
 )
+from corpus.jobs import JobKind
 from corpus.suggestions import (
     Exposure,
     ShownSave,
@@ -47,6 +49,7 @@ from corpus.suggestions import (
 from corpus.vocabulary import Status
 from db.engine import reader, transaction
 from db.gold import gold_in_force
+from db.jobs import enqueue_in
 from db.models import (
     Adjudication,
     Annotation,
@@ -148,7 +151,7 @@ def retrain_if_due(engine: Engine, project_id: int, force: bool = False,
     """Train and store the project's suggestion model when the gold count has crossed the next threshold
     (or ``force``); True if a model was stored. About half a minute of CPU on a paper-scale project (12,000
     of its 47k gold items, ``training_items``; bench/bench_baseline.py): never call in a request.
-    ``trainer`` trains here by default; the background thread passes ``train_in_worker``."""
+    ``trainer`` trains here by default; the retrain job passes ``train_in_worker``."""
     settings = load_settings(engine, project_id)
     if not settings.model_suggestions and not force:
         return False
@@ -228,7 +231,6 @@ def _counts(values: Iterable[str]) -> dict[str, int]:
 
 
 _lock = threading.Lock()
-_running: dict[tuple[str, int], threading.Thread] = {}
 _checked: dict[tuple[str, int], float] = {}
 _models: dict[tuple[str, int], tuple[object, TrainedModel]] = {}
 
@@ -248,16 +250,16 @@ def _upper_bound(session: Session, project_id: int) -> int:
         .where(SourceSentence.project_id == project_id, or_(submitted, decided))) or 0
 
 
-def _train_in_background(engine: Engine, project_id: int) -> None:
-    try:
-        retrain_if_due(engine, project_id, trainer=train_in_worker)
-    except Exception:  # a background thread has nobody to tell but the log
-        log.exception("training the suggestion model of project %s failed", project_id)
+def run_retrain(engine: Engine, project_id: int) -> bool:
+    """The retrain job (``db.jobs``, kind ``retrain-suggestions``): train and store if still due, the CRF in a
+    worker process; True if a model was stored (a job enqueued twice for one threshold trains once)."""
+    return retrain_if_due(engine, project_id, trainer=train_in_worker)
 
 
-def kick(session: Session, project_id: int, settings: ProjectSettings) -> threading.Thread | None:
-    """Start training in a background thread if the model may be due; returns the thread (None: not due,
-    checked recently, or already training). Costs the caller one COUNT at most every ``CHECK_EVERY_S``."""
+def kick(session: Session, project_id: int, settings: ProjectSettings) -> int | None:
+    """Enqueue a retrain job, in the caller's transaction, if the model may be due; returns the job's id (None:
+    not due, or checked recently in this process). Idempotent: while a retrain of the project is queued or
+    running, on any server, its id is returned. Costs the caller one COUNT at most every ``CHECK_EVERY_S``."""
     if not settings.model_suggestions:
         return None
     engine = session.get_bind()
@@ -265,22 +267,14 @@ def kick(session: Session, project_id: int, settings: ProjectSettings) -> thread
     key = _key(engine, project_id)
     now = time.monotonic()
     with _lock:
-        running = _running.get(key)
-        if (running is not None and running.is_alive()) or now - _checked.get(key, -CHECK_EVERY_S) < CHECK_EVERY_S:
+        if now - _checked.get(key, -CHECK_EVERY_S) < CHECK_EVERY_S:
             return None
         _checked[key] = now
     trained_on = session.scalar(select(SuggestionModel.gold_count).where(SuggestionModel.project_id == project_id))
     if not retrain_due(_upper_bound(session, project_id), trained_on, settings.suggest_min_gold,
                        settings.suggest_retrain_every):
         return None
-    thread = threading.Thread(target=_train_in_background, args=(engine, project_id), daemon=True,
-                              name=f"suggestion-model-{project_id}")
-    with _lock:
-        if key in _running and _running[key].is_alive():
-            return None
-        _running[key] = thread
-    thread.start()
-    return thread
+    return enqueue_in(session, project_id, JobKind.RETRAIN)
 
 
 def forget_checks() -> None:
@@ -320,6 +314,12 @@ def model_spans(session: Session, project_id: int, tokens: Sequence[str]) -> lis
 
 def shown_saves(engine: Engine, project_id: int) -> list[ShownSave]:
     """Each submitted annotation's latest submit: its item, the model spans it recorded as shown, its tags."""
+    return [ShownSave(item_id, shown_spans(payload), tuple(tags))
+            for item_id, payload, tags in latest_submits(engine, project_id)]
+
+
+def latest_submits(engine: Engine, project_id: int) -> list[tuple[int, dict | None, list[str]]]:
+    """(item id, revision payload, tags) of each submitted annotation's latest submit, in revision order."""
     with Session(reader(engine)) as session:
         latest = (
             select(func.max(Revision.id))
@@ -337,7 +337,7 @@ def shown_saves(engine: Engine, project_id: int) -> list[ShownSave]:
             .where(Revision.id.in_(latest))
             .order_by(Revision.id)
         ).all()
-    return [ShownSave(item_id, shown_spans(payload), tuple(tags)) for item_id, payload, tags in rows]
+    return [tuple(r) for r in rows]
 
 
 def suggestion_figures(engine: Engine, project_id: int) -> tuple[SuggestionQuality, Exposure]:

@@ -23,7 +23,9 @@ from db.models import AuditEvent, Project
 TAGGING_SCOPES = ("all", "best")
 #: Settings kept in the ``projects.settings`` JSON rather than in columns (field name -> JSON key).
 JSON_SETTINGS = {"model_suggestions": "model_suggestions", "suggest_min_gold": "suggest_min_gold",
-                 "suggest_retrain_every": "suggest_retrain_every"}
+                 "suggest_retrain_every": "suggest_retrain_every", "suggest_from_aware": "suggest_from_aware",
+                 "suggest_from_glossary": "suggest_from_glossary",
+                 "suggest_from_transliteration": "suggest_from_transliteration"}
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,11 @@ class ProjectSettings:
     model_suggestions: bool = True
     suggest_min_gold: int = DEFAULT_MIN_GOLD
     suggest_retrain_every: int = DEFAULT_RETRAIN_EVERY
+    # Projection suggestions (``corpus.projection``), one switch per source, also in ``projects.settings``:
+    # the aware translators' maps, the glossary, the loanword's transliteration (the CRF's is model_suggestions).
+    suggest_from_aware: bool = True
+    suggest_from_glossary: bool = True
+    suggest_from_transliteration: bool = True
 
 
 class ProjectNotFound(LookupError, ValueError):
@@ -64,6 +71,9 @@ def settings_in(session: Session, project_id: int) -> ProjectSettings:
         p.annotators_see_source, p.prefill_from_aspect_map, p.final_policy, p.transliteration_scheme,
         bool(extra.get("model_suggestions", True)), int(extra.get("suggest_min_gold", DEFAULT_MIN_GOLD)),
         int(extra.get("suggest_retrain_every", DEFAULT_RETRAIN_EVERY)),
+        suggest_from_aware=bool(extra.get("suggest_from_aware", True)),
+        suggest_from_glossary=bool(extra.get("suggest_from_glossary", True)),
+        suggest_from_transliteration=bool(extra.get("suggest_from_transliteration", True)),
     )
 
 

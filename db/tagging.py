@@ -20,7 +20,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from corpus.assignment import tagging_refusal
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
-from corpus.suggestions import SHOWN_KEY, confidence_label, shown_payload
+from corpus.suggestions import SHOWN_KEY, confidence_label, shown_payload, shown_record
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
 from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
 from db.auth import SessionEnded, check_writer
@@ -93,6 +93,7 @@ class Suggestion:
     span: tuple[int, int]
     term: str  # the English aspect term the translator linked to these characters (or the model's label)
     confidence: float | None = None  # the model's, for a model suggestion; None for the aspect map's
+    source: str = "map"  # corpus.projection.ALL_SOURCES: the own map, aware, glossary, transliteration, crf
 
 
 @dataclass(frozen=True)
@@ -394,11 +395,15 @@ def _item_suggestions(session: Session, item: TaggingItem, translation: Translat
     """The aspect map's suggestions; where there are none (aspect-blind translations), the project's model's,
     with its confidence. Never tags until the annotator accepts one."""
     out = _suggestions_for(session, item, translation) if project.prefill_from_aspect_map else []
-    if out or not project.model_suggestions:
+    if not project.model_suggestions:
         return out
     from db.model_store import model_spans
+    from db.projection import map_complete
 
-    return [Suggestion((s, e), confidence_label(c), c) for s, e, c in model_spans(session, project_id, item.tokens)]
+    if out and map_complete(session, translation.id, translation.sentence_id):
+        return out
+    return out + [Suggestion((s, e), confidence_label(c), c, "crf") for s, e, c in
+                  model_spans(session, project_id, item.tokens) if not any(s < x.span[1] and x.span[0] < e for x in out)]
 
 
 def _model_spans_shown(session: Session, item: TaggingItem) -> list[tuple[int, int, float]]:
@@ -445,7 +450,15 @@ def _own_annotation(session: Session, item_id: int, user_id: int) -> Annotation 
 
 
 def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
-    """What the annotator sees: frozen tokens, their own tags only, and optional context."""
+    """What the annotator sees: frozen tokens, their own tags only, and optional context; suggestions from
+    the translator's map, else projected from the aware translations, the glossary and the loanword
+    transliteration (``db.projection``, read after the write transaction), else the model's."""
+    from db.projection import with_projection
+
+    return with_projection(engine, _open_item(engine, user_id, translation_id))
+
+
+def _open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
     with transaction(engine) as session:
         check_writer(session, user_id, roles=(Role.ANNOTATOR,), error=SessionEndedWhileTagging)
         _assignment(session, user_id, translation_id)
@@ -494,9 +507,14 @@ def save_annotation(
     time_spent_s: float = 0.0,
     rejected: Sequence[tuple[int, int]] = (),
     session_token: str | None = None,
+    shown: Sequence[tuple[int, int, str, float | None]] | None = None,
+    keys: int | None = None,
 ) -> AnnotationState:
     """Save the annotator's tags; ``expected_version`` is the version they loaded (None for a first save).
     ``rejected`` are the suggested spans they turned down, stored with the save so they stay turned down.
+    ``shown`` are the suggestions the editor showed ((start, end, source, confidence)) and ``keys`` the
+    editor's key presses and clicks on the item so far: the revision records both, with what was accepted
+    per source (``corpus.suggestions.shown_record``).
 
     "No aspects in this sentence" must be said explicitly: submitting all-O tags without it is an error,
     so an untouched item can never pass as a finished one.
@@ -506,7 +524,7 @@ def save_annotation(
     mine = AnnotationState(None, list(tags), no_aspects, Status.SUBMITTED if action == "submit" else Status.DRAFT,
                            expected_version, _spans(rejected))
     try:
-        return _save(engine, user_id, item_id, mine, action, time_spent_s, session_token)
+        return _save(engine, user_id, item_id, mine, action, time_spent_s, session_token, shown, keys)
     except (StaleDataError, IntegrityError) as exc:
         # PostgreSQL: another save of this annotation committed between our read and our write, so our
         # UPDATE ... WHERE version matched nothing, or our first INSERT met theirs.
@@ -520,7 +538,8 @@ def save_annotation(
 
 def _save(
     engine: Engine, user_id: int, item_id: int, mine: AnnotationState, action: str, time_spent_s: float,
-    session_token: str | None = None,
+    session_token: str | None = None, shown_records: Sequence[tuple[int, int, str, float | None]] | None = None,
+    keys: int | None = None,
 ) -> AnnotationState:
     tags, no_aspects, expected_version = mine.tags, mine.no_aspects, mine.version
     with transaction(engine) as session:
@@ -562,12 +581,14 @@ def _save(
             annotation.submitted_at = now
         session.flush()
         assignment.status = Status.SUBMITTED if annotation.status == Status.SUBMITTED else Status.DRAFT
-        shown = _model_spans_shown(session, item)
+        shown = _model_spans_shown(session, item) if shown_records is None else \
+            [(s, e, c or 0.0) for s, e, source, c in shown_records if source == "crf"]
         record_revision(
             session, "annotation", annotation.id, annotation.version, user_id, action,
             {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
              "tags": tags, "no_aspects": no_aspects, "status": annotation.status,
-             "rejected_suggestions": [list(span) for span in mine.rejected], SHOWN_KEY: shown_payload(shown)},
+             "rejected_suggestions": [list(span) for span in mine.rejected], SHOWN_KEY: shown_payload(shown),
+             **(shown_record(shown_records, tags, keys) if shown_records is not None else {})},
         )
         if annotation.status == Status.SUBMITTED:
             from db.adjudication import auto_gold_if_agreed
