@@ -18,6 +18,8 @@ from sqlalchemy.orm import Session
 
 from corpus.baseline import CrfSettings, LabelledSequence, dataset_baseline, held_out_predictions
 from corpus.evaluation import Evaluation, gold_version, score_by_domain
+from corpus.vocabulary import Role
+from db.auth import check_writer
 from db.engine import reader
 from db.worker import in_worker
 from db.models import LeaderboardEntry, User
@@ -80,6 +82,8 @@ def _project(session: Session, project_id: int | None) -> int:
 def add_entry(engine: Engine, name: str, evaluation: Evaluation, signature: str, kind: str = "submission",
               submitted_by: int | None = None, project_id: int | None = None) -> None:
     with Session(engine) as session, session.begin():
+        if kind != "baseline":  # (the baseline row is derived from gold, by whoever asks first)
+            check_writer(session, submitted_by, roles=(Role.LEAD,))
         session.add(LeaderboardEntry(
             project_id=_project(session, project_id), name=name, kind=kind, export_version=evaluation.export_version,
             f1=evaluation.f1, scores=evaluation.scores, signature=signature, submitted_by=submitted_by))
