@@ -130,6 +130,9 @@ else:
     app = st.App(__file__, routes=ROUTES + AUTH_ROUTES,
                  middleware=[Middleware(OriginGuard), Middleware(LoginNonce), Middleware(SecurityHeaders)],
                  on_script_error=show_error_without_details)
+    from ui.jobs import serve_jobs_here  # noqa: E402
+
+    serve_jobs_here()  # background jobs run in this server too, unless CORPUS_APP_RUNS_JOBS=0 (db/jobs.py)
     from ui.warmup import preload_in_background  # noqa: E402
 
     preload_in_background(Path(__file__).resolve().parent / "pages")

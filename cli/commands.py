@@ -444,6 +444,33 @@ def cmd_train_suggestions(args: argparse.Namespace, engine) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace, engine) -> int:
+    import logging
+    import signal
+    import threading
+
+    from db.jobs import Runner
+
+    if args.lease <= 0 or args.poll <= 0:
+        raise CommandError("--lease" if args.lease <= 0 else "--poll", "must be more than 0 seconds")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    runner = Runner(engine, lease_s=args.lease, poll_s=args.poll)
+    where = engine.url.render_as_string(hide_password=True)
+    if args.once:
+        done = runner.run_until_idle()
+        print(f"worker {runner.owner}: ran {len(done)} job(s) on {where}")
+        return 0
+    stop = threading.Event()
+    if threading.current_thread() is threading.main_thread():  # (tests may run a command in a thread)
+        for signum in (signal.SIGTERM, signal.SIGINT):  # finish the job in hand, then stop
+            signal.signal(signum, lambda *_: stop.set())
+    print(f"worker {runner.owner}: running jobs on {where} (SIGTERM or Ctrl-C stops it after the job in hand)",
+          file=sys.stderr, flush=True)
+    runner.run_forever(stop)
+    print(f"worker {runner.owner}: stopped", file=sys.stderr)
+    return 0
+
+
 def _our_statistics(engine) -> tuple[dict | None, str | None]:
     """Table 1 of our corpus (the Audit page's ``corpus_statistics``), or one line saying why there is none.
     An absent SQLite file is not created: the audit never needs a database."""
@@ -466,6 +493,7 @@ def _our_statistics(engine) -> tuple[dict | None, str | None]:
 
 def build_parser() -> argparse.ArgumentParser:
     from corpus.baseline import CrfSettings
+    from corpus.jobs import LEASE_S
 
     parser = argparse.ArgumentParser(
         prog="python -m corpus", description=__doc__.splitlines()[0],
@@ -569,6 +597,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", type=int, metavar="ID", help="the project's id (default: the first project)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_train_suggestions)
+
+    p = sub.add_parser("worker", help="run background jobs (retrain, review suspects, baselines) until stopped")
+    p.add_argument("--once", action="store_true", help="run the jobs waiting now, then exit")
+    p.add_argument("--lease", type=float, default=LEASE_S, metavar="S",
+                   help=f"seconds a job stays this worker's without a renewal (default {LEASE_S:g}; renewed every S/4)")
+    p.add_argument("--poll", type=float, default=1.0, metavar="S", help="seconds between looks for work (default 1)")
+    p.set_defaults(func=cmd_worker)
     return parser
 
 

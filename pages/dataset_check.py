@@ -1,6 +1,7 @@
 """Lead: the dataset checks itself. A CRF baseline on both sides, and outside models scored on the test split.
 
-The CRF (``corpus.baseline``) trains in seconds to a minute, so it runs only when the lead asks. Uploaded
+The CRF (``corpus.baseline``) trains in seconds to a minute, so it runs only when the lead asks, and as a job
+(``db.jobs``): the page enqueues it and shows its state, never waits on it, and reruns when it ends. Uploaded
 predictions are untrusted input: shown through dataframes and plain text only. Nothing here shows or
 offers the test split's gold tags: a submission gets its scores, and a refused file gets located errors
 that name tokens and sentences, never labels.
@@ -11,13 +12,15 @@ import streamlit as st
 
 from corpus.baseline import SIDE_NAMES, CrfSettings, report_protocols
 from corpus.evaluation import PredictionsRejected, evaluate_predictions, signature
-from db.baseline_data import add_entry, ensure_baseline_entry, hindi_sequences, leaderboard, run_baseline
-from db.model_store import gold_stamp, model_info, review_suspects, suggestion_figures
+from corpus.jobs import JobKind, JobState, needs_run
+from db.baseline_data import add_entry, hindi_sequences, leaderboard
+from db.jobs import enqueue, latest
+from db.model_store import SuspectRow, gold_stamp, model_info, suggestion_figures
 from db.project_settings import load_settings
 from ui.common import get_engine, project_id, require_role
+from ui.jobs import show_job
 from ui.text import md_escape
 
-REPORT_KEY = "check_report"          # the last baseline report of this session
 PREDICTIONS_KEY = "check_predictions"  # (file name, bytes) of the predictions to score
 RESULT_KEY = "check_result"          # ("scored", name, Evaluation) or ("refused", name, errors)
 
@@ -29,10 +32,13 @@ st.caption("Does the corpus teach a model? A CRF with word features (the seed pa
 
 st.subheader("CRF baseline")
 settings = CrfSettings()
+engine, pid = get_engine(), project_id()
 if st.button("Run the baseline", key="check_run", type="primary"):
-    with st.spinner("Training CRFs (up to a minute on a paper-scale corpus)…"):
-        st.session_state[REPORT_KEY] = run_baseline(get_engine(), settings)
-report = st.session_state.get(REPORT_KEY)
+    enqueue(engine, pid, JobKind.DATASET_BASELINE)  # a job: trains off this page (up to a minute at paper scale)
+baseline_job = latest(engine, pid, JobKind.DATASET_BASELINE)
+show_job(engine, baseline_job, "The baseline", key="check_baseline_job")
+last_done = latest(engine, pid, JobKind.DATASET_BASELINE, JobState.DONE)
+report = last_done.result if last_done else None
 if report is None:
     st.info("Run the baseline to see span precision, recall and F1 per domain for both sides.")
 else:
@@ -62,18 +68,11 @@ else:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _suspects(url: str, pid: int, stamp: str, _engine=None) -> list:  # noqa: ANN001
-    """Cross-validated suspects; recomputed only when the gold changed (``stamp``)."""
-    return review_suspects(_engine, pid, SUSPECT_CONFIDENCE)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
 def _suggestion_figures(url: str, pid: int, stamp: str, _engine=None) -> tuple:  # noqa: ANN001
     return suggestion_figures(_engine, pid)
 
 
 SUSPECT_CONFIDENCE = 0.9
-engine, pid = get_engine(), project_id()
 url = engine.url.render_as_string(hide_password=True)
 stamp = gold_stamp(engine, pid)
 
@@ -89,6 +88,9 @@ else:
     st.caption(f"Suggestion model trained on {info.gold_count} gold items at {info.trained_at:%Y-%m-%d %H:%M} "
                f"({info.train_seconds:.1f} s CPU, in the background); retrained after every "
                f"{project.suggest_retrain_every} new gold items.")
+retrain_job = latest(engine, pid, JobKind.RETRAIN)
+if retrain_job is not None and (retrain_job.active or retrain_job.state == JobState.FAILED):
+    show_job(engine, retrain_job, "Retraining the suggestion model", key="check_retrain_job")
 with st.spinner("Reading what annotators were shown…"):
     quality, seen = _suggestion_figures(url, pid, stamp, _engine=engine)
 c1, c2, c3 = st.columns(3)
@@ -103,11 +105,22 @@ st.subheader("Review suspects")
 st.caption(f"Gold items a cross-validated CRF contradicts with confidence ≥ {SUSPECT_CONFIDENCE:.0%} (each item is "
            "judged by a model trained without it), most confident first.")
 if st.toggle("Check the gold for likely errors", key="check_suspects"):
-    with st.spinner("Training cross-validated CRFs on the gold…"):
-        found = _suspects(url, pid, stamp, _engine=engine)
-    if not found:
+    # A job (cross-validated CRFs: up to minutes): run for this gold (``stamp``) once, shown to every lead.
+    suspects_job = latest(engine, pid, JobKind.REVIEW_SUSPECTS)
+    if needs_run(suspects_job and suspects_job.state, suspects_job and suspects_job.arguments.get("stamp"), stamp):
+        enqueue(engine, pid, JobKind.REVIEW_SUSPECTS, {"stamp": stamp, "min_confidence": SUSPECT_CONFIDENCE})
+        suspects_job = latest(engine, pid, JobKind.REVIEW_SUSPECTS)
+    elif suspects_job.state == JobState.FAILED and st.button("Check again", key="check_suspects_again"):
+        enqueue(engine, pid, JobKind.REVIEW_SUSPECTS, {"stamp": stamp, "min_confidence": SUSPECT_CONFIDENCE})
+        suspects_job = latest(engine, pid, JobKind.REVIEW_SUSPECTS)
+    show_job(engine, suspects_job, "The gold check", key="check_suspects_job")
+    checked = latest(engine, pid, JobKind.REVIEW_SUSPECTS, JobState.DONE)
+    found = None if checked is None else [SuspectRow(**row) for row in checked.result]
+    if checked is not None and checked.arguments.get("stamp") != stamp:
+        st.caption("The gold changed since this check: the list below is of the earlier gold.")
+    if found == []:
         st.info("No gold item is contradicted with that confidence.")
-    else:
+    elif found:
         st.caption(f"{len(found)} suspect item(s).")
         for i, row in enumerate(found[:100]):
             left, right = st.columns([3, 2])
@@ -142,8 +155,9 @@ if st.button("Score and add to the leaderboard", key="check_score"):
             except PredictionsRejected as exc:
                 st.session_state[RESULT_KEY] = ("refused", clean, exc.errors)
             else:
-                ensure_baseline_entry(get_engine(), sequences)
                 add_entry(get_engine(), clean, evaluation, signature(), submitted_by=user.id)
+                # The CRF row for this export version, if missing: a job (it trains), shown below.
+                enqueue(engine, pid, JobKind.LEADERBOARD_BASELINE)
                 st.session_state[RESULT_KEY] = ("scored", clean, evaluation)
 
 result = st.session_state.get(RESULT_KEY)
@@ -162,6 +176,9 @@ elif result is not None:
                  hide_index=True, key="check_scores")
 
 st.subheader("Leaderboard")
+board_job = latest(engine, pid, JobKind.LEADERBOARD_BASELINE)
+if board_job is not None and (board_job.active or board_job.state == JobState.FAILED):
+    show_job(engine, board_job, "The CRF baseline row", key="check_board_job")
 rows = leaderboard(get_engine(), result[2].export_version if result and result[0] == "scored" else None)
 if not rows:
     st.info("No submissions yet. The CRF baseline joins as the first row with the first submission.")

@@ -18,6 +18,7 @@ from db.auth import CurrentUser, read_session_tokens_from, resume_session
 from db.engine import default_url, make_engine
 from db.schema import upgrade
 from ui.auth_routes import SESSION_COOKIE
+from ui.jobs import start_app_runner
 
 # Server-side state only (never set by the app from anything a browser sends): AppTest cannot send
 # cookies, so page tests put a token here.
@@ -67,6 +68,7 @@ def pages_for(roles: frozenset[str] | set[str]) -> list[tuple]:
 def _engine_for(url: str) -> Engine:
     engine = make_engine(url)
     upgrade(engine)
+    start_app_runner(engine)  # an app server runs jobs too, unless CORPUS_APP_RUNS_JOBS=0 (ui/jobs.py)
     return engine
 
 

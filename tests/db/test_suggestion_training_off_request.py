@@ -1,5 +1,5 @@
-"""The suggestion model trains off the request path: an item opening only starts a thread and returns before the
-model is trained, and the thread has the CRF trained in a worker process (CRFsuite keeps the GIL while it trains,
+"""The suggestion model trains off the request path: an item opening only enqueues a job and returns before the
+model is trained, and the job has the CRF trained in a worker process (CRFsuite keeps the GIL while it trains,
 so training in a thread of the server would stall every page it serves); ``db.worker`` hands back results and
 errors."""
 
@@ -58,7 +58,9 @@ def test_the_worker_process_trains_the_same_model_as_training_here(engine):
     assert trained.cpu_seconds >= 0
 
 
-def test_an_item_opening_returns_before_training_and_the_thread_trains_in_a_worker_process(engine, monkeypatch):
+def test_an_item_opening_returns_before_training_and_the_retrain_job_trains_in_a_worker_process(engine, monkeypatch):
+    from db import jobs
+
     pid, asha, meera, tids = _project(engine, 6)
     save_settings(engine, pid, replace(load_settings(engine, pid), suggest_min_gold=20, suggest_retrain_every=5),
                   None)
@@ -73,13 +75,18 @@ def test_an_item_opening_returns_before_training_and_the_thread_trains_in_a_work
 
     monkeypatch.setattr(model_store, "train_in_worker", held_worker)
     forget_checks()
-    view = open_item(engine, meera, tids[0])  # the page's call: counts, starts the thread, returns
+    view = open_item(engine, meera, tids[0])  # the page's call: counts, enqueues a job, returns
     assert view.tokens == SENTENCES[0][0]
+    [job] = jobs.history(engine, pid)
+    assert (job.kind, job.state) == ("retrain-suggestions", "queued")
+    worker = threading.Thread(target=jobs.run_until_idle, args=(engine,))  # an app server's or a worker's
+    worker.start()
     assert entered.wait(60), "no training started after the gold crossed the threshold"
     assert model_info(engine, pid) is None  # the opening returned while training had not even begun
+    assert jobs.get(engine, job.id).state == "running"
     release.set()
-    for thread in [t for t in threading.enumerate() if t.name == f"suggestion-model-{pid}"]:
-        thread.join(120)
+    worker.join(120)
+    assert jobs.get(engine, job.id).state == "done"
     assert model_info(engine, pid).gold_count == 24
     assert len(used) == 1 and used[0].pid != os.getpid()
     with Session(engine) as session:

@@ -1,4 +1,4 @@
-"""AppTest: the lead's Dataset check page runs the CRF on both sides, scores uploaded predictions into the
+"""AppTest: the lead's Dataset check page runs the CRF on both sides (as a job it shows, never waits on), scores uploaded predictions into the
 leaderboard after the baseline, shows a refused file's errors by sentence, and is closed to everyone else."""
 
 import pytest
@@ -55,12 +55,24 @@ def test_a_translator_cannot_open_the_dataset_check(project_db):
     assert not at.dataframe and not at.button
 
 
+def _run_jobs(engine) -> list[int]:
+    """What an app server's job thread or ``python -m corpus worker`` does, here and now."""
+    from db.jobs import run_until_idle
+
+    return run_until_idle(engine)
+
+
 def test_the_lead_runs_the_baseline_and_sees_both_sides_per_domain(project_db):
     at = open_page(project_db, "boss")
     assert not at.exception
     assert not at.dataframe  # nothing trains until the lead asks
     at.button(key="check_run").click().run()
     assert not at.exception
+    assert not at.dataframe  # the page never waits on the job: it shows it queued
+    assert any(i.value.startswith("The baseline is queued for") for i in at.info)
+    assert len(_run_jobs(project_db)) == 1
+    at.run()
+    assert any(s.value.startswith("The baseline finished") for s in at.success)
     table = at.dataframe[0].value
     assert list(table["domain"]) == ["laptop", "restaurant", "all"]
     assert {"English F1", "Hindi F1", "English scored", "Hindi scored"} <= set(table.columns)
@@ -76,6 +88,10 @@ def test_scored_predictions_join_the_leaderboard_after_the_crf_baseline(project_
     at.button(key="check_score").click().run()
     assert not at.exception
     assert at.success and "overall F1 1.000" in at.success[0].value
+    assert list(at.dataframe[-1].value["name"]) == ["team gold"]  # scored at once; the CRF row is a job
+    assert any(i.value.startswith("The CRF baseline row is queued") for i in at.info)
+    _run_jobs(project_db)
+    at.run()
     board = at.dataframe[-1].value
     assert list(board["name"]) == ["CRF baseline", "team gold"]
     assert list(board["kind"]) == ["baseline", "submission"] and board["by"].iloc[1] == "boss"
@@ -109,6 +125,9 @@ def test_the_lead_sees_suggestion_figures_and_reviews_suspects_linked_to_the_sen
                                             "Items where suggestions were seen"]
     at.toggle(key="check_suspects").set_value(True).run()
     assert not at.exception
+    assert any(i.value.startswith("The gold check is queued") for i in at.info)
+    _run_jobs(project_db)
+    at.run()
     texts = [t.value for t in at.text]
     assert any("suspect item(s)" in c.value for c in at.caption) or any(
         "No gold item is contradicted" in i.value for i in at.info)
@@ -126,7 +145,23 @@ def test_each_suspect_opens_its_sentence_in_the_sentence_view(project_db, monkey
     at = through_navigation(project_db, "boss", "pages/dataset_check.py", timeout=120)  # page links need it
     at.toggle(key="check_suspects").set_value(True).run()
     assert not at.exception
+    _run_jobs(project_db)
+    at.run()
     [link] = at.get("page_link")
     assert link.proto.label == "restaurant/train/42 · blind"
     assert "sentences" in link.proto.page and "id=7" in link.proto.query_string
     assert at.text[0].value == "token 2 “पिज़्ज़ा”: gold O, model B (97%)"
+
+
+def test_a_failed_baseline_job_shows_why(project_db):
+    from corpus.jobs import JobKind
+    from db import jobs
+    from db.schema import default_project
+
+    job_id = jobs.enqueue(project_db, default_project(project_db), JobKind.DATASET_BASELINE)
+    jobs.claim(project_db, "w")
+    jobs.fail(project_db, job_id, "w", "ValueError: no gold Hindi sentence in the test split")
+    at = open_page(project_db, "boss")
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The baseline failed: ValueError: no gold Hindi sentence in the test split"]
+    assert not at.dataframe
