@@ -127,7 +127,9 @@ else:
 
     # OriginGuard first: a websocket or a route request from another origin (another port of this host
     # included) is refused before anything reads it (SECURITY.md, N1).
-    app = st.App(__file__, routes=ROUTES + AUTH_ROUTES,
+    from ui.downloads import DOWNLOAD_ROUTES  # noqa: E402
+
+    app = st.App(__file__, routes=ROUTES + AUTH_ROUTES + DOWNLOAD_ROUTES,
                  middleware=[Middleware(OriginGuard), Middleware(LoginNonce), Middleware(SecurityHeaders)],
                  on_script_error=show_error_without_details)
     from ui.jobs import serve_jobs_here  # noqa: E402

@@ -21,6 +21,7 @@ from db.auth import SessionEnded
 from db.engine import ProjectBusy
 from db.workfile import import_progress
 from ui.common import ADMIN, get_engine, require_role
+from ui.downloads import download_link
 from ui.text import md_escape
 
 user = require_role(*ADMIN)
@@ -40,10 +41,11 @@ if st.button("Prepare a backup", key="backup_make"):
         st.session_state["backup_name"] = backup_filename()
 if "backup_zip" in st.session_state:
     data = st.session_state["backup_zip"]
-    st.download_button(
-        f"Download {st.session_state['backup_name']} ({len(data) / 1024:,.0f} KB)", data=data,
-        file_name=st.session_state["backup_name"], mime="application/zip", key="backup_download", type="primary",
-    )
+    # Served by /download/..., which checks this admin's live session when the file is fetched (never a
+    # /media/ URL that works without a cookie).
+    download_link(f"Download {st.session_state['backup_name']} ({len(data) / 1024:,.0f} KB)", data,
+                  st.session_state["backup_name"], "application/zip", user=user, roles=ADMIN,
+                  key="backup_download", type="primary")
 
 st.divider()
 st.subheader("Restore")

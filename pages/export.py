@@ -8,8 +8,10 @@ from corpus.export.options import LAYOUTS, FormatOptions
 from corpus.export.writer import zip_bytes
 from db.export_data import ExportOptions, export_files
 from ui.common import get_engine, require_role
+from ui.downloads import download_link
 
-require_role("lead")
+EXPORT_ROLES = ("lead",)
+user = require_role(*EXPORT_ROLES)
 st.title("Export dataset")
 st.caption("Final translations with gold BIO labels (adjudicated, or agreed by the annotators), in training "
            "formats, with a dataset card. Sentences that cannot go in are counted by reason, never dropped silently.")
@@ -75,16 +77,18 @@ st.subheader("Downloads")
 zips = result["zips"]
 if "all" not in zips:
     zips["all"] = zip_bytes(files)
-st.download_button("Download everything (zip)", zips["all"], "hindi-aspect-corpus.zip", "application/zip",
-                   key="export_zip_all", type="primary")
+# The files hold the test split's gold labels: served by /download/..., which checks this lead's live
+# session when the file is fetched (never a /media/ URL that works without a cookie).
+download_link("Download everything (zip)", zips["all"], "hindi-aspect-corpus.zip", "application/zip",
+              user=user, roles=EXPORT_ROLES, key="export_zip_all", type="primary")
 cols = st.columns(3)
 for i, (name, group) in enumerate(files_by_format(files).items()):
     if name not in zips:
         zips[name] = zip_bytes(group, root=f"hindi-aspect-corpus-{name}")
-    cols[i % 3].download_button(f"{name} ({len(group) - 2} files)", zips[name], f"hindi-aspect-corpus-{name}.zip",
-                                "application/zip", key=f"export_zip_{name}")
-st.download_button("Dataset card (README.md)", files["README.md"].encode("utf-8"), "README.md", "text/markdown",
-                   key="export_card")
+    download_link(f"{name} ({len(group) - 2} files)", zips[name], f"hindi-aspect-corpus-{name}.zip",
+                  "application/zip", user=user, roles=EXPORT_ROLES, key=f"export_zip_{name}", where=cols[i % 3])
+download_link("Dataset card (README.md)", files["README.md"].encode("utf-8"), "README.md", "text/markdown",
+              user=user, roles=EXPORT_ROLES, key="export_card")
 
 with st.expander("Dataset card preview"):
     st.code(files["README.md"], language="markdown", wrap_lines=True)  # imported data inside: shown as text

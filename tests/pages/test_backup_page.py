@@ -73,7 +73,7 @@ def click_restore(at: AppTest) -> AppTest:
 def test_translators_cannot_open_the_backup_page(team):
     at = open_page(team["engine"], team["asha"])
     assert any("do not have access" in e.value for e in at.error)
-    assert not at.get("download_button") and not at.get("file_uploader")
+    assert not at.get("link_button") and not at.get("file_uploader")
 
 
 def test_logged_out_visitors_see_only_a_login_prompt(team):
@@ -86,12 +86,14 @@ def test_logged_out_visitors_see_only_a_login_prompt(team):
 def test_lead_downloads_the_project_archive(team):
     import_work_file(team["engine"], jsonl(SENTENCE, AWARE), "w.jsonl")
     at = open_page(team["engine"], team["lead"])
-    assert not at.get("download_button")  # nothing is written until asked
+    assert not at.get("link_button")  # nothing is written until asked
     at.button(key="backup_make").click()
     at.run()
     assert not at.exception, at.exception
-    button = at.get("download_button")[0]
-    assert button.label.startswith("Download corpus-backup-")
+    button = at.get("link_button")[0]
+    assert button.proto.label.startswith("Download corpus-backup-")
+    assert button.proto.url.startswith("/download/")  # the checked route, never a /media/ URL
+    assert not at.get("download_button")
     data = at.session_state["backup_zip"]
     assert data == make_backup(team["engine"])
     with zipfile.ZipFile(io.BytesIO(data)) as zf:

@@ -42,7 +42,9 @@ def test_lead_prepares_export_and_sees_counts_and_left_out_reasons(world):
     reasons = at.dataframe[1].value
     assert set(reasons["reason"]) == {"untranslatable by majority", "annotators disagree", "no final translation",
                                       "left out by lead"}
-    downloads = at.get("download_button")
+    downloads = at.get("link_button")  # served by the checked /download/ route (tests/pages/test_downloads.py)
+    assert downloads and all(d.proto.url.startswith("/download/") for d in downloads)
+    assert not at.get("download_button")
     labels = [d.proto.label for d in downloads]
     assert "Download everything (zip)" in labels
     assert any(label.startswith("conll (") for label in labels) and any(label.startswith("semeval-xml (") for label in labels)
@@ -84,4 +86,4 @@ def test_page_is_for_leads_only(world):
     direct = open_file(world["engine"], world["translator"], "pages/export.py")
     assert not direct.exception
     assert any("do not have access" in e.value for e in direct.error)
-    assert not direct.get("download_button")
+    assert not direct.get("download_button") and not direct.get("link_button")
