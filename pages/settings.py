@@ -50,11 +50,22 @@ with st.form("project_settings"):
                                "translations) get the model's spans, dashed, until accepted.")
     min_gold = m2.number_input("Gold items before suggesting", 1, 100_000, current.suggest_min_gold)
     every = m3.number_input("Retrain after every N new gold items", 1, 100_000, current.suggest_retrain_every)
+    st.markdown("**Projected suggestions** for items without a complete aspect map of their own (aspect-blind "
+                "translations), from item one: each English aspect looked for in the item's words through")
+    p1, p2, p3 = st.columns(3)
+    from_aware = p1.checkbox("the aware translations' aspect maps", value=current.suggest_from_aware,
+                             key="settings_suggest_from_aware")
+    from_glossary = p2.checkbox("the glossary", value=current.suggest_from_glossary,
+                                key="settings_suggest_from_glossary")
+    from_translit = p3.checkbox("the loanword's transliteration", value=current.suggest_from_transliteration,
+                                key="settings_suggest_from_transliteration",
+                                help="keyboard → कीबोर्ड (guideline 2), or a name kept in Roman script")
     saved = st.form_submit_button("Save settings", type="primary")
 
 if saved:
     new = ProjectSettings(name, int(per_phase), int(per_item), groups, scope, see_source, prefill, policy, scheme,
-                          suggest, int(min_gold), int(every))
+                          suggest, int(min_gold), int(every), suggest_from_aware=from_aware,
+                          suggest_from_glossary=from_glossary, suggest_from_transliteration=from_translit)
     try:
         changed = save_settings(engine, pid, new, user.id)
     except ValueError as exc:

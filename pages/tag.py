@@ -19,6 +19,7 @@ from corpus.bio import spans_to_tags
 from corpus.guidelines import load_guidelines
 from corpus.reopen import WorkKind
 from corpus.vocabulary import Status
+from db.projection import shown_records
 from db.tagging import (
     AnnotationState,
     NotAssigned,
@@ -91,7 +92,8 @@ def _persist(tid: int, action: str = "autosave") -> bool:
     tags = spans_to_tags(len(view.tokens), work["spans"])
     try:
         state = save_annotation(engine, user.id, view.item_id, tags, work["no_aspects"], work["version"], action,
-                                rejected=sorted(work["rejected"]), session_token=session_token())
+                                rejected=sorted(work["rejected"]), session_token=session_token(),
+                                shown=shown_records(view.suggestions), keys=work.get("keys"))
     except StaleAnnotation as exc:
         st.session_state[f"tag_conflict_{tid}"] = exc
         _status(tid, "error", "Not saved: changed in another tab or window (see below).")
@@ -142,6 +144,8 @@ def on_commit(tid: int, commit: Commit) -> None:
         else:
             _move(tid, actions)
         return
+    if commit.keys is not None:
+        work["keys"] = commit.keys
     if edited or submit:
         work["spans"] = commit.spans
         work["rejected"] = set(commit.rejected)
@@ -294,7 +298,7 @@ with side:
 with main:
     if view.text_changed:
         st.caption("The translation was edited after tagging began; you tag the tokens as they were frozen.")
-    pending = [(s.span, s.term, s.confidence) for s in view.suggestions]
+    pending = [(s.span, s.term, s.confidence, s.source) for s in view.suggestions]
     default_status = ("info", "Submitted · read-only until you reopen it") if submitted else ("", "")
     span_editor(
         "tag_editor", item=tid, label=f"{view.sentence_key} · {view.phase} · #{tid}",

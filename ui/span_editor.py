@@ -32,6 +32,8 @@ KEYS: list[tuple[str, str]] = [
     ("Backspace / Delete", "remove the selected aspect"),
     ("Tab / Shift+Tab", "next / previous suggestion (dashed)"),
     ("X", "reject the suggestion"),
+    ("Shift+A", "accept every open suggestion (then Ctrl+Enter submits)"),
+    ("Ctrl+Shift+Enter", "accept every open suggestion and submit"),
     ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo within the item"),
     ("N or J / P or K", "next / previous item"),
     ("Ctrl+Enter", "submit and open the next unfinished item"),
@@ -56,6 +58,7 @@ class Commit:
     spans: list[Span]
     rejected: list[Span]
     actions: tuple[tuple[int, str], ...]
+    keys: int | None = None  # key presses and clicks in the editor on this item since it was mounted
 
     def since(self, ack: int) -> list[str]:
         """The actions the page has not handled yet (it has handled everything up to ``ack``)."""
@@ -78,6 +81,7 @@ def read_commit(raw: Any, item: int, n_tokens: int) -> Commit | None:
         spans=parse_spans(raw.get("spans") or [], n_tokens),
         rejected=parse_spans(raw.get("rejected") or [], n_tokens, overlapping=True),
         actions=actions,
+        keys=raw["keys"] if isinstance(raw.get("keys"), int) and raw["keys"] >= 0 else None,
     )
 
 
@@ -137,6 +141,7 @@ class SpanEditor {
     this.unacked = [];
     this.undo = []; this.redo = [];
     this.anchor = null; this.cursor = null; this.activeSug = -1; this.dragFrom = null;
+    this.keys = 0;  // key presses and clicks on this item, sent with every commit (keys per item)
     this.root = el("div", "se-root");
     this.root.setAttribute("data-testid", "span-editor");
     this.root.setAttribute("tabindex", "0");
@@ -159,7 +164,7 @@ class SpanEditor {
       b.type = "button";
       b.dataset.act = act;
       b.addEventListener("pointerdown", (e) => e.preventDefault());
-      b.addEventListener("click", (e) => { e.preventDefault(); this.act(act); this.root.focus({ preventScroll: true }); });
+      b.addEventListener("click", (e) => { e.preventDefault(); this.keys += 1; this.act(act); this.root.focus({ preventScroll: true }); });
       this.buttons[act] = b;
       this.floatEl.append(b);
     }
@@ -240,9 +245,10 @@ class SpanEditor {
       t.dataset.selected = sel && sel[0] <= i && i < sel[1] ? "1" : "0";
       t.dataset.cursor = this.cursor === i ? "1" : "0";
       t.dataset.disagree = this.disagree && this.disagree.has(i) ? "1" : "0";
-      t.title = sug ? (typeof sug.confidence === "number"
+      t.dataset.source = sug && sug.source ? sug.source : "";
+      t.title = sug ? (sug.title || (typeof sug.confidence === "number"
         ? "model suggestion, confidence " + Math.round(sug.confidence * 100) + "%"
-        : "suggested for “" + sug.term + "”") : (tags[i] === "O" ? "" : "aspect (" + tags[i] + ")");
+        : "suggested for “" + sug.term + "”")) : (tags[i] === "O" ? "" : "aspect (" + tags[i] + ")");
     });
     this.placeFloat(sel, active);
     const st = this.waiting ? { kind: "saving", text: "Saving…" } : this.serverStatus || { kind: "", text: "" };
@@ -276,6 +282,7 @@ class SpanEditor {
   onDown(e) {
     const i = this.tokenAt(e);
     if (i === null) return;
+    this.keys += 1;
     if (e.pointerType === "mouse") e.preventDefault();
     this.root.focus({ preventScroll: true });
     const sel = this.selection();
@@ -337,7 +344,7 @@ class SpanEditor {
     this.waiting = action !== "next" && action !== "prev";
     this.render();
     this.send("commit", { item: this.item, seq: this.seq, spans: this.spans, rejected: this.rejected,
-                          actions: this.unacked.slice() });
+                          actions: this.unacked.slice(), keys: this.keys });
   }
 
   note(text) { this.statusEl.dataset.kind = "error"; this.statusEl.textContent = text; }
@@ -366,6 +373,17 @@ class SpanEditor {
     }
   }
 
+  acceptAll() {  // every open suggestion becomes a span, as one undoable edit; false when none is open
+    if (this.readonly) { this.note("Submitted: choose “Reopen for editing” to change it."); return false; }
+    const open = this.pending();
+    if (!open.length) return false;
+    let spans = this.spans;
+    for (const s of open) if (!spans.some((m) => overlaps(m, s.span))) spans = putSpan(spans, s.span);
+    this.edit("accept", spans, this.rejected);
+    this.select(null, null);
+    return true;
+  }
+
   history(from, to, action) {
     if (this.readonly) { this.note("Submitted: choose “Reopen for editing” to change it."); return; }
     const state = from.pop();
@@ -380,7 +398,9 @@ class SpanEditor {
     const ctrl = e.ctrlKey || e.metaKey;
     const n = this.tokens.length;
     let handled = true;
-    if (ctrl && k === "Enter") this.commit("submit");
+    this.keys += 1;
+    if (ctrl && e.shiftKey && k === "Enter") { this.acceptAll(); this.commit("submit"); }
+    else if (ctrl && k === "Enter") this.commit("submit");
     else if (ctrl && (k === "z" || k === "Z") && !e.shiftKey) this.history(this.undo, this.redo, "undo");
     else if (ctrl && ((k === "z" || k === "Z") && e.shiftKey || k === "y" || k === "Y")) this.history(this.redo, this.undo, "redo");
     else if (ctrl || e.altKey) handled = false;
@@ -393,7 +413,8 @@ class SpanEditor {
       else this.select(next, next);
     } else if (k === "Home" || k === "End") {
       if (n) this.select(k === "Home" ? 0 : n - 1, k === "Home" ? 0 : n - 1);
-    } else if (k === "Enter" || k === "a" || k === "A") this.act("mark");
+    } else if (k === "A" && e.shiftKey) this.acceptAll();
+    else if (k === "Enter" || k === "a" || k === "A") this.act("mark");
     else if (k === "Backspace" || k === "Delete") this.act("unmark");
     else if (k === "Tab") handled = this.nextSuggestion(e.shiftKey ? -1 : 1);
     else if (k === "x" || k === "X") this.act("reject");
@@ -401,7 +422,7 @@ class SpanEditor {
     else if (k === "n" || k === "N" || k === "j" || k === "J") this.commit("next");
     else if (k === "p" || k === "P" || k === "k" || k === "K") this.commit("prev");
     else handled = false;
-    if (handled) { e.preventDefault(); e.stopPropagation(); }
+    if (handled) { e.preventDefault(); e.stopPropagation(); } else this.keys -= 1;
   }
 }
 
@@ -421,15 +442,24 @@ export default function ({ parentElement, data, setStateValue }) {
 _component = st.components.v2.component("corpus_tool_span_editor", css=_CSS, js=_JS, isolate_styles=False)
 
 HINTS = ("Click/drag tokens · Enter or A mark · Backspace remove · Tab suggestion, Enter accept, X reject · "
-         "Ctrl+Z undo · N/P next/previous · Ctrl+Enter submit")
+         "Shift+A accept all · Ctrl+Z undo · N/P next/previous · Ctrl+Enter submit")
 
 
-def _suggestion(span: Span, term: str, confidence: float | None = None) -> dict:
+SOURCE_NAMES = {"map": "the translator's aspect map", "aware": "the aware translations' aspect maps",
+                "glossary": "the glossary", "transliteration": "the loanword's transliteration", "crf": "the model"}
+
+
+def _suggestion(span: Span, term: str, confidence: float | None = None, source: str | None = None) -> dict:
     """A suggestion for the editor: the aspect map's name the English term; the model's carry its confidence,
-    which the token's title shows ("model suggestion, confidence 87%")."""
+    which the token's title shows ("model suggestion, confidence 87%"); a projected one names its source and
+    term ("suggested for “staff” from the aware translations' aspect maps · 95%")."""
     out = {"span": list(span), "term": term}
     if confidence is not None:
         out["confidence"] = float(confidence)
+    if source is not None and source not in ("map", "crf"):  # the two older kinds keep their plain form
+        out["source"] = source
+        out["title"] = f"suggested for “{term}” from {SOURCE_NAMES.get(source, source)}" + (
+            f" · {confidence:.0%}" if confidence is not None else "")
     return out
 
 
@@ -441,7 +471,7 @@ def span_editor(
     tokens: Sequence[str],
     spans: Sequence[Span],
     on_commit: Callable[[Commit], None],
-    suggestions: Sequence[tuple[Span, str] | tuple[Span, str, float | None]] = (),
+    suggestions: Sequence[tuple[Span, str] | tuple[Span, str, float | None] | tuple[Span, str, float | None, str]] = (),
     rejected: Sequence[Span] = (),
     readonly: bool = False,
     ack: int = 0,
