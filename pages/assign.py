@@ -189,11 +189,15 @@ st.caption("Gives every translation to be tagged (project setting: all, or each 
 if st.button("Assign annotators", key="assign_annotators"):
     from db.tagging import assign_annotators
 
-    report = assign_annotators(engine, pid, actor_id=user.id)
-    message = f"{report.created} new tagging assignment(s) over {report.targets} translation(s) to tag."
-    if report.short:
-        message += f" {len(report.short)} translation(s) lack enough eligible annotators (never their translator)."
-    (st.warning if report.short else st.success)(message)
+    try:
+        report = assign_annotators(engine, pid, actor_id=user.id)
+    except (ValueError, PermissionError) as exc:  # the session ended meanwhile (db.auth.check_writer)
+        st.error(md_escape(str(exc)))
+    else:
+        message = f"{report.created} new tagging assignment(s) over {report.targets} translation(s) to tag."
+        if report.short:
+            message += f" {len(report.short)} translation(s) lack enough eligible annotators (never their translator)."
+        (st.warning if report.short else st.success)(message)
 
 st.subheader("Progress by translator")
 overview = assignment_overview(engine)

@@ -14,7 +14,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from corpus.vocabulary import Role
-from db.auth import CurrentUser, read_session_tokens_from, resume_session
+from db.auth import SESSION_ENDED, CurrentUser, read_session_tokens_from, resume_session
 from db.engine import default_url, make_engine
 from db.schema import upgrade
 from ui.auth_routes import SESSION_COOKIE
@@ -122,8 +122,8 @@ def client_address() -> str | None:
 
 def require_role(*roles: str) -> CurrentUser:
     user = current_user()
-    if user is None:
-        st.warning("Please log in.")
+    if user is None:  # a click in a tab whose session ended elsewhere was refused by its service: say why
+        st.warning(SESSION_ENDED if st.session_state.get("session_ended") else "Please log in.")
         st.stop()
     if not may_open(user.roles, roles):
         st.error("You do not have access to this page.")
