@@ -208,15 +208,24 @@ async def start_session_from_code(request: Request) -> Response:
     if token:
         response.set_cookie(SESSION_COOKIE, token, path="/", httponly=True, samesite="strict",
                             secure=_secure_cookies(request))
-    _clear_shadows(request, response)
+        _clear_shadows(request, response)
     return response
 
 
+# The paths under which a page on another port of this host could plant a copy of the app's cookies that
+# the browser sends beside the app's own (a longer Path that matches the websocket or a route).
+SHADOW_PATHS = ("/_stcore", "/_stcore/", "/_stcore/stream", "/api", "/api/", "/api/suggest", "/auth", "/auth/",
+                SESSION_PATH, LOGOUT_PATH, "/download", "/download/")
+
+
 def _clear_shadows(request: Request, response: Response) -> None:
-    """Expire the copies of the app's cookies that another port planted with a Domain attribute (the
-    copies with a longer Path cannot be named from here; OriginGuard keeps ignoring them)."""
-    if request.scope.get("corpus_shadowed_cookies") and not SESSION_COOKIE.startswith("__Host-"):
-        for name in (SESSION_COOKIE, NONCE_COOKIE):
+    """At every login and logout, expire any copy of the app's cookies planted under a longer Path (which
+    OriginGuard would otherwise keep ignoring, leaving the user logged out), and, when one arrived, under
+    this host's Domain."""
+    for name in (SESSION_COOKIE, NONCE_COOKIE):
+        for path in SHADOW_PATHS:
+            response.delete_cookie(name, path=path)
+        if request.scope.get("corpus_shadowed_cookies") and not name.startswith("__Host-"):
             response.delete_cookie(name, path="/", domain=request.url.hostname)
 
 

@@ -205,8 +205,9 @@ def logins(demo_db):
 
 def _session_cookie(response) -> str | None:
     for value in response.headers.get_list("set-cookie"):
-        if value.startswith(f"{SESSION_COOKIE}="):
-            return value.split(";")[0].split("=", 1)[1]
+        attributes = [part.strip() for part in value.split(";")]
+        if attributes[0].startswith(f"{SESSION_COOKIE}=") and "Path=/" in attributes and "Max-Age=0" not in value:
+            return attributes[0].split("=", 1)[1]
     return None
 
 
@@ -256,11 +257,23 @@ def test_logging_in_expires_a_session_cookie_planted_with_a_domain(logins, clien
     client.get("/")
     nonce = client.cookies.get(NONCE_COOKIE)
     code = bind_login_code(issue_login_code(logins, _uid(logins, "asha")), nonce)
-    planted = f"{NONCE_COOKIE}={nonce}; {SESSION_COOKIE}=a; {SESSION_COOKIE}=b; {NONCE_COOKIE}={nonce}"
+    planted = f"{NONCE_COOKIE}={nonce}; {SESSION_COOKIE}=a; {SESSION_COOKIE}=b"
     response = client.get(f"/auth/session?code={code}", headers={"Sec-Fetch-Site": "same-origin", "Cookie": planted},
                           follow_redirects=False)
+    assert _session_cookie(response)  # logged in: the doubled copies were ignored, not trusted
     expired = [c for c in response.headers.get_list("set-cookie") if "Domain=testserver" in c]
-    assert expired and all("Max-Age=0" in c or "expires=" in c.lower() for c in expired)
+    assert expired and all("Max-Age=0" in c for c in expired)
+
+
+def test_logging_in_expires_copies_planted_under_the_websockets_and_routes_paths(logins, client):
+    client.get("/")
+    code = bind_login_code(issue_login_code(logins, _uid(logins, "asha")), client.cookies.get(NONCE_COOKIE))
+    response = client.get(f"/auth/session?code={code}", headers={"Sec-Fetch-Site": "same-origin"},
+                          follow_redirects=False)
+    expired = {part.strip()[5:] for c in response.headers.get_list("set-cookie") if "Max-Age=0" in c
+               and c.startswith(f"{SESSION_COOKIE}=") for part in c.split(";") if part.strip().startswith("Path=")}
+    assert {"/_stcore", "/_stcore/stream", "/api", "/api/suggest", "/auth/session"} <= expired
+    assert "/" not in expired  # the app's own cookie stays
 
 
 def test_a_refusal_is_plain_text_and_never_cached(client):
