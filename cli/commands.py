@@ -29,8 +29,9 @@ def _engine(args: argparse.Namespace):
 
     try:
         return make_engine(args.db)
-    except (ArgumentError, NoSuchModuleError, ValueError) as exc:
-        raise CommandError("--db", f"not a usable database URL ({exc})") from exc
+    except (ArgumentError, NoSuchModuleError, ValueError, ImportError) as exc:
+        raise CommandError("--db", f"not a usable database URL ({_one_line(exc)}); use sqlite:///PATH or "
+                                   "postgresql://USER@HOST/DB") from exc
 
 
 def _write_text(path: str, text: str) -> None:
@@ -500,7 +501,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Every command, option, exit code and output: docs/cli.md. The work file: docs/workfile.md. "
                "Tokens and the metrics JSON: docs/contracts.md.")
     parser.add_argument("--db", help="database URL (default: $DATABASE_URL, else the app's SQLite file)")
+    parser.add_argument("--version", action=_Version, help="print the version of the command line and its formats")
     sub = parser.add_subparsers(dest="command", required=True)
+    _accept_global_options_after_the_command(sub)
 
     p = sub.add_parser("init", help="create or upgrade the schema")
     p.add_argument("--demo", action="store_true", help="also load the demo project (a new database only)")
@@ -607,11 +610,83 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)  # before any import of SQLAlchemy: `--help` and usage errors stay cheap
-    from sqlalchemy.exc import OperationalError
+class _Version(argparse.Action):
+    """``--version``: computed only when asked (the tokenizer and export signatures, the schema head)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
+CLI_VERSION = "1.1"
+
+
+def version_text() -> str:
+    from corpus.baseline import FEATURES_SIGNATURE
+    from corpus.evaluation import signature
+    from corpus.tokens import TOKENIZER_SIGNATURE
 
     try:
+        from db.schema import script_head
+
+        schema = script_head() or "unknown"
+    except Exception:  # noqa: BLE001 - the version line never fails for want of the migrations
+        schema = "unknown"
+    return (f"python -m corpus {CLI_VERSION} (tokenizer {TOKENIZER_SIGNATURE}; schema {schema}; "
+            f"baseline {FEATURES_SIGNATURE}; {signature()})")
+
+
+def _accept_global_options_after_the_command(sub) -> None:
+    """``--db`` is accepted after the command too (``python -m corpus stats --db URL``); given in both
+    places, the one after the command wins."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", default=argparse.SUPPRESS,
+                        help="database URL (also accepted before the command)")
+    add_parser = sub.add_parser
+    sub.add_parser = lambda name, **kwargs: add_parser(name, parents=[common, *kwargs.pop("parents", [])], **kwargs)
+
+
+#: Exit codes besides 0/1/2 (docs/cli.md): interrupted by Ctrl-C, and stdout closed by its reader.
+EXIT_INTERRUPTED = 130
+EXIT_CLOSED_PIPE = 141
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs one command. Whatever goes wrong prints one line on stderr and a non-zero exit, never a traceback
+    (``CORPUS_TRACEBACK=1`` adds it for an unexpected failure)."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then one more case below
+        return code
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C); a command that writes the database wrote nothing of this run",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_CLOSED_PIPE
+
+
+def _quiet_stdout() -> None:
+    """After a reader closed stdout (``| head -1``): point it at /dev/null so the exit's flush cannot fail."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)  # before any import of SQLAlchemy: `--help` and usage errors stay cheap
+    from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
+    try:
+        if args.command in READING_COMMANDS:
+            _refuse_a_missing_database_file(args)
         engine = _engine(args)
         if args.command != "init" and args.command != "audit":
             from db.schema import upgrade
@@ -628,5 +703,48 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except OperationalError as exc:
         where = args.db or "database"
-        print(f"{where}: cannot use the database: {exc.orig or exc}", file=sys.stderr)
+        print(f"{where}: cannot use the database: {_one_line(exc.orig or exc)}", file=sys.stderr)
         return 1
+    except SQLAlchemyError as exc:
+        where = args.db or "database"
+        print(f"{where}: database error: {_one_line(getattr(exc, 'orig', None) or exc)}", file=sys.stderr)
+        return 1
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback only on request
+        import os
+
+        if os.environ.get("CORPUS_TRACEBACK"):
+            raise
+        print(f"{args.command}: unexpected failure: {type(exc).__name__}: {_one_line(exc)} "
+              "(a bug; CORPUS_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+        return 1
+
+
+#: Commands with nothing to read in a database that does not exist: a missing SQLite file is a typing slip.
+READING_COMMANDS = frozenset({"stats", "metrics", "export", "dump-work", "baseline", "evaluate", "backup"})
+
+
+def _refuse_a_missing_database_file(args: argparse.Namespace) -> None:
+    """A SQLite path that names no file is refused before the engine would create it (and its folder)."""
+    import os
+
+    url = args.db or os.environ.get("DATABASE_URL")
+    if url is None:
+        from db.engine import default_url
+
+        url = default_url()
+    if not url.startswith("sqlite"):
+        return
+    path = url.split("///", 1)[-1] if "///" in url else ""
+    if path.startswith("file:"):
+        path = path.removeprefix("file:").split("?", 1)[0]
+    if path and path != ":memory:" and not Path(path).is_file():
+        raise CommandError("--db" if args.db else "database",
+                           f"no database at {path}; `{args.command}` only reads, so it never creates one "
+                           "(`python -m corpus init` creates a database)")
+
+
+def _one_line(exc: object) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."

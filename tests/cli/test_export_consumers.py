@@ -257,7 +257,9 @@ def test_dry_run_says_what_would_be_picked_and_writes_nothing(engine, sqlite_url
     assert not out.exists() and _final_rows(engine) == before
 
 
-def test_a_read_only_database_exports_and_says_the_picks_were_not_recorded(engine, sqlite_url, tmp_path, capsys):
+def test_a_read_only_database_exports_and_says_the_picks_were_not_recorded(engine, sqlite_url, tmp_path, capsys,
+                                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)  # db.engine makes the "parent folder" of a file: URI relative to the working one
     _with_unpicked_sentence(engine)
     before = _final_rows(engine)
     engine.dispose()

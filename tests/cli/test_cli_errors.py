@@ -1,0 +1,156 @@
+"""`python -m corpus` never shows a traceback: every error is one line on stderr and a non-zero exit (issue 28, part 6).
+
+Each command runs as a real process (`python -m corpus ...`) with bad input: a missing or unreadable file, an
+unwritable path, a database URL of an unsupported kind, a database file that does not exist, Ctrl-C during
+an import, and a reader that closed stdout. Exit codes as docs/cli.md lists them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXIT_INTERRUPTED, EXIT_CLOSED_PIPE = 130, 141
+
+
+def run(*args: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "corpus", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "CORPUS_TRACEBACK": "", **(env or {})}, **kwargs)
+
+
+def one_line_error(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode not in (0, None), result.stdout
+    assert "Traceback" not in result.stderr and "Error:" not in result.stderr.split(":", 1)[0], result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_version_prints_one_line_with_the_signatures():
+    result = run("--version")
+    assert result.returncode == 0
+    assert result.stdout.startswith("python -m corpus ") and "hi-canon/1.0" in result.stdout
+    assert len(result.stdout.strip().splitlines()) == 1
+
+
+def test_the_database_option_is_accepted_after_the_command(tmp_path):
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    assert run("init", "--db", url).returncode == 0
+    result = run("stats", "--json", "--db", url)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["english"]["sentences"] == 0
+
+
+@pytest.mark.parametrize("url", ["mysql://x", "nosuchdb://x", "sqlite+nodriver:///x.db"])
+def test_an_unsupported_database_url_is_one_line(url):
+    line = one_line_error(run("--db", url, "init"))
+    assert line.startswith("--db: not a usable database URL")
+
+
+def test_a_database_that_cannot_be_reached_is_one_line():
+    line = one_line_error(run("--db", "postgresql://nobody@127.0.0.1:1/x", "stats"))
+    assert "cannot use the database" in line
+
+
+@pytest.mark.parametrize("command", ["stats", "metrics", "baseline", "dump-work OUT", "export --out OUT",
+                                     "evaluate PRED --name x"])
+def test_a_reading_command_refuses_a_database_file_that_does_not_exist(command, tmp_path):
+    missing = tmp_path / "typo" / "corpus.db"
+    args = [a.replace("OUT", str(tmp_path / "out")).replace("PRED", str(tmp_path / "p.conll"))
+            for a in command.split()]
+    line = one_line_error(run("--db", f"sqlite:///{missing}", *args))
+    assert line.startswith(f"--db: no database at {missing}")
+    assert not missing.parent.exists()  # neither the file nor its folder was made
+
+
+@pytest.fixture(scope="module")
+def demo_url(tmp_path_factory) -> str:
+    url = f"sqlite:///{tmp_path_factory.mktemp('demo') / 'demo.db'}"
+    assert run("--db", url, "init", "--demo").returncode == 0
+    return url
+
+
+def _bad_inputs(tmp: Path) -> list[tuple[str, list[str]]]:
+    bad_xml = tmp / "bad.xml"
+    bad_xml.write_text("<sentences><sentence id='1'><text>x</text>", encoding="utf-8")
+    not_a_folder = tmp / "a-file"
+    not_a_folder.write_text("x")
+    bad_pred = tmp / "pred.conll"
+    bad_pred.write_text("token\n\n", encoding="utf-8")
+    return [
+        ("import-semeval missing", ["import-semeval", str(tmp / "none.xml"), "--domain", "laptop", "--split", "train"]),
+        ("import-work missing", ["import-work", str(tmp / "none.jsonl")]),
+        ("dump-work unwritable", ["dump-work", str(not_a_folder / "w.jsonl")]),
+        ("export unwritable", ["export", "--out", str(not_a_folder / "out")]),
+        ("export bad format", ["export", "--out", str(tmp / "o"), "--format", "xls"]),
+        ("export bad dev fraction", ["export", "--out", str(tmp / "o"), "--dev-fraction", "2"]),
+        ("audit missing", ["audit", str(tmp / "none.xml")]),
+        ("evaluate missing", ["evaluate", str(tmp / "none.conll"), "--name", "x"]),
+        ("evaluate empty name", ["evaluate", str(bad_pred), "--name", " "]),
+        ("baseline bad folds", ["baseline", "--folds", "1"]),
+    ]
+
+
+def test_every_command_with_bad_input_gives_one_line_and_no_traceback(demo_url, tmp_path):
+    for name, args in _bad_inputs(tmp_path):
+        result = run("--db", demo_url, *args)
+        assert result.returncode != 0, name
+        assert "Traceback" not in result.stderr, (name, result.stderr)
+        assert result.stderr.strip(), name
+
+
+def test_a_rejected_file_names_its_line(demo_url, tmp_path):
+    bad_xml = tmp_path / "bad.xml"
+    bad_xml.write_text("<sentences><sentence id='1'><text>x</text>", encoding="utf-8")
+    result = run("--db", demo_url, "import-semeval", str(bad_xml), "--domain", "laptop", "--split", "train")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"{bad_xml}:")
+
+
+def test_a_closed_stdout_ends_quietly_with_its_own_exit_code(demo_url):
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line, as after `| head -1` has read its line
+    try:
+        result = subprocess.run([sys.executable, "-m", "corpus", "--db", demo_url, "stats"], cwd=ROOT,
+                                stdout=write, stderr=subprocess.PIPE, text=True, timeout=300)
+    finally:
+        os.close(write)
+    assert result.returncode == EXIT_CLOSED_PIPE
+    assert result.stderr == ""
+
+
+def test_head_minus_one_shows_the_first_line_and_no_error(demo_url):
+    result = subprocess.run(f"{sys.executable} -m corpus --db '{demo_url}' metrics | head -1", shell=True,
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0
+    assert len(result.stdout.splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path):
+    work = tmp_path / "big.jsonl"
+    with work.open("w", encoding="utf-8") as f:
+        for i in range(40000):
+            f.write(json.dumps({"type": "sentence", "id": str(i), "domain": "restaurant", "split": "train",
+                                "text": f"The food number {i} was good.",
+                                "aspects": [{"term": "food", "from": 4, "to": 8, "polarity": "positive"}]}) + "\n")
+    db = tmp_path / "a.db"
+    url = f"sqlite:///{db}"
+    assert run("--db", url, "init").returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "corpus", "--db", url, "import-work", str(work), "--no-progress"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # past the start-up: the file is being read and checked
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == EXIT_INTERRUPTED, (out, err)
+    assert "Traceback" not in err and err.strip().splitlines() == [err.strip()]
+    assert err.startswith("interrupted")
+    stats = json.loads(run("--db", url, "stats", "--json").stdout)
+    assert stats["english"]["sentences"] == 0  # all or nothing
