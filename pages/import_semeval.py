@@ -7,6 +7,7 @@ import streamlit as st
 
 from corpus.errors import InputRejected
 from corpus.semeval import domain_and_split_from_name, parse_semeval
+from db.auth import SessionEnded
 from db.importing import import_sentences
 from db.workfile import import_work_file
 from ui.common import get_engine, require_role
@@ -90,6 +91,8 @@ with semeval_tab:
                         summary = import_sentences(get_engine(), records, upload.name, actor_id=user.id)
                     except InputRejected as exc:
                         error_table(exc.errors)
+                    except SessionEnded as exc:  # ended elsewhere meanwhile: nothing imported
+                        st.error(md_escape(str(exc)))
                     else:
                         st.success(f"{md_escape(summary)}; {summary.unchanged} already present and unchanged.")
 
@@ -100,5 +103,7 @@ with work_tab:
             summary = import_work_file(get_engine(), work_upload.getvalue(), work_upload.name, actor_id=user.id)
         except InputRejected as exc:
             error_table(exc.errors)
+        except SessionEnded as exc:  # ended elsewhere meanwhile: nothing imported
+            st.error(md_escape(str(exc)))
         else:
             st.success(md_escape(summary))
