@@ -54,6 +54,7 @@ from corpus.vocabulary import Status
 from db.browse import domains_and_splits
 from db.metrics_data import MetricsSnapshot, latest_save, load_metrics_snapshot, load_progress, project_settings
 from db.model_store import suggestion_exposure
+from db.projection import suggestion_figures
 from db.queries import final_translations, keep_roman_glossary
 from ui.common import get_engine, project_id, require_role
 from ui.heap import loaded_outside_collections
@@ -128,6 +129,23 @@ def _agreement(db: str, project: int, generation: int, domains: tuple[str, ...],
 def _exposure(db: str, project: int, stamp: tuple):
     """Whether annotators saw model suggestions, read once per save like the figures it qualifies."""
     return suggestion_exposure(engine, project)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _suggestion_report(db: str, project: int, stamp: tuple):
+    """Suggestion precision, recall and acceptance per source and keys per item, read once per save."""
+    return suggestion_figures(engine, project)
+
+
+SOURCE_LABELS = {"map": "translator's own map", "aware": "aware sisters' maps", "glossary": "glossary",
+                 "transliteration": "loanword transliteration", "crf": "model (CRF)", "all": "all sources"}
+
+
+def suggestion_rows(report) -> list[dict]:
+    return [{"source": SOURCE_LABELS.get(r.source, r.source), "shown": r.shown,
+             "acceptance": figure_text(r.acceptance_rate), "precision": figure_text(r.precision),
+             "recall": figure_text(r.recall), "suggested spans judged": r.judged, "gold spans": r.gold}
+            for r in report.by_source]
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -307,6 +325,19 @@ table(overview["table2"], "dash_table2", column_config={
     **{c: st.column_config.TextColumn(c, width=NARROW) for c in ("aware", "blind", "overall", "best")}})
 st.caption("Model suggestions and kappa: " + _exposure(DB_KEY, pid, stamp).statement()
            + " (suggestions seen while tagging can inflate agreement).")
+suggestions = _suggestion_report(DB_KEY, pid, stamp)
+st.caption("Suggestions and kappa: " + suggestions.exposure_statement() + ".")
+if suggestions.by_source:
+    st.markdown("**Suggestions in the span editor**, per source, against the gold in force")
+    table(suggestion_rows(suggestions), "dash_suggestions", column_config={
+        "acceptance": figure_column("acceptance", "Shown spans the submitted annotation kept exactly"),
+        "precision": figure_column("precision", "Distinct suggested spans that are exact gold spans"),
+        "recall": figure_column("recall", "Gold spans (on items whose saves recorded what they showed) suggested"),
+        "shown": count_column("shown"), "suggested spans judged": count_column("judged"),
+        "gold spans": count_column("gold spans")})
+    st.caption(f"Keys and clicks per submitted item: {figure_text(suggestions.keys_with, 1)} with suggestions "
+               f"({suggestions.annotations_with} annotations), {figure_text(suggestions.keys_without, 1)} without "
+               f"({suggestions.annotations_without}).")
 coverage = overview["coverage"]
 st.metric("Sentences that lost aspects in the aspect-blind phase", share_text(coverage["fewer_in_blind"], coverage["compared"]),
           help="Of the sentences with both an aspect-aware and an aspect-blind translation.")
@@ -484,6 +515,7 @@ with st.expander("More tables and the CSV downloads"):
         ("progress per phase", progress["phases"], "progress_phases"),
         ("progress per person", progress["people"], "progress_people"),
         ("coverage", coverage["sentences"], "coverage"),
+        ("suggestions per source", suggestion_rows(suggestions), "suggestions_per_source"),
     ):
         csv_button(label, rows, name)
 

@@ -22,14 +22,17 @@ def editor_data(at, key: str) -> dict:
     return json.loads(editor(at, key).proto.json)
 
 
-def commit(at, key: str, action: str, spans=(), rejected=(), item: int | None = None):
-    """Send one committed change from the editor ``key``, as the browser does, and rerun."""
+def commit(at, key: str, action: str, spans=(), rejected=(), item: int | None = None, keys: int | None = None):
+    """Send one committed change from the editor ``key``, as the browser does (``keys``: its key count), and
+    rerun."""
     element = editor(at, key)
     data = json.loads(element.proto.json)
     seq = max(next(_seq), data["ack"] + 1)
     value = {"item": data["item"] if item is None else item, "seq": seq,
              "actions": [{"seq": seq, "action": action}],
              "spans": [list(s) for s in spans], "rejected": [list(s) for s in rejected]}
+    if keys is not None:
+        value["keys"] = keys
     states = WidgetStates(widgets=[w for w in at._tree.get_widget_states().widgets if w.id != element.proto.id])
     state = states.widgets.add()
     state.id = element.proto.id
