@@ -473,6 +473,8 @@ class ArchiveReader:
                         raise ArchiveRefused(f"{here}:{digest.rows}", "the last line is cut short (no newline)")
                     try:
                         obj = parse_line(line)
+                    except json_input.NotFinite as exc:
+                        raise ArchiveRefused(f"{here}:{digest.rows}", str(exc)) from None
                     except (ValueError, UnicodeDecodeError) as exc:
                         raise ArchiveRefused(f"{here}:{digest.rows}", f"not valid JSON ({exc})") from None
                     yield digest.rows, obj

@@ -199,7 +199,7 @@ def _archive_with_lines(lines: bytes) -> bytes:
         (_line(1, "a") + _line(2, "b").replace(b'"id":2', b'"id":"2"'), "a.zip/notes.jsonl:2", "id must be an integer"),
         (_line(1, "a") + _line(2, "b").replace(b'"done":false', b'"done":0'), "a.zip/notes.jsonl:2",
          "done must be true or false"),
-        (_line(1, "a").replace(b'"score":0.1', b'"score":NaN'), "a.zip/notes.jsonl:1", "not valid JSON"),
+        (_line(1, "a").replace(b'"score":0.1', b'"score":NaN'), "a.zip/notes.jsonl:1", "field 'score' is NaN"),
         (_line(1, "a").replace(b'{"at"', b'{"secret":1,"at"'), "a.zip/notes.jsonl:1", "unknown column(s) secret"),
         (_line(1, "a").replace(b'"at":null,', b""), "a.zip/notes.jsonl:1", "missing column(s) at"),
         (_line(1, "a").replace(b'"at":null', b'"at":"yesterday"'), "a.zip/notes.jsonl:1", "at must be a UTC time"),
