@@ -115,6 +115,23 @@ LETTER_NAMES = dict(a="ए", b="बी", c="सी", d="डी", e="ई", f="ए
                     m="एम", n="एन", o="ओ", p="पी", q="क्यू", r="आर", s="एस", t="टी", u="यू", v="वी", w="डब्ल्यू",
                     x="एक्स", y="वाई", z="ज़ेड")
 
+# Chat spellings that Dakshina's annotators, asked to romanize one word at a time, did not write, but people type in
+# running text (issue 26): their forms come first, in this order, before the model's. A short hand list, each entry
+# checked by hand in tests/unit/test_chat_spellings.py; everything else is left to the model and, in a sentence, to the
+# words before it (``corpus.transliterate.suggest``'s ``context``).
+CHAT_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "h": ("है",),  # as in "kya h"
+    "bohot": ("बहुत",), "bohat": ("बहुत",), "bahot": ("बहुत",), "bhot": ("बहुत",), "bht": ("बहुत",),
+    "nhi": ("नहीं",), "nhin": ("नहीं",),
+    "mai": ("मैं",),
+    "maine": ("मैंने",), "mene": ("मैंने",), "mne": ("मैंने",),
+    "me": ("में",),
+    "hu": ("हूँ", "हूं"), "hun": ("हूँ", "हूं"),
+    "chalu": ("चालू",),
+    "saturday": ("सैटरडे", "शनिवार"),
+    "dumplings": ("डंपलिंग्स",), "dumpling": ("डंपलिंग",),
+}
+
 _CONSONANT = set(chr(c) for c in range(0x0915, 0x093A)) | set(chr(c) for c in range(0x0958, 0x0960))
 _NUKTA, _VIRAMA = "\u093c", "\u094d"
 _VOWEL_SIGNS = set(chr(c) for c in range(0x093E, 0x094D)) | {"\u0962", "\u0963"}
@@ -782,7 +799,8 @@ def suggest(roman: str, k: int = 5, *, lexicon_extra: Mapping[str, float] | None
 
     Devanagari input comes back unchanged (it is already typed); digits and other letterless input too.
     ``lexicon_extra`` adds words the caller knows (e.g. the project's own translations) with a frequency in
-    wordfreq's unit (share of running words); ``prefer`` lists forms to put first, in that order.
+    wordfreq's unit (share of running words); ``prefer`` lists forms to put first, in that order, then come the
+    ``CHAT_SPELLINGS`` of the input, then the model's candidates.
     """
     if k <= 0 or not roman or not roman.strip():
         return []
@@ -792,9 +810,10 @@ def suggest(roman: str, k: int = 5, *, lexicon_extra: Mapping[str, float] | None
     letters = roman_letters(text)
     if not letters or any(ch.isdigit() for ch in text):
         return [text]
-    ranked = load_model().rank(letters, k + len(prefer), lexicon_extra)
+    chat = CHAT_SPELLINGS.get(letters, ())
+    ranked = load_model().rank(letters, k + len(prefer) + len(chat), lexicon_extra)
     out: list[str] = []
-    for word in [unicodedata.normalize("NFC", p) for p in prefer] + ranked:
+    for word in [unicodedata.normalize("NFC", p) for p in prefer] + list(chat) + ranked:
         if word and word not in out:
             out.append(word)
     return out[:k]

@@ -32,6 +32,7 @@ from corpus.romanization import (
     BOS, EOS, MAX_DEVA_UNITS, MAX_ROMAN, MODEL_PATH, LEXICON_PATH, PRONUNCIATIONS_PATH, deva_units,
     read_pronunciations, roman_letters,
 )
+from corpus.word_context import BIGRAMS_PATH
 
 DAKSHINA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dakshina-hi"
 # Lexicon-only tokens (``add_lexicon_only``) count this much less (log) than their share of the small-chunk alignment;
@@ -689,6 +690,93 @@ def align(pairs, iterations: int, small: bool = False) -> list:
     return seqs
 
 
+# Hindi running text for the word bigrams (``corpus.word_context``): LibreOffice's Hindi help and interface messages,
+# as Debian's ``libreoffice-help-hi`` and ``libreoffice-l10n-hi`` install them (or ``dpkg-deb -x`` unpacks them).
+LIBREOFFICE_HELP = Path("/usr/share/libreoffice/help/hi")
+LIBREOFFICE_MESSAGES = Path("/usr/lib/libreoffice/program/resource/hi/LC_MESSAGES")
+_BLOCK_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "div", "title", "br", "tr", "table", "dt",
+               "dd"}
+
+
+def html_blocks(html: str) -> list[str]:
+    """The text of each block element (paragraph, heading, list item, cell) of an HTML page, scripts left out."""
+    from html.parser import HTMLParser
+
+    blocks: list[str] = []
+
+    class Blocks(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.parts: list[str] = []
+            self.skip = 0
+
+        def flush(self):
+            if self.parts:
+                blocks.append("".join(self.parts))
+                self.parts = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag in ("script", "style"):
+                self.skip += 1
+            elif tag in _BLOCK_TAGS:
+                self.flush()
+
+        def handle_endtag(self, tag):
+            if tag in ("script", "style"):
+                self.skip = max(0, self.skip - 1)
+            elif tag in _BLOCK_TAGS:
+                self.flush()
+
+        def handle_data(self, data):
+            if not self.skip:
+                self.parts.append(data)
+
+    parser = Blocks()
+    parser.feed(html)
+    parser.close()
+    parser.flush()
+    return blocks
+
+
+def message_texts(mo_path: Path) -> list[str]:
+    """The translated messages of a gettext .mo file, without the ``~``/``_`` that mark a menu's access key."""
+    import gettext
+
+    with mo_path.open("rb") as fh:
+        catalog = gettext.GNUTranslations(fh)._catalog  # noqa: SLF001 (the documented way to list a .mo file)
+    return [re.sub(r"[~_&]", "", v) for k, v in sorted(catalog.items(), key=lambda kv: str(kv[0])) if k and v]
+
+
+def libreoffice_texts(help_dir: Path = LIBREOFFICE_HELP, messages_dir: Path = LIBREOFFICE_MESSAGES) -> list[str]:
+    """Every Hindi text block of the LibreOffice help pages and interface messages, NFC, in a fixed order."""
+    texts: list[str] = []
+    for page in sorted(help_dir.rglob("*.html")):
+        texts.extend(html_blocks(page.read_text(encoding="utf-8", errors="replace")))
+    for mo in sorted(messages_dir.glob("*.mo")):
+        texts.extend(message_texts(mo))
+    return [unicodedata.normalize("NFC", t) for t in texts if t.strip()]
+
+
+def write_bigrams(texts: Sequence[str], out: Path, holdout: float = 0.0, holdout_out: Path | None = None) -> None:
+    """Count the texts' word bigrams into ``out`` (``prev<TAB>word<TAB>count``, sorted); with ``holdout`` a share of
+    the distinct texts (seeded) is left out and written to ``holdout_out``, one per line, for tuning."""
+    from corpus.word_context import bigram_counts
+
+    distinct = list(dict.fromkeys(texts))
+    held: set[str] = set()
+    if holdout:
+        held = set(random.Random(26).sample(distinct, int(len(distinct) * holdout)))
+        assert holdout_out is not None
+        holdout_out.write_text("".join(t.replace("\n", " ") + "\n" for t in distinct if t in held), encoding="utf-8")
+    counts = bigram_counts([t for t in texts if t not in held])
+    rows = sorted((prev, word, n) for prev, followers in counts.items() for word, n in followers.items())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(out, "wt", encoding="utf-8", compresslevel=9) as fh:
+        for prev, word, n in rows:
+            fh.write(f"{prev}\t{word}\t{n}\n")
+    print(f"bigrams: {len(rows)} distinct pairs, {sum(n for *_, n in rows)} in all, from {len(texts)} text blocks")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", type=Path, default=DAKSHINA / "hi.translit.sampled.train.tsv")
@@ -718,10 +806,23 @@ def main(argv=None) -> None:
     ap.add_argument("--english-only", action="store_true",
                     help="only (re)build the English model and the pronunciations, into the model already at "
                          "--model-out (or the --fold's), from the same pairs a full build would use")
+    ap.add_argument("--bigrams-only", action="store_true",
+                    help="only (re)build the word bigram counts of corpus.word_context (--bigrams-out) from the Hindi "
+                         "LibreOffice help and messages (--libreoffice-help, --libreoffice-messages)")
+    ap.add_argument("--bigrams-out", type=Path, default=BIGRAMS_PATH)
+    ap.add_argument("--bigrams-holdout", type=float, default=0.0,
+                    help="leave out this share of the text blocks (written to --bigrams-holdout-out) for tuning")
+    ap.add_argument("--bigrams-holdout-out", type=Path, default=Path("/tmp/bigrams_holdout.txt"))
+    ap.add_argument("--libreoffice-help", type=Path, default=LIBREOFFICE_HELP)
+    ap.add_argument("--libreoffice-messages", type=Path, default=LIBREOFFICE_MESSAGES)
     ap.add_argument("--rerank-into", type=Path, default=MODEL_PATH)
     ap.add_argument("--model-out", type=Path, default=MODEL_PATH)
     ap.add_argument("--lexicon-out", type=Path, default=LEXICON_PATH)
     args = ap.parse_args(argv)
+    if args.bigrams_only:
+        write_bigrams(libreoffice_texts(args.libreoffice_help, args.libreoffice_messages), args.bigrams_out,
+                      args.bigrams_holdout, args.bigrams_holdout_out)
+        return
     if args.fit_rerank:
         fit_rerank(args.fit_rerank, args.model_out, args.lexicon_out, args.rerank_into)
         return

@@ -7,18 +7,25 @@ the two-code-point "ा + ॅ" the library emits for English /ɔ/ becomes the si
 ``{braces}`` is copied unchanged, for names that rule 1 keeps in Roman script.
 
 Phonetic typing (``khana`` → खाना, as Hindi speakers type) is ``suggest``: ranked candidates from the learned model
-in ``corpus.romanization``; the schemes here stay for those who prefer a strict scheme.
+in ``corpus.romanization``, reordered by the words typed before it in the sentence (``context``) with the word
+bigram model of ``corpus.word_context`` (its counts come from the Hindi LibreOffice help and messages, Debian's
+``libreoffice-help-hi`` and ``libreoffice-l10n-hi``, MPL-2.0; and, at run time, from the project's own
+translations); the schemes here stay for those who prefer a strict scheme.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from indic_transliteration import sanscript
 
-from corpus.romanization import suggest
+from corpus import romanization
 from corpus.tokens import normalize
+from corpus.word_context import is_devanagari_word, load_context_model
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,69 @@ _DEVANAGARI_DIGITS = str.maketrans("०१२३४५६७८९", "0123456789
 _CANDRA_O = (("\u093e\u0945", "\u0949"), ("\u0906\u0945", "\u0911"), ("\u0905\u0945", "\u0911"))
 # Shortcuts for sounds the Sanskrit tables leave out: ITRANS "O" (unused there) types ॉ.
 _SHORTCUTS = {"itrans": (("O", "A.c"),)}
+
+
+# With context: how many of the model's candidates are reordered, and how (tuned on a held-out tenth of the bigram
+# text, each word typed as a Dakshina train romanization of it; never on Dakshina's dev sentences). A candidate's
+# score is -POSITION_COST per place in the model's list + CONTEXT_WEIGHT * log(P(word | previous) / P(word)) +
+# UNIGRAM_WEIGHT * log P(word), P(word) its share of running text (the lexicon's frequency, at least its floor).
+CONTEXT_CANDIDATES = 10
+POSITION_COST = 1.0
+CONTEXT_WEIGHT = 0.5
+UNIGRAM_WEIGHT = 0.25
+# The model's best this many also offer their form with a final anusvara (है → हैं, मे → में) when the lexicon has it:
+# chat drops the nasal that grammar needs after a plural or a verb in -ते (``rahe hai`` → रहे हैं).
+NASAL_VARIANTS_OF = 3
+# Preceding words used (most recent last).
+MAX_CONTEXT = 3
+
+
+def usable_context(context: Sequence[str]) -> tuple[str, ...]:
+    """The last ``MAX_CONTEXT`` preceding words, NFC, that are Devanagari words; the run stops at anything else (a
+    Roman name, digits, punctuation), since a bigram spans only adjacent words."""
+    out: list[str] = []
+    for word in reversed(tuple(context)[-MAX_CONTEXT:]):
+        word = unicodedata.normalize("NFC", word.strip()) if isinstance(word, str) else ""
+        if not is_devanagari_word(word):
+            break
+        out.append(word)
+    return tuple(reversed(out))
+
+
+def suggest(roman: str, k: int = 5, *, context: Sequence[str] = (), lexicon_extra: Mapping[str, float] | None = None,
+            prefer: Sequence[str] = (), context_extra: Mapping[str, Mapping[str, int]] | None = None) -> list[str]:
+    """Ranked NFC Devanagari candidates for one Roman word, best first, no duplicates, at most ``k``.
+
+    ``context``: the Devanagari words typed before it in the sentence, most recent last. Empty, the phonetic model's
+    own order (``corpus.romanization.suggest``); otherwise its best ``CONTEXT_CANDIDATES`` (and their final-nasal
+    forms) reordered by the word bigram model (``corpus.word_context``). ``lexicon_extra`` and ``prefer`` as in
+    ``corpus.romanization.suggest``; ``context_extra`` adds bigram counts (previous word → word → count), e.g. from
+    the project's translations.
+    """
+    ctx = usable_context(context)
+    if not ctx or k <= 0:
+        return romanization.suggest(roman, k, lexicon_extra=lexicon_extra, prefer=prefer)
+    base = romanization.suggest(roman, max(k, CONTEXT_CANDIDATES), lexicon_extra=lexicon_extra, prefer=prefer)
+    if len(base) <= 1:  # nothing to choose from (or Devanagari, digits: passed through)
+        return base[:k]
+    model = romanization.load_model()
+    lexicon = model.lexicon
+    candidates = list(base)
+    for word in base[:NASAL_VARIANTS_OF]:
+        nasal = word + "\u0902"
+        if not word.endswith(("\u0902", "\u0901")) and nasal not in candidates and (
+                nasal in lexicon or (lexicon_extra and nasal in lexicon_extra)):
+            candidates.append(nasal)
+    floor = math.exp(model.log_floor) if lexicon else 1e-7
+    words = load_context_model()
+    prev = ctx[-1]
+    scored = []
+    for place, word in enumerate(candidates):
+        share = max(lexicon.get(word, 0.0), float((lexicon_extra or {}).get(word, 0.0) or 0.0), floor)
+        gain = words.logp(word, prev, share, context_extra) - math.log(share)
+        scored.append((-POSITION_COST * place + CONTEXT_WEIGHT * gain + UNIGRAM_WEIGHT * math.log(share), -place, word))
+    scored.sort(reverse=True)
+    return [word for *_, word in scored][:k]
 
 
 def scheme_label(key: str) -> str:

@@ -3,8 +3,9 @@
 ``suggest_for`` is what the translate editor asks on every word (through the JSON route in
 ``ui/api_routes.py``, never a page rerun): the shipped model (``corpus.transliterate.suggest``) ranks
 Devanagari spellings of a Roman word; the project's own words (its glossary and the Hindi of its
-translations) join the model's lexicon; and a form translators accepted for that Roman word in this
-project comes first (``prefer``), most used first. ``record_accepted`` stores what they accept, in
+translations) join the model's lexicon, and the word pairs of its translations join the bigram counts that
+rank by the words typed before (``context``); and a form translators accepted for that Roman word in this
+project comes first (``prefer``), most used first (in a sentence, the words before may still reorder it). ``record_accepted`` stores what they accept, in
 batches sent with the autosave; ``learned_forms`` shows the lead what the team has taught it.
 """
 
@@ -14,14 +15,14 @@ import threading
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from corpus import transliterate
+from corpus import transliterate, word_context
 from corpus.tokens import normalize, words
 from corpus.vocabulary import Role
 from db.auth import check_writer
@@ -32,6 +33,9 @@ from db.schema import default_project_id
 MAX_ROMAN = 60
 MAX_DEVANAGARI = 120
 MAX_BATCH = 200
+# ``ctx`` of GET /api/suggest: up to this many preceding words, this many characters in all.
+MAX_CONTEXT_WORDS = 3
+MAX_CONTEXT_CHARS = 200
 LEXICON_TTL_S = 300.0
 
 
@@ -59,6 +63,14 @@ def is_devanagari_form(text: str) -> bool:
         return False
     return all("\u0900" <= c <= "\u097f" or c in "\u200c\u200d" for c in text) and any(
         unicodedata.category(c) == "Lo" for c in text)
+
+
+def context_words(raw: object) -> tuple[str, ...]:
+    """The preceding words a caller sent (``ctx``: Devanagari words separated by single spaces, most recent last),
+    NFC, the last ``MAX_CONTEXT_WORDS`` of them that are Devanagari words; anything too long, or not a string: none."""
+    if not isinstance(raw, str) or not raw or len(raw) > MAX_CONTEXT_CHARS:
+        return ()
+    return transliterate.usable_context([w for w in normalize(raw).split(" ") if w][-MAX_CONTEXT_WORDS:])
 
 
 def accepted_pairs(raw: object) -> list[tuple[str, str]]:
@@ -152,10 +164,34 @@ def project_lexicon(engine: Engine, project_id: int, *, max_age_s: float = LEXIC
     return lexicon
 
 
-def suggest_for(engine: Engine, project_id: int | None, roman: str, k: int = 5) -> list[str]:
+_bigrams: dict[tuple[str, int], tuple[float, dict[str, dict[str, int]]]] = {}
+
+
+def project_bigrams(engine: Engine, project_id: int, *, max_age_s: float = LEXICON_TTL_S) -> dict[str, dict[str, int]]:
+    """The word pairs of the project's translations (previous word → word → count), re-read at most every few
+    minutes: how this team writes joins the shipped bigram counts (``corpus.word_context``)."""
+    cache_key = (engine.url.render_as_string(hide_password=True), project_id)
+    now = time.monotonic()
+    with _lexicon_lock:
+        hit = _bigrams.get(cache_key)
+        if hit is not None and now - hit[0] < max_age_s:
+            return hit[1]
+    with Session(reader(engine)) as session:
+        texts = [normalize(t) for t in session.scalars(
+            select(Translation.text).join(SourceSentence, SourceSentence.id == Translation.sentence_id)
+            .where(SourceSentence.project_id == project_id, Translation.text.is_not(None)))]
+    counts = word_context.bigram_counts(texts)
+    with _lexicon_lock:
+        _bigrams[cache_key] = (now, counts)
+    return counts
+
+
+def suggest_for(engine: Engine, project_id: int | None, roman: str, k: int = 5,
+                context: Sequence[str] = ()) -> list[str]:
     """Ranked Devanagari candidates for one Roman word in this project (``None``: the default one):
     learned forms first, then the model's (over its lexicon plus the project's words); no duplicates,
-    at most ``k``."""
+    at most ``k``. ``context``: the Devanagari words typed before it in the sentence (most recent last),
+    which reorder the candidates by the shipped and the project's word bigrams."""
     key = roman_key(roman)
     if not is_roman_word(key):
         return []
@@ -164,10 +200,13 @@ def suggest_for(engine: Engine, project_id: int | None, roman: str, k: int = 5) 
             project_id = default_project_id(session)
     prefer = preferred(engine, project_id, key)
     lexicon = project_lexicon(engine, project_id)
+    ctx = transliterate.usable_context(context)
+    bigrams = project_bigrams(engine, project_id) if ctx else None
     with _model_lock:
-        ranked = transliterate.suggest(key, k, lexicon_extra=lexicon, prefer=tuple(prefer))
+        ranked = transliterate.suggest(key, k, context=ctx, lexicon_extra=lexicon, prefer=tuple(prefer),
+                                       context_extra=bigrams)
     out: list[str] = []
-    for form in [*prefer, *ranked]:
+    for form in [*([] if ctx else prefer), *ranked]:
         if form not in out:
             out.append(form)
     return out[:k]

@@ -128,8 +128,8 @@ class SuggestRation:
 _ration = SuggestRation()
 
 
-def _suggest(token: str | None, q: str, k: int) -> tuple[int, dict]:
-    from db.typing import suggest_for
+def _suggest(token: str | None, q: str, k: int, ctx: str = "") -> tuple[int, dict]:
+    from db.typing import context_words, suggest_for
 
     engine = route_engine()
     user = caller(engine, token)
@@ -137,11 +137,12 @@ def _suggest(token: str | None, q: str, k: int) -> tuple[int, dict]:
         return 401, {"error": "not logged in"}
     if not user.has(*TYPING_ROLES):
         return 403, {"error": "typing help is for translators"}
-    return 200, {"q": q, "candidates": suggest_for(engine, None, q, k)}
+    return 200, {"q": q, "candidates": suggest_for(engine, None, q, k, context=context_words(ctx))}
 
 
 async def suggest(request: Request) -> JSONResponse:
-    """``GET /api/suggest?q=<roman>&k=5`` → ``{"q": ..., "candidates": [...]}`` for the caller's project."""
+    """``GET /api/suggest?q=<roman>&k=5[&ctx=<up to 3 preceding Devanagari words, space-separated>]`` →
+    ``{"q": ..., "candidates": [...]}`` for the caller's project (``ctx`` ranks by the words typed before)."""
     q = request.query_params.get("q", "")
     try:
         k = min(max(int(request.query_params.get("k", "5")), 1), MAX_K)
@@ -152,7 +153,8 @@ async def suggest(request: Request) -> JSONResponse:
     token = session_token(request)
     if not token:
         return _no_store({"error": "not logged in"}, 401)
-    status, payload = await _ration.run(token, _suggest, session_token(request), q, k)
+    ctx = request.query_params.get("ctx", "")
+    status, payload = await _ration.run(token, _suggest, session_token(request), q, k, ctx)
     return _no_store(payload, status, {"Retry-After": "1"} if status in (429, 503) else None)
 
 

@@ -1,0 +1,99 @@
+"""Benchmark: word accuracy of the typing model on running text, with and without the sentence's context.
+
+``python -m bench.bench_typing_context [--limit N] [--no-own]`` converts every Roman word of the Dakshina Hindi dev
+sentences (``hi.romanized.rejoined.dev.{native,roman}.txt``: 5,000 Wikipedia sentences and the same sentences as
+native speakers typed them) with ``corpus.transliterate.suggest`` and prints top-1 and top-5 word accuracy:
+
+* without context (each word alone, as the lexicon benchmark asks);
+* with the gold preceding words as context (a translator who fixed every earlier word);
+* with the model's own first candidates as context (a translator who never corrected one), unless ``--no-own``.
+
+Scoring as the data's README says: both lines split into words (letters and their combining marks only; punctuation
+and digits dropped), and only the sentences whose word counts match are kept. Also prints the CPU time per word and
+the load average. Targets: top-1 with context ≥ 0.88, ≤ 5 ms per word. The dev sentences are never used to fit the
+context model (its text is named in ``corpus/data/hi_bigrams.LICENSE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import unicodedata
+from pathlib import Path
+
+import regex
+
+DAKSHINA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dakshina-hi"
+_LETTERS = regex.compile(r"[\p{L}\p{M}]+")
+
+
+def sentence_words(line: str) -> list[str]:
+    """The line's words: runs of letters and combining marks (NFC), punctuation and digits dropped."""
+    return _LETTERS.findall(unicodedata.normalize("NFC", line))
+
+
+def read_pairs(native: Path, roman: Path) -> tuple[list[list[tuple[str, str]]], int]:
+    """(roman, gold) word pairs of each sentence whose word counts match; and how many sentences there were."""
+    natives = native.read_text(encoding="utf-8").splitlines()
+    romans = roman.read_text(encoding="utf-8").splitlines()
+    kept = []
+    for n_line, r_line in zip(natives, romans):
+        n_words, r_words = sentence_words(n_line), sentence_words(r_line)
+        if n_words and len(n_words) == len(r_words):
+            kept.append(list(zip(r_words, n_words)))
+    return kept, len(natives)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--native", type=Path, default=DAKSHINA / "hi.romanized.rejoined.dev.native.txt")
+    ap.add_argument("--roman", type=Path, default=DAKSHINA / "hi.romanized.rejoined.dev.roman.txt")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N kept sentences (0: all)")
+    ap.add_argument("--no-own", action="store_true", help="skip the run with the model's own outputs as context")
+    args = ap.parse_args(argv)
+
+    from corpus import transliterate
+    from corpus.romanization import load_model
+
+    sentences, total = read_pairs(args.native, args.roman)
+    if args.limit:
+        sentences = sentences[: args.limit]
+    n_words = sum(len(s) for s in sentences)
+    t0 = time.perf_counter()
+    load_model()
+    transliterate.suggest("namaste", 5, context=("मैं",))
+    load_s = time.perf_counter() - t0
+
+    modes = ["none", "gold"] + ([] if args.no_own else ["own"])
+    results = {}
+    for mode in modes:
+        top1 = top5 = 0
+        cpu = []
+        for sent in sentences:
+            before: list[str] = []
+            for roman, gold in sent:
+                context = tuple(before[-3:]) if mode != "none" else ()
+                c = time.process_time()
+                cands = transliterate.suggest(roman, 5, context=context)
+                cpu.append(time.process_time() - c)
+                top1 += bool(cands) and cands[0] == gold
+                top5 += gold in cands
+                before.append(gold if mode == "gold" else (cands[0] if cands else roman))
+        results[mode] = (top1 / n_words, top5 / n_words, 1000 * statistics.fmean(cpu))
+
+    print(f"Dakshina hi dev sentences (never fitted on): {len(sentences)} of {total} sentences whose word counts match, "
+          f"{n_words} words")
+    print(f"{'context':40}{'top-1':>8}{'top-5':>8}{'CPU ms/word':>13}")
+    labels = {"none": "none (each word alone)", "gold": "the gold preceding words",
+              "own": "the model's own preceding first picks"}
+    for mode in modes:
+        t1, t5, ms = results[mode]
+        print(f"{labels[mode]:40}{t1:>8.3f}{t5:>8.3f}{ms:>13.2f}")
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; model load {load_s:.1f} s")
+    print("targets: top-1 with context >= 0.88, <= 5 ms CPU per word")
+
+
+if __name__ == "__main__":
+    main()
