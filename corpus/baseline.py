@@ -483,26 +483,59 @@ def scores_by_domain(gold: Sequence[LabelledSequence], predicted: dict[str, Sequ
 # ---------------------------------------------------------------- the dataset check
 
 
+#: Several domains, evaluated by different protocols (``domain_protocols`` says which).
+PER_DOMAIN = "per domain"
+#: Figures over fewer sentences than this carry a warning (``small_sample_warning``).
+MIN_SENTENCES = 50
+
+
+def domain_protocol(sequences: Sequence[LabelledSequence], domain: str) -> str:
+    """Train -> test where the domain has train sentences and a test split with gold, else cross-validation
+    over its train sentences. Decided per domain: an official test file imported for one domain is used for
+    that domain whether or not the other has one."""
+    splits = {s.split for s in sequences if s.domain == domain}
+    return HELD_OUT if {"train", "test"} <= splits else CROSS_VALIDATION
+
+
+def domain_protocols(sequences: Sequence[LabelledSequence]) -> dict[str, str]:
+    return {d: domain_protocol(sequences, d) for d in sorted({s.domain for s in sequences})}
+
+
 def protocol_for(sequences: Sequence[LabelledSequence]) -> str:
-    """Held-out test split when every domain with train sentences has test sentences, else cross-validation
-    over train (the project's Hindi side has no test split until test sentences are translated and tagged)."""
-    train_domains = {s.domain for s in sequences if s.split == "train"}
-    test_domains = {s.domain for s in sequences if s.split == "test"}
-    return HELD_OUT if train_domains and train_domains <= test_domains else CROSS_VALIDATION
+    """The side's protocol: ``HELD_OUT`` or ``CROSS_VALIDATION`` when every domain uses it, else ``PER_DOMAIN``."""
+    found = set(domain_protocols(sequences).values())
+    return found.pop() if len(found) == 1 else (PER_DOMAIN if found else CROSS_VALIDATION)
+
+
+def protocol_label(protocol: str, settings: CrfSettings) -> str:
+    """The short name the report and the signature use: ``test split`` or ``5-fold CV over train``."""
+    return "test split" if protocol == HELD_OUT else f"{settings.folds}-fold CV over train"
+
+
+def small_sample_warning(sentences: int) -> str | None:
+    """The warning a figure over fewer than ``MIN_SENTENCES`` scored sentences carries (None from 50 on)."""
+    if 0 < sentences < MIN_SENTENCES:
+        return (f"only {sentences} sentence(s) scored (fewer than {MIN_SENTENCES}): one span more or less moves "
+                "these figures a lot")
+    return None
 
 
 def side_baseline(sequences: Sequence[LabelledSequence], settings: CrfSettings | None = None,
                   domains: Iterable[str] = ()) -> tuple[dict[str, dict], str]:
     """Scores per domain and overall for one side, and the protocol used. One model per domain (the paper's
-    per-domain rows); ``all`` pools every domain's predictions."""
+    per-domain rows); ``all`` pools every domain's predictions. Each domain is evaluated train -> test where
+    it has a test split, else by cross-validation over its train sentences (``domain_protocol``); every entry
+    says how (``protocol``: ``test split``, ``5-fold CV over train``, for ``all`` possibly ``per domain``) and
+    carries ``warning`` where fewer than ``MIN_SENTENCES`` sentences were scored."""
     settings = settings or CrfSettings()
+    protocols = domain_protocols(sequences)
     protocol = protocol_for(sequences)
     predicted: dict[str, Sequence[str]] = {}
     train_counts: dict[str, int] = {}
     scored: list[LabelledSequence] = []
     for domain in sorted({s.domain for s in sequences}):
         train_set = [s for s in sequences if s.domain == domain and s.split == "train"]
-        if protocol == HELD_OUT:
+        if protocols[domain] == HELD_OUT:
             test_set = [s for s in sequences if s.domain == domain and s.split == "test"]
             predictions = held_out_predictions(train_set, test_set, settings)
             train_counts[domain] = len(train_set)
@@ -512,7 +545,14 @@ def side_baseline(sequences: Sequence[LabelledSequence], settings: CrfSettings |
             train_counts[domain] = len(train_set) if len(train_set) >= 2 else 0
         predicted.update((p.key, p.tags) for p in predictions)
         scored += [s for s in test_set if s.key in predicted]
-    return scores_by_domain(scored, predicted, train_counts, domains), protocol
+    scores = scores_by_domain(scored, predicted, train_counts, domains)
+    for domain, figures in scores.items():
+        how = protocols.get(domain)
+        if domain == "all":
+            how = protocol if protocols else None
+        figures["protocol"] = (PER_DOMAIN if how == PER_DOMAIN else protocol_label(how, settings)) if how else None
+        figures["warning"] = small_sample_warning(figures["test_sentences"])
+    return scores, protocol
 
 
 def protocol_text(protocol: str, settings: CrfSettings) -> str:
@@ -532,8 +572,13 @@ def dataset_baseline(sides: dict[str, Sequence[LabelledSequence]], settings: Crf
     domains = sorted({s.domain for sequences in sides.values() for s in sequences})  # every side lists every domain
     for side, sequences in sides.items():
         report[side], protocol = side_baseline(sequences, settings, domains)
-        protocols[side] = (f"{settings.folds}-fold CV over train" if protocol == CROSS_VALIDATION else "test split") \
-            if sequences else "no data"
+        if not sequences:
+            protocols[side] = "no data"
+        elif protocol == PER_DOMAIN:
+            protocols[side] = PER_DOMAIN + " (" + "; ".join(
+                f"{d} {protocol_label(p, settings)}" for d, p in domain_protocols(sequences).items()) + ")"
+        else:
+            protocols[side] = protocol_label(protocol, settings)
     report["signature"] = settings.signature(protocols)
     return report
 
@@ -550,15 +595,22 @@ def format_baseline(report: dict) -> str:
             continue
         how = protocols.get(side, "")
         lines.append(f"{SIDE_NAMES.get(side, side)}: {how}")
-        if "CV" in how:
+        if how.endswith("CV over train"):
             lines.append("  (no test split: figures are cross-validated over train)")
+        elif how.startswith(PER_DOMAIN):
+            lines.append("  (each domain with a test split is scored on it; the others are cross-validated over "
+                         "train; the protocol column says which)")
         if not figures or not any(f["test_sentences"] for f in figures.values()):
             lines += ["  no labelled sentences", ""]
             continue
-        lines.append(f"  {'domain':<12} {'P':>6} {'R':>6} {'F1':>6} {'train':>7} {'test':>7}")
+        lines.append(f"  {'domain':<12} {'P':>6} {'R':>6} {'F1':>6} {'train':>7} {'test':>7}  protocol")
+        warnings = []
         for domain, f in figures.items():
             lines.append(f"  {domain:<12} {_fmt(f['precision'])} {_fmt(f['recall'])} {_fmt(f['f1'])} "
-                         f"{f['train_sentences']:>7} {f['test_sentences']:>7}")
+                         f"{f['train_sentences']:>7} {f['test_sentences']:>7}  {f.get('protocol') or ''}")
+            if f.get("warning"):
+                warnings.append(f"  {domain}: {f['warning']}")
+        lines += warnings
         lines.append("")
     lines.append(f"signature: {report.get('signature', '')}")
     return "\n".join(lines)
@@ -592,10 +644,17 @@ def card_lines(report: dict) -> list[str]:
             return ["n/a"] * 3
         return [f"{f[k]:.3f}" for k in ("precision", "recall", "f1")]
 
+    def how(side: str, domain: str) -> str:
+        f = report.get(side, {}).get(domain) or {}
+        n = f.get("test_sentences", 0)
+        return f"{f.get('protocol') or 'n/a'}, n={n}" + (" (fewer than 50: unstable)" if f.get("warning") else "")
+
     lines = ["## CRF baseline (seed paper Table 3, first row)", "",
-             "| domain | English P | English R | English F1 | Hindi P | Hindi R | Hindi F1 |",
-             "|---|---|---|---|---|---|---|"]
-    lines += [f"| {d} | " + " | ".join(cells("en", d) + cells("hi", d)) + " |" for d in domains]
+             "| domain | English P | English R | English F1 | Hindi P | Hindi R | Hindi F1 | English scored on | "
+             "Hindi scored on |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {d} | " + " | ".join(cells("en", d) + cells("hi", d) + [how("en", d), how("hi", d)]) + " |"
+              for d in domains]
     lines += ["", "English: every imported source sentence, tags from the SemEval offsets "
               f"({protocols.get('en', 'n/a')}); Hindi: the final translations' gold tags "
               f"({protocols.get('hi', 'n/a')}). "

@@ -197,12 +197,15 @@ def test_report_has_the_contract_shape_and_says_it_cross_validated():
     report = dataset_baseline({"en": en, "hi": []}, CrfSettings(max_iterations=30))
     assert set(report) == {"en", "hi", "signature"}
     assert set(report["en"]) == {"restaurant", "laptop", "all"}
-    for figures in report["en"].values():
-        assert set(figures) == {"precision", "recall", "f1", "train_sentences", "test_sentences"}
+    for figures in report["en"].values():  # the contract's keys, and how each row was scored
+        assert set(figures) == {"precision", "recall", "f1", "train_sentences", "test_sentences", "protocol",
+                                "warning"}
+        assert figures["protocol"] == "5-fold CV over train"
     assert report["en"]["all"]["test_sentences"] == 60 and report["en"]["laptop"]["train_sentences"] == 30
+    assert report["en"]["all"]["warning"] is None and "only 30 sentence(s)" in report["en"]["laptop"]["warning"]
     assert set(report["hi"]) == {"restaurant", "laptop", "all"}  # the same domains on both sides
     assert report["hi"]["laptop"] == {"precision": None, "recall": None, "f1": None, "train_sentences": 0,
-                                      "test_sentences": 0}
+                                      "test_sentences": 0, "protocol": None, "warning": None}
     sig = report["signature"]
     for part in ("c1=0.1", "c2=0.1", "iterations=30", "tokenizer=hi-canon/1.0", "seed=13", "features=crf-word/1.0",
                  "en:5-fold CV over train", "hi:no data"):
@@ -218,6 +221,23 @@ def test_a_test_split_in_every_domain_is_used_instead_of_cross_validation():
     assert report["en"]["restaurant"]["train_sentences"] == 30
     assert report["en"]["restaurant"]["test_sentences"] == 10
     assert "en:test split" in report["signature"]
+
+
+def test_each_domain_is_scored_on_its_own_test_split_or_cross_validated_and_says_which():
+    seqs = _toy(30) + _toy(12, seed=9, split="test") + _toy(25, seed=5, domain="laptop")
+    report = dataset_baseline({"en": seqs}, CrfSettings(max_iterations=30))
+    restaurant, laptop = report["en"]["restaurant"], report["en"]["laptop"]
+    assert restaurant["protocol"] == "test split" and restaurant["test_sentences"] == 12
+    assert restaurant["train_sentences"] == 30
+    assert laptop["protocol"] == "5-fold CV over train" and laptop["test_sentences"] == 25
+    assert report["en"]["all"]["protocol"] == "per domain" and report["en"]["all"]["test_sentences"] == 37
+    assert "en:per domain (laptop 5-fold CV over train; restaurant test split)" in report["signature"]
+    assert "only 12 sentence(s) scored" in restaurant["warning"] and report["en"]["all"]["warning"]
+    text = format_baseline(report)
+    assert "restaurant" in text and "test split" in text and "5-fold CV over train" in text
+    assert "no test split: figures are cross-validated" not in text
+    card = "\n".join(card_lines(report))
+    assert "test split, n=12 (fewer than 50: unstable)" in card
 
 
 def _import_fixtures(db):
@@ -241,6 +261,32 @@ def test_english_side_is_every_imported_sentence_with_tags_from_its_offsets(sqli
     assert len(by_key) == 12
     tagged = [s for s in seqs if "B" in s.tags]
     assert tagged and all(len(s.tokens) == len(s.tags) for s in seqs)
+
+
+def test_a_test_file_imported_for_one_domain_is_used_for_it_and_the_other_is_cross_validated(sqlite_url, tmp_path,
+                                                                                             capsys):
+    _import_fixtures(sqlite_url)
+    test_file = tmp_path / "restaurants_test.xml"
+    test_file.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<sentences>\n'
+        '<sentence id="t1"><text>The pasta was cold.</text><aspectTerms>'
+        '<aspectTerm term="pasta" polarity="negative" from="4" to="9"/></aspectTerms></sentence>\n'
+        '<sentence id="t2"><text>Lovely waiters and a fine wine list.</text><aspectTerms>'
+        '<aspectTerm term="waiters" polarity="positive" from="7" to="14"/>'
+        '<aspectTerm term="wine list" polarity="positive" from="26" to="35"/></aspectTerms></sentence>\n'
+        '</sentences>\n', encoding="utf-8")
+    assert main(["--db", sqlite_url, "import-semeval", str(test_file), "--domain", "restaurant",
+                 "--split", "test"]) == 0
+    capsys.readouterr()
+    assert main(["--db", sqlite_url, "baseline", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    restaurant, laptop = report["en"]["restaurant"], report["en"]["laptop"]
+    assert restaurant["protocol"] == "test split" and restaurant["test_sentences"] == 2
+    assert laptop["protocol"] == "5-fold CV over train" and laptop["test_sentences"] == 8
+    assert "only 2 sentence(s) scored" in restaurant["warning"]
+    assert main(["--db", sqlite_url, "baseline"]) == 0
+    text = capsys.readouterr().out
+    assert "per domain (laptop 5-fold CV over train; restaurant test split)" in text
 
 
 def test_baseline_command_reports_english_f1_per_domain_on_untranslated_semeval(sqlite_url, capsys):
