@@ -68,7 +68,9 @@ def _decode(data: bytes, filename: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        raise PredictionsRejected([LocatedError(filename, f"not UTF-8: {exc.reason}", line=line)]) from exc
+        sentence = data[:exc.start].replace(b"\r\n", b"\n").count(b"\n\n") + 1  # a CoNLL file's; a JSONL line's
+        raise PredictionsRejected([LocatedError(filename, f"not UTF-8: {exc.reason}", line=line, sentence_id=(
+            f"#{sentence}" if not filename.lower().endswith((".jsonl", ".json")) else f"#{line}"))]) from exc
 
 
 def read_conll(data: bytes, filename: str) -> tuple[list[PredictedSentence], list[LocatedError]]:
@@ -127,11 +129,12 @@ def read_jsonl(data: bytes, filename: str) -> tuple[list[PredictedSentence], lis
         try:
             obj = json_input.loads(line)
         except json.JSONDecodeError as exc:
-            errors.append(LocatedError(filename, f"not JSON: {exc.msg}", line=number))
+            errors.append(LocatedError(filename, f"not JSON: {exc.msg}", line=number,
+                                       sentence_id=f"#{len(sentences) + 1}"))
             continue
         except ValueError as exc:  # a non-finite number (names its field), nesting too deep
             errors.append(LocatedError(filename, str(exc) if isinstance(exc, json_input.NotFinite)
-                                       else f"not JSON: {exc}", line=number))
+                                       else f"not JSON: {exc}", line=number, sentence_id=f"#{len(sentences) + 1}"))
             continue
         where = f"#{len(sentences) + 1}"
         if not isinstance(obj, dict):
@@ -167,9 +170,12 @@ def read_predictions(data: bytes, filename: str, fmt: str | None = None
     return read_conll(data, filename) if fmt == "conll" else read_jsonl(data, filename)
 
 
-def match_to_gold(predicted: Sequence[PredictedSentence], gold: Sequence[LabelledSequence], filename: str
-                  ) -> tuple[dict[str, tuple[str, ...]], list[LocatedError]]:
-    """Predicted tags by gold key; every gold sentence once, with exactly its tokens, else located errors."""
+def match_to_gold(predicted: Sequence[PredictedSentence], gold: Sequence[LabelledSequence], filename: str,
+                  end_line: int = 1) -> tuple[dict[str, tuple[str, ...]], list[LocatedError]]:
+    """Predicted tags by gold key; every gold sentence once, with exactly its tokens, else located errors.
+    Every error names a line and a sentence: an error about the whole file (sentences missing or too
+    many) names the line where the file ends (``end_line``) or the first extra sentence, and the first
+    test sentence it concerns."""
     errors: list[LocatedError] = []
     pairs: list[tuple[PredictedSentence, LabelledSequence]] = []
     if predicted and all(p.id is not None for p in predicted):
@@ -187,13 +193,19 @@ def match_to_gold(predicted: Sequence[PredictedSentence], gold: Sequence[Labelle
                 pairs.append((p, by_key[p.id]))
         missing = [g.key for g in gold if g.key not in seen]
         if missing:
-            errors.append(LocatedError(filename, f"{len(missing)} test sentence(s) have no prediction, first "
-                                       f"{', '.join(missing[:5])}"))
+            errors.append(LocatedError(filename, f"the file ends without a prediction for {len(missing)} test "
+                                       f"sentence(s), first {', '.join(missing[:5])}", line=end_line,
+                                       sentence_id=missing[0]))
     else:
         if len(predicted) != len(gold):
+            extra = len(predicted) > len(gold)
+            at = predicted[len(gold)] if extra else None
             errors.append(LocatedError(
                 filename, f"{len(predicted)} sentences, but the test split has {len(gold)} (without '# id = …' lines "
-                "or \"id\" fields, sentences are matched by position)"))
+                "or \"id\" fields, sentences are matched by position): "
+                + ("this sentence and those after it match none" if extra else "the file ends before this one"),
+                line=at.line if at is not None else end_line,
+                sentence_id=(f"{len(gold) + 1} (no test sentence)" if extra else gold[len(predicted)].key)))
         pairs = list(zip(predicted, gold))
     for p, g in pairs:
         problem = token_mismatch(p.tokens, g.tokens)
@@ -251,15 +263,37 @@ def evaluate_predictions(data: bytes, filename: str, gold: Sequence[LabelledSequ
                          ) -> Evaluation:
     """Read, check and score; raises PredictionsRejected (every error located) if anything does not fit."""
     if not gold:
-        raise PredictionsRejected([LocatedError(filename, "the project has no test split with gold labels to "
-                                                          "score against")])
-    fmt = fmt or detect_format(data, filename)
-    predicted, errors = read_predictions(data, filename, fmt)
-    if not errors:
-        tags, errors = match_to_gold(predicted, gold, filename)
+        raise PredictionsRejected([LocatedError(filename, NO_TEST_GOLD)])
+    tags, fmt, errors = check_predictions(data, filename, gold, fmt)
     if errors:
         raise PredictionsRejected(errors[:MAX_ERRORS])
     return Evaluation(score_by_domain(gold, tags), gold_version(gold), len(gold), fmt)
+
+
+def last_line(data: bytes) -> int:
+    """The number of the file's last line (1 for an empty file)."""
+    return max(1, data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
+
+
+def check_predictions(data: bytes, filename: str, gold: Sequence[LabelledSequence], fmt: str | None = None
+                      ) -> tuple[dict[str, tuple[str, ...]], str, list[LocatedError]]:
+    """Everything ``evaluate_predictions`` checks, without scoring: (tags by gold key, format, located errors).
+    The Dataset check runs it as soon as a file is uploaded, so a file is refused before it can be submitted."""
+    if not gold:
+        return {}, fmt or "", [LocatedError(filename, NO_TEST_GOLD, line=1, sentence_id="(none)")]
+    fmt = fmt or detect_format(data, filename)
+    try:
+        predicted, errors = read_predictions(data, filename, fmt)
+    except PredictionsRejected as exc:
+        return {}, fmt, list(exc.errors)
+    tags: dict[str, tuple[str, ...]] = {}
+    if not errors:
+        tags, errors = match_to_gold(predicted, gold, filename, last_line(data))
+    return tags, fmt, errors[:MAX_ERRORS]
+
+
+NO_TEST_GOLD = ("the project has no test split with gold labels to score against (import a SemEval test file, "
+                "then translate, tag and adjudicate its sentences)")
 
 
 def format_scores(scores: dict[str, dict]) -> str:
