@@ -34,8 +34,14 @@ ALL_SOURCES = (MAP, *SOURCES)
 
 #: Confidence of an exact and of an inflection-tolerant match, per source (the CRF brings its own).
 CONFIDENCE = {AWARE: (0.95, 0.85), GLOSSARY: (0.9, 0.8), TRANSLITERATION: (0.8, 0.7)}
-#: Candidates asked of the transliterator per English word.
-TRANSLITERATION_CANDIDATES = 5
+#: Candidates asked of the transliterator per English word: past the third, they are mostly other Hindi words.
+TRANSLITERATION_CANDIDATES = 3
+#: Closed-class Hindi words (postpositions, auxiliaries, pronouns, conjunctions, particles): never an aspect's
+#: realisation, though a transliteration may spell one (key → की, usb → सब).
+FUNCTION_WORDS = frozenset("""
+का की के को में से पर ने तक वाला वाले वाली है हैं था थी थे थीं हो होता होती होते गया गई गए रहा रही रहे और या
+पर लेकिन मगर भी तो ही न नहीं ना यह ये वह वे इस उस इन उन इसका इसकी इसके उसका उसकी उसके मैं हम तुम आप सब कुछ
+एक बार जो कि जब तब अब बहुत कम ज़्यादा""".split())
 
 # Gender and number endings a Hindi noun or adjective (also a transliterated root, guideline 4) takes, as
 # ``loose_key`` writes them (ी folds to ि, ँ to ं), longest first. A stem keeps at least two characters.
@@ -89,16 +95,17 @@ def stem(word: str) -> str:
 
 
 def _windows(tokens: Sequence[str], target: Sequence[str], exact: bool) -> list[Span]:
-    """Non-overlapping runs of ``tokens`` equal to ``target``, exactly or after ``stem`` on every word."""
+    """Non-overlapping runs of ``tokens`` equal to ``target``, exactly or after ``stem`` on every word; never a
+    run of function words only."""
     n = len(target)
-    if not n or n > len(tokens):
+    if not n or n > len(tokens) or all(normalize(t) in FUNCTION_WORDS for t in target):
         return []
     want = list(target) if exact else [stem(t) for t in target]
     have = list(tokens) if exact else [stem(t) for t in tokens]
     found: list[Span] = []
     i = 0
     while i <= len(tokens) - n:
-        if have[i:i + n] == want:
+        if have[i:i + n] == want and not all(normalize(t) in FUNCTION_WORDS for t in tokens[i:i + n]):
             found.append((i, i + n))
             i += n
         else:
@@ -106,18 +113,19 @@ def _windows(tokens: Sequence[str], target: Sequence[str], exact: bool) -> list[
     return found
 
 
-def find(tokens: Sequence[str], renderings: Iterable[str]) -> tuple[list[Span], bool]:
-    """Where any of the Hindi renderings occurs in ``tokens``: the exact matches of all renderings if there
-    are any (True), else the inflection-tolerant ones (False). Longer renderings win overlaps."""
+def find(tokens: Sequence[str], renderings: Iterable[str], want: int | None = None) -> list[tuple[Span, bool]]:
+    """Where the Hindi renderings occur in ``tokens``, as (span, exact): every exact match of any rendering, then,
+    while fewer than ``want`` (None: when there is none), the inflection-tolerant ones. Longer renderings win
+    overlaps; sorted by position."""
     targets = sorted({tuple(tokenize(r)) for r in renderings if r and r.strip()} - {()}, key=lambda t: (-len(t), t))
     targets = [t for t in targets if any(is_word(w) for w in t)]
+    found: list[tuple[Span, bool]] = []
     for exact in (True, False):
-        spans: list[Span] = []
+        if not exact and found and (want is None or len(found) >= want):
+            break
         for target in targets:
-            spans += [s for s in _windows(tokens, target, exact) if not any(_overlap(s, o) for o in spans)]
-        if spans:
-            return sorted(spans), exact
-    return [], True
+            found += [(s, exact) for s in _windows(tokens, target, exact) if not any(_overlap(s, o) for o, _ in found)]
+    return sorted(found)
 
 
 def _overlap(a: Span, b: Span) -> bool:
@@ -143,7 +151,7 @@ def _english_key(text: str) -> str:
 def transliteration_renderings(term: str, transliterate: Transliterator,
                                k: int = TRANSLITERATION_CANDIDATES) -> list[str]:
     """The English term written as Hindi writes a loanword: every combination of each word's first ``k``
-    Devanagari candidates (the singular's too, for a plural), and the term kept in Roman script (guideline 1)."""
+    Devanagari candidates (the singular's too, for a plural) or the word itself in Roman script (guideline 1)."""
     words = [w for w in tokenize(term) if is_word(w)]
     if not words or len(words) > 4:
         return [term] if words else []
@@ -153,11 +161,23 @@ def transliteration_renderings(term: str, transliterate: Transliterator,
         singular = _english_key(word)
         if singular != word.casefold():
             forms += [f for f in list(transliterate(singular))[:k] if f not in forms]
-        options.append(forms or [word])
+        options.append([*forms, word])  # a word kept in Roman script (guideline 1: USB पोर्ट)
     combos = [""]
     for forms in options:
         combos = [f"{c} {f}".strip() for c in combos for f in forms][:200]
-    return [term, *combos]
+    return combos
+
+
+def _merged(aspects: Sequence[SourceAspect]) -> list[SourceAspect]:
+    """One aspect per English term (case aside), in first-seen order, with every rendering of its occurrences."""
+    out: dict[str, SourceAspect] = {}
+    for a in aspects:
+        key = a.term.casefold().strip()
+        if not key:
+            continue
+        had = out.get(key)
+        out[key] = a if had is None else SourceAspect(had.term, tuple(dict.fromkeys(had.renderings + a.renderings)))
+    return list(out.values())
 
 
 def _occurrences(aspects: Sequence[SourceAspect]) -> dict[str, int]:
@@ -188,23 +208,19 @@ def project(
     occupied: list[Span] = list(taken)
     out: list[Projected] = []
     counts = _occurrences(aspects)
-    seen: set[str] = set()
-    for aspect in aspects:
+    # longer terms first: "camera app" takes its कैमरा before "camera" looks for one
+    merged = sorted(_merged(aspects), key=lambda a: -len(tokenize(a.term)))
+    for aspect in merged:
         key = aspect.term.casefold().strip()
-        if not key or key in seen:
-            continue
-        seen.add(key)
         for source, renderings in _renderings(aspect, enabled, entries, transliterate):
-            spans, exact = find(tokens, renderings)
-            spans = [s for s in spans if not any(_overlap(s, o) for o in occupied)]
-            if not spans:
+            hits = [(s, exact) for s, exact in find(tokens, renderings, counts[key])
+                    if not any(_overlap(s, o) for o in occupied)]
+            if not hits:
                 continue
-            confidence = CONFIDENCE[source][0 if exact else 1]
-            if len(spans) > counts[key]:  # the word also stands for something else (खाना: food, to eat)
-                confidence = round(confidence * counts[key] / len(spans), 4)
-                spans = spans[:counts[key]]
-            for span in spans:
+            share = min(1.0, counts[key] / len(hits))  # the word also stands for something else (खाना: food, eat)
+            for span, exact in sorted(hits, key=lambda h: (not h[1], h[0]))[:counts[key]]:
                 occupied.append(span)
+                confidence = round(CONFIDENCE[source][0 if exact else 1] * share, 4)
                 out.append(Projected(span, source, confidence, aspect.term, exact))
             break
     if CRF in enabled:

@@ -143,3 +143,31 @@ def test_aware_renderings_and_merge():
     text = "मिसो सूप में स्वाद नहीं था और मछली पहले जैसी नहीं थी।"
     assert aware_renderings(text, [(0, 8), None, (30, 34)]) == ("मिसो सूप", "मछली")
     assert merge_renderings([{0: "स्टाफ़"}, {0: "स्टाफ़", 1: "खाना"}, {0: "स्टाफ"}], 2) == [("स्टाफ़", "स्टाफ"), ("खाना",)]
+
+
+@pytest.mark.parametrize("text, term", [
+    ("खाने की कीमत ठीक थी।", "key"),          # key → की, the postposition
+    ("सब कुछ धीमा था।", "usb"),               # usb → सब
+])
+def test_a_transliteration_that_spells_a_function_word_is_no_suggestion(text, term):
+    from corpus.transliterate import suggest
+
+    assert project(tokenize(text), [A(term)], transliterate=suggest) == []
+
+
+def test_a_term_twice_in_english_uses_the_renderings_of_both_occurrences():
+    # "we waited long for the food, but the food was worth it": खाने, then खाना
+    aspects = [A("food", ("खाने",)), A("food", ("खाना",))]
+    found = project(tokenize("खाने के लिए बहुत इंतज़ार किया पर खाना अच्छा था।"), aspects)
+    assert [(p.span, p.exact, p.confidence) for p in found] == [((0, 1), True, 0.95), ((7, 8), True, 0.95)]
+
+
+def test_an_exact_occurrence_and_an_inflected_one_of_a_term_twice_in_english():
+    found = project(tokenize("कुर्सी टूटी थी और कुर्सियाँ गंदी थीं।"), [A("chair", ("कुर्सी",)), A("chair", ("कुर्सी",))])
+    assert [(p.span, p.exact) for p in found] == [((0, 1), True), ((4, 5), False)]
+
+
+def test_a_longer_term_takes_its_words_before_a_shorter_one_looks():
+    aspects = [A("camera", ("कैमरा",)), A("camera app", ("कैमरा ऐप",))]
+    found = project(tokenize("कैमरा अच्छा है और कैमरा ऐप भी तेज़ है।"), aspects)
+    assert [(p.span, p.term, p.confidence) for p in found] == [((0, 1), "camera", 0.95), ((4, 6), "camera app", 0.95)]
