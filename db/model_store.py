@@ -50,6 +50,7 @@ from corpus.vocabulary import Status
 from db.engine import reader, transaction
 from db.gold import gold_in_force
 from db.jobs import enqueue_in
+from db.model_seal import seal, unseal
 from db.models import (
     Adjudication,
     Annotation,
@@ -131,7 +132,8 @@ def _store(engine: Engine, project_id: int, gold_count: int, signature: str, dat
             if row is None:
                 row = SuggestionModel(project_id=project_id)
                 session.add(row)
-            row.gold_count, row.signature, row.model, row.train_seconds = gold_count, signature, data, seconds
+            row.gold_count, row.signature, row.train_seconds = gold_count, signature, seconds
+            row.model = seal(engine, project_id, data)  # db.model_seal: opened again only with this MAC
             row.trained_at = utcnow()
     except IntegrityError:  # another process stored its first model at the same moment: keep theirs
         log.info("suggestion model of project %s stored elsewhere first", project_id)
@@ -232,7 +234,7 @@ def _counts(values: Iterable[str]) -> dict[str, int]:
 
 _lock = threading.Lock()
 _checked: dict[tuple[str, int], float] = {}
-_models: dict[tuple[str, int], tuple[object, TrainedModel]] = {}
+_models: dict[tuple[str, int], tuple[object, TrainedModel | None]] = {}
 
 
 def _key(engine: Engine, project_id: int) -> tuple[str, int]:
@@ -295,7 +297,12 @@ def current_model(session: Session, project_id: int) -> TrainedModel | None:
     cached = _models.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    data = session.scalar(select(SuggestionModel.model).where(SuggestionModel.id == row[0]))
+    stored = session.scalar(select(SuggestionModel.model).where(SuggestionModel.id == row[0]))
+    data = unseal(getattr(engine, "engine", engine), project_id, stored)
+    if data is None:  # not sealed by this server's key: CRFsuite's C reader never sees it (db.model_seal)
+        log.warning("suggestion model of project %s is not sealed with this server's key: not opened", project_id)
+        _models[key] = (stamp, None)
+        return None
     model = load_model(data, CrfSettings(), row[2])
     _models[key] = (stamp, model)
     return model

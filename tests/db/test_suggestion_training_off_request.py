@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from corpus.baseline import CrfSettings, train_model_file
 from db import model_store
+from db.model_seal import unseal
 from db.model_store import forget_checks, gold_items, model_info, train_in_worker
 from db.models import SuggestionModel, Translation
 from db.project_settings import load_settings, save_settings
@@ -90,7 +91,8 @@ def test_an_item_opening_returns_before_training_and_the_retrain_job_trains_in_a
     assert model_info(engine, pid).gold_count == 24
     assert len(used) == 1 and used[0].pid != os.getpid()
     with Session(engine) as session:
-        assert session.scalar(select(SuggestionModel.model).where(SuggestionModel.project_id == pid)) == used[0].data
+        stored = session.scalar(select(SuggestionModel.model).where(SuggestionModel.project_id == pid))
+    assert unseal(engine, pid, stored) == used[0].data  # stored sealed with the server's MAC (db.model_seal)
 
 
 def test_a_worker_hands_back_the_functions_result_or_its_exception():
