@@ -10,10 +10,12 @@ that name tokens and sentences, never labels.
 import pandas as pd
 import streamlit as st
 
-from corpus.baseline import SIDE_NAMES, CrfSettings, report_protocols
-from corpus.evaluation import PredictionsRejected, evaluate_predictions, signature
+import hashlib
+
+from corpus.baseline import MIN_SENTENCES, PER_DOMAIN, SIDE_NAMES, CrfSettings, report_protocols, small_sample_warning
+from corpus.evaluation import PredictionsRejected, check_predictions, evaluate_predictions, signature
 from corpus.jobs import JobKind, JobState, needs_run
-from db.baseline_data import add_entry, hindi_sequences, leaderboard
+from db.baseline_data import add_entry, gold_test_split, leaderboard
 from db.jobs import enqueue, latest
 from db.model_store import SuspectRow, gold_stamp, model_info, suggestion_figures
 from db.project_settings import load_settings
@@ -22,6 +24,7 @@ from ui.jobs import show_job
 from ui.text import md_escape
 
 PREDICTIONS_KEY = "check_predictions"  # (file name, bytes) of the predictions to score
+CHECKED_KEY = "check_checked"          # (file name, sha256, located errors) of the last upload, checked at once
 RESULT_KEY = "check_result"          # ("scored", name, Evaluation) or ("refused", name, errors)
 
 user = require_role("lead")
@@ -43,21 +46,32 @@ if report is None:
     st.info("Run the baseline to see span precision, recall and F1 per domain for both sides.")
 else:
     domains = sorted({d for side in ("en", "hi") for d in report[side] if d != "all"}) + ["all"]
-    rows = []
+    rows, warnings = [], []
     for domain in domains:
         row = {"domain": domain}
         for side, label in (("en", "English"), ("hi", "Hindi")):
             f = report[side].get(domain)
             for key, name in (("precision", "P"), ("recall", "R"), ("f1", "F1")):
                 row[f"{label} {name}"] = None if f is None or f[key] is None else round(f[key], 3)
-            row[f"{label} scored"] = 0 if f is None else f["test_sentences"]
+            scored = 0 if f is None else f["test_sentences"]
+            row[f"{label} scored"] = scored
+            row[f"{label} protocol"] = (f or {}).get("protocol") or ""
+            warning = small_sample_warning(scored)  # also for a report stored before rows carried warnings
+            if warning:
+                warnings.append(f"{label}, {domain}: {warning}")
         rows.append(row)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="check_table")
+    if warnings:
+        st.warning(f"Figures over fewer than {MIN_SENTENCES} sentences are unstable:\n\n"
+                   + "\n".join(f"- {md_escape(w)}" for w in warnings))
     protocols = report_protocols(report)
     for side in ("en", "hi"):
         how = protocols.get(side, "")
         if not report[side]["all"]["test_sentences"]:
             how = "no labelled sentences yet"
+        elif how.startswith(PER_DOMAIN):
+            how = (f"per domain: trained on train and scored on the test split where the domain has one, "
+                   f"else {settings.folds}-fold cross-validation over train (the protocol column says which)")
         elif "CV" in how:
             how = f"no test split: {settings.folds}-fold cross-validation over train (seed {settings.seed})"
         else:
@@ -133,12 +147,49 @@ st.subheader("Evaluate a model's predictions")
 st.caption("Predictions for the Hindi test split, with the export's tokens: CoNLL (token, tab, tag; a blank line "
            "between sentences; optional '# id = …' lines) or JSONL (\"tokens\", \"tags\", optional \"id\"). Scored "
            "with seqeval, strict IOB2 spans, per domain and overall; the submission joins the leaderboard.")
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _test_gold(url: str, pid: int, stamp: str, _engine=None) -> list:  # noqa: ANN001
+    return gold_test_split(_engine, pid)
+
+
+def _error_rows(errors) -> pd.DataFrame:  # noqa: ANN001
+    return pd.DataFrame([{"file": e.file, "line": "" if e.line is None else str(e.line),
+                          "sentence": e.sentence_id or "", "message": e.message} for e in errors],
+                        columns=["file", "line", "sentence", "message"])
+
+
+with st.spinner("Reading the test split…"):
+    test_gold = _test_gold(url, pid, stamp, _engine=engine)
+if not test_gold:
+    st.info("Evaluation is not possible yet: the project has no Hindi test sentences with gold labels. Import a "
+            "SemEval test file, then translate, tag and adjudicate its sentences (they are scored against that gold).")
 uploaded = st.file_uploader("Predictions file", type=["conll", "txt", "tsv", "bio", "jsonl", "json"],
-                            key="check_upload")
+                            key="check_upload", disabled=not test_gold)
 if uploaded is not None:
     st.session_state[PREDICTIONS_KEY] = (uploaded.name, uploaded.getvalue())
-name = st.text_input("Submission name", key="check_name", max_chars=200)
-if st.button("Score and add to the leaderboard", key="check_score"):
+source = st.session_state.get(PREDICTIONS_KEY) if test_gold else None
+checked_errors = None
+if source is not None:
+    file_name, data = source
+    digest = hashlib.sha256(data).hexdigest()
+    checked = st.session_state.get(CHECKED_KEY)
+    if checked is None or checked[:2] != (file_name, digest):  # checked once per file, as soon as it comes
+        _, _, errors = check_predictions(data, file_name, test_gold)
+        st.session_state[CHECKED_KEY] = checked = (file_name, digest, errors)
+    checked_errors = checked[2]
+    if checked_errors:
+        st.error(f"{md_escape(file_name)} was refused ({len(checked_errors)} error(s)) and cannot be scored; "
+                 "nothing was added to the leaderboard. Fix the file and upload it again.")
+        st.dataframe(_error_rows(checked_errors), hide_index=True, width="stretch", key="check_upload_errors")
+    else:
+        st.caption(f"{md_escape(file_name)}: every one of the {len(test_gold)} test sentences has a prediction "
+                   "with the export's tokens.")
+name = st.text_input("Submission name", key="check_name", max_chars=200, disabled=not test_gold)
+ready = source is not None and not checked_errors and bool(" ".join(name.split()))
+if st.button("Score and add to the leaderboard", key="check_score", disabled=not ready,
+             help=None if ready else "Needs the test split's gold, a file that passed the check, and a name."):
     source = st.session_state.get(PREDICTIONS_KEY)
     clean = " ".join(name.split())
     if not source:
@@ -148,8 +199,7 @@ if st.button("Score and add to the leaderboard", key="check_score"):
     else:
         file_name, data = source
         with st.spinner("Scoring…"):
-            sequences = hindi_sequences(get_engine())
-            gold = [s for s in sequences if s.split == "test"]
+            gold = test_gold
             try:
                 evaluation = evaluate_predictions(data, file_name, gold)
             except PredictionsRejected as exc:
@@ -164,9 +214,7 @@ result = st.session_state.get(RESULT_KEY)
 if result is not None and result[0] == "refused":
     _, who, errors = result
     st.error(f"{md_escape(who)}: the file was refused ({len(errors)} error(s)); nothing was added to the leaderboard.")
-    st.dataframe(pd.DataFrame([{"file": e.file, "line": e.line, "sentence": e.sentence_id, "message": e.message}
-                               for e in errors], columns=["file", "line", "sentence", "message"]),
-                 hide_index=True, width="stretch", key="check_errors")
+    st.dataframe(_error_rows(errors), hide_index=True, width="stretch", key="check_errors")
 elif result is not None:
     _, who, evaluation = result
     st.success(f"{md_escape(who)}: overall F1 {evaluation.f1:.3f} on {evaluation.sentences} test sentences "

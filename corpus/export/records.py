@@ -8,7 +8,7 @@ translation with its gold tags. Building one derives tokens, tags and character 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,7 +157,7 @@ def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tupl
 
 def hindi_side(
     text: str, frozen_tokens: Sequence[str], tags: Sequence[str], alignments: Sequence[Alignment] = (),
-    polarity_of: dict[int, str | None] | None = None, term_links: dict[str, int] | None = None,
+    polarity_of: dict[int, str | None] | None = None, term_links: Mapping[str, int] | None = None,
 ) -> tuple[str, list[str], list[HindiAspect]]:
     """The Hindi text (NFC), its tokens and the gold spans with character offsets and carried-over polarity.
 
@@ -180,7 +180,7 @@ def hindi_side(
     for token_start, token_end in tags_to_spans(tags):
         start, end = tokens[token_start].start, tokens[token_end - 1].end
         position = _aligned_position(start, end, alignments)
-        if position is None and term_links:
+        if position is None and term_links is not None:
             position = term_links.get(norm[start:end])
         aspects.append(
             HindiAspect(
@@ -204,7 +204,7 @@ def _aligned_position(start: int, end: int, alignments: Sequence[Alignment]) -> 
 def build_sentence(
     *, uid: str, sentence_id: str, domain: str, split: str, en_text: str, en_aspects: Sequence[EnglishAspect],
     hi_text: str, frozen_tokens: Sequence[str], tags: Sequence[str], phase: str, translator: str,
-    alignments: Sequence[Alignment] = (), term_links: dict[str, int] | None = None,
+    alignments: Sequence[Alignment] = (), term_links: Mapping[str, int] | None = None,
     translation_id: int | None = None, is_final: bool = True,
     gold_source: str = "agreed", categories: Sequence[tuple[str, str | None]] = (),
     agreement: dict[str, Any] | None = None, guidelines_version: str | None = None,

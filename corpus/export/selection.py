@@ -193,7 +193,7 @@ def _record(
             uid=uid, sentence_id=s.sentence_id, domain=s.domain, split=s.split, en_text=s.text,
             en_aspects=rows.aspects.get(s.id, []), hi_text=t.text, frozen_tokens=rows.frozen_tokens.get(t.id, []),
             tags=gold.tags, phase=t.phase, translator=translators.get(t.username, t.username),
-            alignments=rows.alignments.get(t.id, []), term_links=_mapped_terms(rows, s.id, t.id),
+            alignments=rows.alignments.get(t.id, []), term_links=_MappedTerms(rows, s.id, t.id),
             translation_id=t.id, is_final=is_final,
             gold_source=gold.source, categories=rows.categories.get(s.id, []),
             agreement=agreement(t.id, item.versions), guidelines_version=t.guidelines_version,
@@ -201,6 +201,19 @@ def _record(
         )
     except RecordProblem as problem:
         return LeftOut(s.domain, s.split, s.sentence_id, problem.reason, problem.detail, t.id)
+
+
+class _MappedTerms:
+    """``_mapped_terms``, computed on the first look-up only (most spans are linked by their own map)."""
+
+    def __init__(self, rows: ExportRows, sentence_id: int, translation_id: int):
+        self._args = (rows, sentence_id, translation_id)
+        self._terms: dict[str, int] | None = None
+
+    def get(self, term: str) -> int | None:
+        if self._terms is None:
+            self._terms = _mapped_terms(*self._args)
+        return self._terms.get(term)
 
 
 def _mapped_terms(rows: ExportRows, sentence_id: int, translation_id: int) -> dict[str, int]:

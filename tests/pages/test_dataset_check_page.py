@@ -84,7 +84,8 @@ def test_the_lead_runs_the_baseline_and_sees_both_sides_per_domain(project_db):
 def test_scored_predictions_join_the_leaderboard_after_the_crf_baseline(project_db):
     at = open_page(project_db, "boss")
     at.session_state["check_predictions"] = ("team.conll", _predictions(project_db))
-    at.text_input(key="check_name").input("team gold")
+    at.text_input(key="check_name").input("team gold").run()
+    assert not at.error  # the file passed the check when it came
     at.button(key="check_score").click().run()
     assert not at.exception
     assert at.success and "overall F1 1.000" in at.success[0].value
@@ -98,21 +99,37 @@ def test_scored_predictions_join_the_leaderboard_after_the_crf_baseline(project_
     assert "tags" not in " ".join(board.columns)
 
 
-def test_a_refused_file_lists_its_errors_by_sentence_and_adds_nothing(project_db):
+def test_a_refused_file_lists_its_errors_by_sentence_at_once_and_cannot_be_submitted(project_db):
     data = _predictions(project_db).decode("utf-8")
     first_token = data.split("\t", 1)[0]
     data = "गलत" + data[len(first_token):]
     at = open_page(project_db, "boss")
     at.session_state["check_predictions"] = ("team.conll", data.encode("utf-8"))
-    at.text_input(key="check_name").input("team wrong")
-    at.button(key="check_score").click().run()
+    at.text_input(key="check_name").input("team wrong").run()
     assert not at.exception
-    assert at.error and "refused" in at.error[0].value
+    assert at.error and "refused" in at.error[0].value  # checked when it came, before any submission
+    assert at.button(key="check_score").disabled
     errors = at.dataframe[0].value
     assert list(errors.columns) == ["file", "line", "sentence", "message"]
+    assert "None" not in " ".join(errors["line"].astype(str)) + " ".join(errors["sentence"].astype(str))
     assert errors["sentence"].iloc[0].endswith("/test/" + errors["sentence"].iloc[0].rsplit("/", 1)[1])
     assert "token 1 is 'गलत'" in errors["message"].iloc[0]
     assert any("No submissions yet" in i.value for i in at.info)
+
+
+def test_without_test_gold_evaluation_is_disabled_with_the_reason_before_any_upload(project_db):
+    from sqlalchemy import update
+    from sqlalchemy.orm import Session
+
+    from db.models import SourceSentence
+
+    with Session(project_db) as session:  # every sentence becomes train: no test split to score against
+        session.execute(update(SourceSentence).values(split="train"))
+        session.commit()
+    at = open_page(project_db, "boss")
+    assert not at.exception
+    assert any("Evaluation is not possible yet" in i.value for i in at.info)
+    assert at.button(key="check_score").disabled and at.text_input(key="check_name").disabled
 
 
 def test_the_lead_sees_suggestion_figures_and_reviews_suspects_linked_to_the_sentence_view(project_db):
