@@ -2,7 +2,7 @@
 
 Everything here is rendered from db.translation / db.assignment, which only ever return the
 logged-in translator's own tasks; a blind task arrives without any aspect data at all. The editor
-(ui.hindi_input) turns phonetic Roman into Devanagari as you type, with candidates from the JSON
+(ui.translation_editor) turns phonetic Roman into Devanagari as you type, with candidates from the JSON
 route in ui/api_routes.py; it autosaves on each pause (a draft plus a revision), keeps text still being
 typed in the browser and offers it back after a refresh, so nothing typed is lost. The old ITRANS-style
 converter stays as a choice of scheme. Ctrl+Enter submits and opens the next task.
@@ -50,7 +50,7 @@ from ui.api_routes import SESSION_COOKIE, SUGGEST_PATH, warm_model
 from ui.chips import marked_text
 from ui.common import get_engine, project_id, require_role
 from ui.conflict import Choice, Side, conflict_panel
-from ui.hindi_input import KEYS_HELP, PHONETIC, editor_payload, hindi_input
+from ui.translation_editor import KEYS_HELP, PHONETIC, editor_payload, hindi_input
 from ui.reopen import worker_reopen_panel
 from ui.text import md_escape
 
@@ -71,6 +71,9 @@ if "tx_goto" in st.session_state:
         st.query_params[TASK_PARAM] = str(goto)
 
 st.title("Translate")
+# Banners live in fixed places above the editor: one shown or gone never moves the editor, so a rerun
+# never re-creates it (a re-created editor would lose what was typed during the round trip).
+banner = st.empty()
 queue = my_queue(engine, user.id)
 if not queue:
     st.info("Your queue is empty. Your lead will assign sentences to you.")
@@ -90,7 +93,7 @@ if requested is not None:
 if current is None:
     current = next_task_id(engine, user.id)
 if current is None:
-    st.success("You have submitted everything in your queue. Thank you!")
+    banner.success("You have submitted everything in your queue. Thank you!")
     current = queue[0].assignment_id
 
 by_id = {q.assignment_id: q for q in queue}
@@ -344,7 +347,7 @@ entries = glossary(engine, project_id())
 
 flash = st.session_state.pop("tx_flash", None)
 if flash:
-    st.success(flash)
+    banner.success(flash)
 st.session_state.pop("tx_goto_pending", None)
 if st.session_state.get("tx_scheme") not in TYPING_SCHEMES:
     st.session_state["tx_scheme"] = PHONETIC
@@ -357,8 +360,10 @@ with left:
     st.caption(md_escape(f"{task.domain} · {task.split} · sentence {task.sentence_id}"))
     st.markdown(marked_text(task.source_text, [(a.start, a.end) for a in task.aspects]), unsafe_allow_html=True)
 
+    notices = st.container()  # the reopen and conflict panels: always there, so the editor never moves
     if task.translation_id is not None:  # what the lead said about reopening it; on submitted work, a request
-        worker_reopen_panel(engine, user, WorkKind.TRANSLATION, task.translation_id, key=K + "reopen")
+        with notices:
+            worker_reopen_panel(engine, user, WorkKind.TRANSLATION, task.translation_id, key=K + "reopen")
     if not editable:
         st.info("Submitted: read-only unless your lead reopens it.")
         if task.untranslatable:
@@ -369,14 +374,15 @@ with left:
 
     conflict = st.session_state.get(K + "conflict")
     if conflict:
-        conflict_panel(
-            conflict,
-            Side("Your version (not saved)", [_as_text(conflict.mine)]),
-            Side(f"Saved version {conflict.theirs.version}", [_as_text(conflict.theirs.draft)],
-                 note=conflict.theirs.translation_status),
-            replace_with_mine=Choice("Keep mine", K + "keep_mine", _keep_mine),
-            keep_theirs=Choice("Use the saved version", K + "take_theirs", _take_theirs),
-        )
+        with notices:
+            conflict_panel(
+                conflict,
+                Side("Your version (not saved)", [_as_text(conflict.mine)]),
+                Side(f"Saved version {conflict.theirs.version}", [_as_text(conflict.theirs.draft)],
+                     note=conflict.theirs.translation_status),
+                replace_with_mine=Choice("Keep mine", K + "keep_mine", _keep_mine),
+                keep_theirs=Choice("Use the saved version", K + "take_theirs", _take_theirs),
+            )
 
     if scheme == PHONETIC:
         warm_model()

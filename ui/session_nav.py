@@ -3,7 +3,7 @@
 Streamlit cannot set or clear a cookie over its websocket, so after the login form has checked the
 password the browser itself must open ``/auth/session?code=...`` (replacing the history entry, so the
 one-use code is not kept), and logging out must POST to ``/auth/logout``. Logging out also forgets
-the text this browser kept for unsaved work (``ui/hindi_input.py``), so the next person at this
+the text this browser kept for unsaved work (``ui/translation_editor.py``), so the next person at this
 browser does not find it.
 """
 

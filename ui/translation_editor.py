@@ -392,7 +392,13 @@ function build(parentElement, data) {
   });
   area.addEventListener("input", () => { edited(); refreshList(); });
   area.addEventListener("click", () => hideList());
-  area.addEventListener("blur", () => { hideList(); send(); });
+  area.addEventListener("focus", () => { st.focused = true; });
+  // Taken out of the page by a rerun is not leaving the editor: it keeps its focus when it is put back.
+  area.addEventListener("blur", () => {
+    hideList();
+    send();
+    setTimeout(() => { if (root.isConnected && document.activeElement !== area) st.focused = false; }, 0);
+  });
 
   // Text this browser kept from before a refresh, typed on top of what is stored now: offer it back.
   // This tab's own copy first; else the newest copy another tab (since closed) typed on top of it.
@@ -438,9 +444,31 @@ function build(parentElement, data) {
   return st;
 }
 
+// The editor of each task on this page, kept across re-mounts: when a rerun moves or re-creates the
+// element, the same task's editor (its text, caret and focus) is put back rather than rebuilt from the
+// server's copy, which may be older than what was typed during the round trip.
+const LIVE = new Map();
+
+function adopt(parentElement, data) {
+  const live = LIVE.get(data.task);
+  if (!live || live.rev !== data.rev) return null;
+  const hadFocus = live.focused;
+  const a = live.area;
+  const sel = [a.selectionStart, a.selectionEnd, a.selectionDirection];
+  parentElement.querySelectorAll(".hi-root").forEach((old) => { if (old !== live.root) old.remove(); });
+  parentElement.append(live.root);
+  if (hadFocus) { a.focus({ preventScroll: true }); a.setSelectionRange(sel[0], sel[1], sel[2]); }
+  return live;
+}
+
 export default function ({ parentElement, data, setStateValue, setTriggerValue }) {
   let root = parentElement.querySelector(".hi-root");
-  const st = root && root.dataset.task === data.task ? root.__hi : build(parentElement, data);
+  let st = root && root.dataset.task === data.task ? root.__hi : adopt(parentElement, data);
+  if (!st) {
+    st = build(parentElement, data);
+    for (const [task, other] of LIVE) if (!other.root.isConnected) LIVE.delete(task);
+    LIVE.set(data.task, st);
+  }
   st.data = data;
   st.setStateValue = setStateValue;
   st.setTriggerValue = setTriggerValue;
