@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from corpus.export import FORMATS, files_by_format
-from corpus.export.options import LAYOUTS, FormatOptions
+from corpus.export.options import LAYOUTS, TAG_STYLES, FormatOptions
+from corpus.export.selection import AWAITING_DECISION, NOT_TRANSLATED_YET
 from corpus.export.writer import zip_bytes
 from db.export_data import ExportOptions, export_files
 from ui.common import get_engine, require_role
@@ -17,8 +18,8 @@ st.caption("Final translations with gold BIO labels (adjudicated, or agreed by t
            "formats, with a dataset card. Sentences that cannot go in are counted by reason, never dropped silently.")
 
 with st.form("export_options"):
+    formats = st.multiselect("Formats", list(FORMATS), default=list(FORMATS), key="export_formats")
     c1, c2 = st.columns(2)
-    formats = c1.multiselect("Formats", list(FORMATS), default=list(FORMATS), key="export_formats")
     layout = c1.selectbox("Files per split", LAYOUTS, key="export_layout",
                           format_func={"both": "combined and per domain", "combined": "combined",
                                        "per-domain": "per domain"}.get)
@@ -29,6 +30,8 @@ with st.form("export_options"):
     agreed_only = c2.checkbox("Only items the annotators agreed on", key="export_agreed")
     pseudonymize = c2.checkbox("Pseudonymize translators", value=True, key="export_pseudo")
     id_comments = c2.checkbox("Sentence ids (side files `X.ids.tsv`; `# sent_enum = N` in LinCE)", key="export_ids")
+    tag_style = c1.selectbox("CoNLL tags", TAG_STYLES, key="export_tag_style",
+                             format_func={"plain": "plain B / I / O", "typed": "typed B-ASP / I-ASP / O (spaCy)"}.get)
     prepared = st.form_submit_button("Prepare export", type="primary", key="export_prepare")
 
 if prepared:
@@ -38,7 +41,7 @@ if prepared:
     options = ExportOptions(all_translations=all_translations, agreed_only=agreed_only, pseudonymize=pseudonymize,
                             dev_fraction=dev or None)
     with st.spinner("Exporting…"):
-        files, dataset = export_files(get_engine(), options, formats, FormatOptions(id_comments, layout))
+        files, dataset = export_files(get_engine(), options, formats, FormatOptions(id_comments, layout, tag_style))
     st.session_state["export_result"] = {
         "files": files,
         "counts": [{"domain": r.domain, "split": r.split, "aspects": len(r.hi_aspects)} for r in dataset.sentences],
@@ -53,10 +56,25 @@ if result is None:
 
 files = result["files"]
 counts = pd.DataFrame(result["counts"], columns=["domain", "split", "aspects"])
-m1, m2, m3 = st.columns(3)
+left_out = result["left_out"]
+not_translated = left_out.get(NOT_TRANSLATED_YET, 0)
+awaiting = left_out.get(AWAITING_DECISION, 0)
+for_a_reason = sum(left_out.values()) - not_translated - awaiting
+m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric("Sentences exported", len(counts))
 m2.metric("Hindi aspect terms", int(counts["aspects"].sum()) if len(counts) else 0)
-m3.metric("Left out", sum(result["left_out"].values()))
+m3.metric("Not translated yet", not_translated, help="No translator has submitted a translation of these sentences.")
+m4.metric("Awaiting a final decision", awaiting,
+          help="Translations are submitted, but no final translation is chosen (the lead decides on Final translations).")
+m5.metric("Left out for a reason", for_a_reason,
+          help="Untranslatable by majority, left out by the lead, not tagged, annotators disagree, …: listed below.")
+links = st.columns(3)
+if not_translated:
+    links[0].page_link("pages/assign.py", label=f"Assign the {not_translated} untranslated sentence(s)",
+                       query_params={"phase": "aware", "show": "unassigned"})
+if awaiting:
+    links[1].page_link("pages/final.py", label=f"Decide the {awaiting} final translation(s)",
+                       query_params={"show": "undecided"})
 
 st.subheader("What goes in")
 if len(counts):
@@ -68,7 +86,7 @@ else:
 st.subheader("What is left out, and why")
 if result["left_out"]:
     st.dataframe(pd.DataFrame([{"reason": k, "count": v} for k, v in result["left_out"].items()]),
-                 hide_index=True, width="stretch")
+                 hide_index=True, width="stretch", key="export_left_out")
     st.caption("Each item is listed in `left_out.tsv` inside the export.")
 else:
     st.write("Nothing is left out.")

@@ -18,7 +18,9 @@ from corpus.tokens import TOKENIZER_SIGNATURE
 LEFT_OUT_EXPLAINED = {
     "untranslatable by majority": "most translators marked the sentence untranslatable (guideline 5)",
     "left out by lead": "the lead's final choice keeps no translation for the sentence",
-    "no final translation": "no final translation chosen yet (unresolved)",
+    "not translated yet": "no translator has submitted a translation of the sentence yet (unresolved)",
+    "no final translation": "translations are submitted, but no final translation is chosen yet (awaiting the "
+                            "lead's decision; unresolved)",
     "not tagged": "the final translation has no tagging item yet",
     "tagging incomplete": "fewer submitted annotations than the project requires, and no adjudication",
     "annotators disagree": "annotators disagree and the lead has not adjudicated (unresolved)",

@@ -139,6 +139,12 @@ def select_records(
     return records, left_out
 
 
+#: Left-out reasons of sentences nobody has decided on yet: no submitted translation, or translations that wait
+#: for the final choice (the Export page and the card count them apart from those left out for a reason).
+NOT_TRANSLATED_YET = "not translated yet"
+AWAITING_DECISION = "no final translation"
+UNRESOLVED = (NOT_TRANSLATED_YET, AWAITING_DECISION)
+
 Candidate = tuple[TranslationRow, str, bool]  # a translation to export, its record uid, whether it is final
 
 
@@ -169,8 +175,10 @@ def _final_translation(rows: ExportRows, s: SourceRow, by_id: dict[int, Translat
             reason, detail = "untranslatable by majority", f"{untranslatable} of {len(submitted)} translators"
         elif s.id in rows.finals:
             reason, detail = "left out by lead", note or ""
+        elif not submitted:
+            reason, detail = NOT_TRANSLATED_YET, f"{len(rows.translations.get(s.id, []))} draft(s)"
         else:
-            reason, detail = "no final translation", f"{len(submitted)} submitted translations"
+            reason, detail = AWAITING_DECISION, f"{len(submitted)} submitted translations"
         yield LeftOut(s.domain, s.split, s.sentence_id, reason, detail)
         return
     t = by_id.get(final_id)
