@@ -62,9 +62,12 @@ CONTEXT_CANDIDATES = 10
 POSITION_COST = 1.0
 CONTEXT_WEIGHT = 0.5
 UNIGRAM_WEIGHT = 0.25
-# The model's best this many also offer their form with a final anusvara (है → हैं, मे → में) when the lexicon has it:
-# chat drops the nasal that grammar needs after a plural or a verb in -ते (``rahe hai`` → रहे हैं).
+# The model's best this many also offer their form with a final anusvara (है → हैं, थी → थीं), right after them, when
+# the lexicon has it: chat drops the nasal that grammar needs after a plural or a verb in -ते (``rahe hai`` → रहे हैं).
 NASAL_VARIANTS_OF = 3
+# ... when the lexicon's frequency of that form is this far (log) above its floor (about 3e-5 of running words), so a
+# word list's slip (हें, कीं) is never offered; or when the project writes it.
+NASAL_LOG_FREQ = 4.0
 # Preceding words used (most recent last).
 MAX_CONTEXT = 3
 
@@ -99,11 +102,12 @@ def suggest(roman: str, k: int = 5, *, context: Sequence[str] = (), lexicon_extr
         return base[:k]
     model = romanization.load_model()
     lexicon = model.lexicon
-    candidates = list(base)
-    for word in base[:NASAL_VARIANTS_OF]:
+    candidates: list[str] = []
+    for place, word in enumerate(base):
+        candidates.append(word)
         nasal = word + "\u0902"
-        if not word.endswith(("\u0902", "\u0901")) and nasal not in candidates and (
-                nasal in lexicon or (lexicon_extra and nasal in lexicon_extra)):
+        if place < NASAL_VARIANTS_OF and not word.endswith(("\u0902", "\u0901")) and nasal not in base and (
+                model.log_freq(nasal) >= NASAL_LOG_FREQ or (lexicon_extra and nasal in lexicon_extra)):
             candidates.append(nasal)
     floor = math.exp(model.log_floor) if lexicon else 1e-7
     words = load_context_model()

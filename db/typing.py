@@ -201,10 +201,9 @@ def suggest_for(engine: Engine, project_id: int | None, roman: str, k: int = 5,
     prefer = preferred(engine, project_id, key)
     lexicon = project_lexicon(engine, project_id)
     ctx = transliterate.usable_context(context)
-    bigrams = project_bigrams(engine, project_id) if ctx else None
+    with_context = {"context": ctx, "context_extra": project_bigrams(engine, project_id)} if ctx else {}
     with _model_lock:
-        ranked = transliterate.suggest(key, k, context=ctx, lexicon_extra=lexicon, prefer=tuple(prefer),
-                                       context_extra=bigrams)
+        ranked = transliterate.suggest(key, k, lexicon_extra=lexicon, prefer=tuple(prefer), **with_context)
     out: list[str] = []
     for form in [*([] if ctx else prefer), *ranked]:
         if form not in out:

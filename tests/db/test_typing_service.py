@@ -6,7 +6,10 @@ import pytest
 
 from corpus import transliterate
 from db.translation import Draft, save_translation, set_glossary_term
-from db.typing import accepted_pairs, learned_forms, preferred, project_lexicon, record_accepted, suggest_for
+from db.typing import (
+    accepted_pairs, context_words, learned_forms, preferred, project_bigrams, project_lexicon, record_accepted,
+    suggest_for,
+)
 from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id
 
 
@@ -15,8 +18,9 @@ def model(monkeypatch):
     """A stand-in for the shipped model that records what it was asked (its own ranking: fixed)."""
     calls: list[dict] = []
 
-    def suggest(roman, k=5, *, lexicon_extra=None, prefer=()):
-        calls.append({"roman": roman, "k": k, "lexicon_extra": lexicon_extra, "prefer": tuple(prefer)})
+    def suggest(roman, k=5, *, lexicon_extra=None, prefer=(), context=(), context_extra=None):
+        calls.append({"roman": roman, "k": k, "lexicon_extra": lexicon_extra, "prefer": tuple(prefer),
+                      "context": tuple(context), "context_extra": context_extra})
         table = {"mera": ["मेरा", "मीरा", "मेर"], "achha": ["अच्छा", "आछा"]}
         return table.get(roman, [])[:k]
 
@@ -100,3 +104,48 @@ def test_the_shipped_model_answers_through_the_service(engine):
     assert suggest_for(engine, pid, "achha")[0] == "अच्छा"
     record_accepted(engine, pid, None, [("hai", "हैं")])
     assert suggest_for(engine, pid, "hai")[0] == "हैं"
+
+
+@pytest.mark.parametrize(("raw", "words"), [
+    ("घर", ("घर",)),
+    ("मैं घर", ("मैं", "घर")),
+    ("आज मैं घर में", ("मैं", "घर", "में")),  # the last three
+    ("Sony का", ("का",)),  # a Roman word breaks the run
+    ("घर  में", ("घर", "में")),
+    ("घर 2", ()),
+    ("घर।", ()),
+    ("<b>घर</b>", ()),
+    ("", ()),
+    ("घर " * 100, ()),  # too long: none
+    (None, ()),
+    (["घर"], ()),
+])
+def test_the_context_a_browser_sends_is_checked(raw, words):
+    assert context_words(raw) == words
+
+
+def test_context_words_are_nfc():
+    import unicodedata
+
+    assert context_words(unicodedata.normalize("NFD", "क़िला")) == ("क\u093cिला",)
+
+
+def test_context_and_the_projects_word_pairs_reach_the_model(engine, model):
+    pid = project_id(engine)
+    asha = add_user(engine, "asha", "translator")
+    sid = add_sentence(engine, "1", "The battery is weak.", ["battery"])
+    aid = assign(engine, asha, sid, "blind")
+    save_translation(engine, asha, aid, Draft("बैटरी कम चलती है"), expected_version=0, action="autosave")
+    assert project_bigrams(engine, pid, max_age_s=0)["बैटरी"] == {"कम": 1}
+    suggest_for(engine, pid, "mera", context=("मैं", "Sony", "बैटरी"))
+    assert model[-1]["context"] == ("बैटरी",)
+    assert model[-1]["context_extra"]["कम"] == {"चलती": 1}
+    suggest_for(engine, pid, "mera")
+    assert model[-1]["context"] == () and model[-1]["context_extra"] is None
+
+
+def test_the_shipped_model_ranks_by_the_words_before(engine):
+    pid = project_id(engine)
+    assert suggest_for(engine, pid, "main")[0] == "मैं"
+    assert suggest_for(engine, pid, "main", context=("घर",))[0] == "में"
+    assert suggest_for(engine, pid, "hai", context=("रहे",))[0] == "हैं"
