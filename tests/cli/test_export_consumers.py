@@ -191,6 +191,18 @@ def test_spacy_converts_the_typed_conll_and_refuses_the_plain_one(engine, sqlite
     docs = list(DocBin().from_disk(converted / "train.spacy").get_docs(Vocab()))
     ents = [(e.text, e.label_) for d in docs for e in d.ents]
     assert ("पास्ता", "ASP") in ents and ("सर्विस", "ASP") in ents and len(ents) == 5
+    # A short `spacy train` (a blank multi-language NER pipeline, three steps) takes the converted file.
+    config = tmp_path / "ner.cfg"
+    spacy_cli = [sys.executable, "-m", "spacy"]
+    made = subprocess.run(spacy_cli + ["init", "config", str(config), "--lang", "xx", "--pipeline", "ner"],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    trained = subprocess.run(spacy_cli + ["train", str(config), "--paths.train", str(converted / "train.spacy"),
+                                          "--paths.dev", str(converted / "train.spacy"), "--training.max_steps", "3",
+                                          "--output", str(tmp_path / "model")],
+                             capture_output=True, text=True, timeout=300)
+    assert trained.returncode == 0, trained.stdout[-2000:] + trained.stderr[-2000:]
+    assert (tmp_path / "model" / "model-last" / "ner").is_dir()
     refused = subprocess.run([sys.executable, "-m", "spacy", "convert", str(plain / "conll/train.conll"),
                               str(tmp_path), "--converter", "ner", "--lang", "xx"],
                              capture_output=True, text=True, timeout=300)
