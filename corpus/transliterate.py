@@ -60,8 +60,8 @@ _SHORTCUTS = {"itrans": (("O", "A.c"),)}
 # UNIGRAM_WEIGHT * log P(word), P(word) its share of running text (the lexicon's frequency, at least its floor).
 CONTEXT_CANDIDATES = 10
 POSITION_COST = 1.0
-CONTEXT_WEIGHT = 0.5
-UNIGRAM_WEIGHT = 0.25
+CONTEXT_WEIGHT = 0.3
+UNIGRAM_WEIGHT = 0.15
 # The model's best this many also offer their form with a final anusvara (है → हैं, थी → थीं), right after them, when
 # the lexicon has it: chat drops the nasal that grammar needs after a plural or a verb in -ते (``rahe hai`` → रहे हैं).
 NASAL_VARIANTS_OF = 3
