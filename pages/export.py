@@ -1,7 +1,10 @@
 """Lead: export the dataset: options, a preview of what goes in and what is left out, downloads."""
 
+from urllib.parse import urlencode
+
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from corpus.export import FORMATS, files_by_format
 from corpus.export.options import LAYOUTS, TAG_STYLES, FormatOptions
@@ -46,6 +49,8 @@ if prepared:
         "files": files,
         "counts": [{"domain": r.domain, "split": r.split, "aspects": len(r.hi_aspects)} for r in dataset.sentences],
         "left_out": dataset.left_out_counts(),
+        "left_out_items": [{"domain": i.domain, "split": i.split, "sentence": i.sentence_id, "reason": i.reason,
+                            "detail": i.detail} for i in dataset.left_out],
         "zips": {},
     }
 
@@ -68,13 +73,21 @@ m4.metric("Awaiting a final decision", awaiting,
           help="Translations are submitted, but no final translation is chosen (the lead decides on Final translations).")
 m5.metric("Left out for a reason", for_a_reason,
           help="Untranslatable by majority, left out by the lead, not tagged, annotators disagree, …: listed below.")
+
+
+def _link(column, page: str, label: str, params: dict[str, str]) -> None:
+    try:
+        column.page_link(page, label=label, query_params=params)
+    except StreamlitPageNotFoundError:  # this file run on its own, without the app's navigation: a plain link
+        column.markdown(f"[{label}](/{page.removeprefix('pages/').removesuffix('.py')}?{urlencode(params)})")
+
+
 links = st.columns(3)
 if not_translated:
-    links[0].page_link("pages/assign.py", label=f"Assign the {not_translated} untranslated sentence(s)",
-                       query_params={"phase": "aware", "show": "unassigned"})
+    _link(links[0], "pages/assign.py", f"Assign the {not_translated} untranslated sentence(s)",
+          {"phase": "aware", "show": "unassigned"})
 if awaiting:
-    links[1].page_link("pages/final.py", label=f"Decide the {awaiting} final translation(s)",
-                       query_params={"show": "undecided"})
+    _link(links[1], "pages/final.py", f"Decide the {awaiting} final translation(s)", {"show": "undecided"})
 
 st.subheader("What goes in")
 if len(counts):
@@ -87,7 +100,13 @@ st.subheader("What is left out, and why")
 if result["left_out"]:
     st.dataframe(pd.DataFrame([{"reason": k, "count": v} for k, v in result["left_out"].items()]),
                  hide_index=True, width="stretch", key="export_left_out")
-    st.caption("Each item is listed in `left_out.tsv` inside the export.")
+    items = pd.DataFrame(result.get("left_out_items", []),
+                         columns=["domain", "split", "sentence", "reason", "detail"])
+    with st.expander(f"Every sentence left out ({len(items)})"):
+        reason = st.selectbox("Reason", ["all", *result["left_out"]], key="export_left_out_reason")
+        shown = items if reason == "all" else items[items["reason"] == reason]
+        st.dataframe(shown, hide_index=True, width="stretch", key="export_left_out_items")  # text, never HTML
+    st.caption("The same list is in `left_out.tsv` inside the export.")
 else:
     st.write("Nothing is left out.")
 

@@ -45,6 +45,8 @@ def test_lead_prepares_export_and_sees_counts_and_left_out_reasons(world):
     reasons = at.dataframe[1].value
     assert set(reasons["reason"]) == {"untranslatable by majority", "annotators disagree", "no final translation",
                                       "left out by lead"}
+    items = at.dataframe[2].value  # the left-out sentences themselves, on the page (not only in left_out.tsv)
+    assert len(items) == 4 and set(items["reason"]) == set(reasons["reason"])
     downloads = at.get("link_button")  # served by the checked /download/ route (tests/pages/test_downloads.py)
     assert downloads and all(d.proto.url.startswith("/download/") for d in downloads)
     assert not at.get("download_button")
