@@ -34,7 +34,8 @@ def in_worker(fn: Callable[..., T], *args: object) -> T:
     ``WorkerFailed`` with the end of its stderr. Only when no process can be started does it compute here,
     after logging why."""
     payload = pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+           PARENT_ENV: str(os.getpid())}
     try:
         done = subprocess.run([sys.executable, "-m", "db.worker"], input=payload, capture_output=True, env=env,
                               cwd=ROOT, check=False)
@@ -50,8 +51,26 @@ def in_worker(fn: Callable[..., T], *args: object) -> T:
     return value
 
 
+PARENT_ENV = "CORPUS_WORKER_PARENT"
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this process when the one that started it dies: a job runner killed in
+    the middle of a job (``db.jobs``: its job is retried elsewhere) leaves no training behind that nobody reads."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the worker ends when it has answered, as before
+        return
+    if os.environ.get(PARENT_ENV) not in (None, str(os.getppid())):  # the parent died before the line above
+        os._exit(1)
+
+
 def _serve() -> None:
     """The worker's side: read ``(fn, args)``, answer ``(True, result)`` or ``(False, exception)``."""
+    _die_with_parent()
     answer = sys.stdout.buffer
     sys.stdout = sys.stderr  # anything fn prints must not mix with the answer
     fn, args = pickle.load(sys.stdin.buffer)
