@@ -7,8 +7,8 @@ sends the login token in the ``X-Corpus-Session`` header (or, once logins move t
 runs in a worker thread so the server's event loop keeps serving the app.
 
 Typing look-ups are rationed so that one user cannot slow another (issue 31, N4): a session has at most
-one look-up running and one waiting for it (a third at once is answered 429 at once, without touching the
-database), and look-ups run in their own small pool of ``SUGGEST_WORKERS`` threads, never in the server's
+one look-up running and up to three waiting for it, without a thread (typing pauses and a word's
+conversion overlap a little); one more at once is answered 429 at once, without touching the database), and look-ups run in their own small pool of ``SUGGEST_WORKERS`` threads, never in the server's
 shared thread pool, with at most ``MAX_SUGGEST_QUEUE`` look-ups admitted in all (503 beyond).
 """
 
@@ -33,7 +33,7 @@ SUGGEST_PATH = "/api/suggest"
 MAX_K = 10
 TYPING_ROLES = ("translator", "lead")
 SUGGEST_WORKERS = 2  # the model runs under one lock; a second thread checks sessions meanwhile
-PER_SESSION = 2  # one look-up running and one waiting (typing pauses overlap a little); more: 429
+PER_SESSION = 4  # one look-up running and three waiting their turn (typing pauses overlap); more: 429
 MAX_SUGGEST_QUEUE = 32  # look-ups admitted across all sessions; more: 503
 
 

@@ -127,20 +127,23 @@ def _wait_until(condition, seconds: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def test_a_session_gets_429_for_a_third_look_up_while_two_are_admitted(engine, client, held_lookups):
+def test_a_session_runs_one_look_up_at_a_time_and_gets_429_beyond_its_queue(engine, client, held_lookups):
     release, started = held_lookups
     token = token_for(engine, add_user(engine, "asha", "translator"))
     h = {"X-Corpus-Session": token}
     first, first_box = _in_thread(lambda: client.get("/api/suggest", params={"q": "slow"}, headers=h))
     assert started.acquire(timeout=5)  # running
-    second, second_box = _in_thread(lambda: client.get("/api/suggest", params={"q": "mera"}, headers=h))
-    _wait_until(lambda: _api._ration.admitted.get(token) == 2)  # waiting for the first, in no thread
-    third = client.get("/api/suggest", params={"q": "mera"}, headers=h)
-    assert third.status_code == 429 and third.headers["retry-after"] == "1"
-    assert "candidates" not in third.json()
+    waiting = [_in_thread(lambda: client.get("/api/suggest", params={"q": "slow"}, headers=h))
+               for _ in range(_api.PER_SESSION - 1)]
+    _wait_until(lambda: _api._ration.admitted.get(token) == _api.PER_SESSION)
+    assert not started.acquire(timeout=0.3)  # the others wait their turn: one look-up of a session runs
+    refused = client.get("/api/suggest", params={"q": "mera"}, headers=h)
+    assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
+    assert "candidates" not in refused.json()
     release.set()
-    first.join(10), second.join(10)
-    assert first_box["r"].status_code == 200 and second_box["r"].status_code == 200
+    for thread, _ in [(first, first_box), *waiting]:
+        thread.join(10)
+    assert all(box["r"].status_code == 200 for _, box in [(first, first_box), *waiting])
     assert _api._ration.admitted == {} and _api._ration.total == 0  # nothing left behind
     assert client.get("/api/suggest", params={"q": "mera"}, headers=h).status_code == 200
 
@@ -153,9 +156,10 @@ def test_another_session_is_served_while_one_floods(engine, client, held_lookups
     assert started.acquire(timeout=5)
     flood = [_in_thread(lambda: client.get("/api/suggest", params={"q": "mera"}, headers=flooder))
              for _ in range(10)]
-    _wait_until(lambda: sum("r" in box for _, box in flood) == 9)
+    answered = len(flood) - (_api.PER_SESSION - 1)  # the rest wait their turn
+    _wait_until(lambda: sum("r" in box for _, box in flood) == answered)
     refused = [box for _, box in flood if "r" in box]
-    assert len(refused) == 9 and all(box["r"].status_code == 429 for box in refused)  # one waits its turn
+    assert len(refused) == answered and all(box["r"].status_code == 429 for box in refused)
     answer = client.get("/api/suggest", params={"q": "mera"}, headers=other)  # while the flooder's runs
     assert answer.status_code == 200 and answer.json()["candidates"] == ["मेरा", "मीरा", "मेर"]
     release.set()
