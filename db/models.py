@@ -69,7 +69,8 @@ class Project(Base):
     prefill_from_aspect_map: Mapped[bool] = mapped_column(Boolean, default=True)
     # How the final translation is chosen between the aware and the blind winner.
     final_policy: Mapped[str] = mapped_column(String(40), default="aware-unless-blind-better")
-    transliteration_scheme: Mapped[str] = mapped_column(String(20), default="itrans")
+    # What the translate editor opens in: "phonetic" (candidates as you type) or one of the strict schemes.
+    transliteration_scheme: Mapped[str] = mapped_column(String(20), default="phonetic")
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 

@@ -25,7 +25,10 @@ TAGGING_SCOPES = ("all", "best")
 JSON_SETTINGS = {"model_suggestions": "model_suggestions", "suggest_min_gold": "suggest_min_gold",
                  "suggest_retrain_every": "suggest_retrain_every", "suggest_from_aware": "suggest_from_aware",
                  "suggest_from_glossary": "suggest_from_glossary",
-                 "suggest_from_transliteration": "suggest_from_transliteration"}
+                 "suggest_from_transliteration": "suggest_from_transliteration", "danda": "danda"}
+#: The typing scheme that offers candidates as you type (the editor's default); the others are
+#: ``corpus.transliterate.SCHEME_KEYS``.
+PHONETIC_SCHEME = "phonetic"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class ProjectSettings:
     suggest_from_aware: bool = True
     suggest_from_glossary: bool = True
     suggest_from_transliteration: bool = True
+    # The translate editor turns "." or "|" after a word into the danda "।" (also in ``projects.settings``).
+    danda: bool = True
 
 
 class ProjectNotFound(LookupError, ValueError):
@@ -74,6 +79,7 @@ def settings_in(session: Session, project_id: int) -> ProjectSettings:
         suggest_from_aware=bool(extra.get("suggest_from_aware", True)),
         suggest_from_glossary=bool(extra.get("suggest_from_glossary", True)),
         suggest_from_transliteration=bool(extra.get("suggest_from_transliteration", True)),
+        danda=bool(extra.get("danda", True)),
     )
 
 
@@ -98,8 +104,8 @@ def validate(settings: ProjectSettings) -> list[str]:
         problems.append(f"tagging scope must be one of {', '.join(TAGGING_SCOPES)}")
     if settings.final_policy not in POLICIES:
         problems.append(f"final policy must be one of {', '.join(POLICIES)}")
-    if settings.transliteration_scheme not in SCHEME_KEYS:
-        problems.append(f"transliteration scheme must be one of {', '.join(SCHEME_KEYS)}")
+    if settings.transliteration_scheme not in (PHONETIC_SCHEME, *SCHEME_KEYS):
+        problems.append(f"transliteration scheme must be one of {', '.join((PHONETIC_SCHEME, *SCHEME_KEYS))}")
     if settings.suggest_min_gold < 1:
         problems.append("model suggestions need at least one gold item before the first model")
     if settings.suggest_retrain_every < 1:

@@ -7,7 +7,7 @@ import streamlit as st
 from corpus.final_choice import POLICIES
 from corpus.glossary import RULES
 from corpus.transliterate import SCHEME_KEYS, scheme_label
-from db.project_settings import TAGGING_SCOPES, ProjectSettings, load_settings, save_settings
+from db.project_settings import PHONETIC_SCHEME, TAGGING_SCOPES, ProjectSettings, load_settings, save_settings
 from db.translation import delete_glossary_term, glossary, set_glossary_term
 from db.typing import learned_forms
 from ui.common import ADMIN, get_engine, project_id, require_role
@@ -40,9 +40,15 @@ with st.form("project_settings"):
     policy = st.selectbox("Final translation policy", policies,
                           index=policies.index(current.final_policy) if current.final_policy in policies else 0,
                           help="\n\n".join(f"**{k}**: {v}" for k, v in POLICIES.items()))
-    scheme = st.selectbox("Default typing scheme for translators", SCHEME_KEYS, format_func=scheme_label,
-                          index=SCHEME_KEYS.index(current.transliteration_scheme)
-                          if current.transliteration_scheme in SCHEME_KEYS else 0)
+    schemes = (PHONETIC_SCHEME, *SCHEME_KEYS)
+    scheme = st.selectbox("Default typing scheme for translators", schemes,
+                          format_func=lambda k: "Phonetic (suggestions)" if k == PHONETIC_SCHEME else scheme_label(k),
+                          index=schemes.index(current.transliteration_scheme)
+                          if current.transliteration_scheme in schemes else 0,
+                          help="What a translator's editor opens in, unless they chose another scheme in "
+                               "their browser.")
+    danda = st.checkbox("Typing “.” or “|” after a word writes the danda “।”", value=current.danda,
+                        help="In the translators' phonetic editor.")
     st.markdown("**Model suggestions** in the span editor (a CRF trained on the project's gold, in the background)")
     m1, m2, m3 = st.columns(3)
     suggest = m1.checkbox("Suggest aspect spans from the model", value=current.model_suggestions,
@@ -65,7 +71,8 @@ with st.form("project_settings"):
 if saved:
     new = ProjectSettings(name, int(per_phase), int(per_item), groups, scope, see_source, prefill, policy, scheme,
                           suggest, int(min_gold), int(every), suggest_from_aware=from_aware,
-                          suggest_from_glossary=from_glossary, suggest_from_transliteration=from_translit)
+                          suggest_from_glossary=from_glossary, suggest_from_transliteration=from_translit,
+                          danda=danda)
     try:
         changed = save_settings(engine, pid, new, user.id)
     except ValueError as exc:

@@ -1,27 +1,22 @@
 """Translate: the translator's own queue, one task at a time, aspect-blind or aspect-aware.
 
 Everything here is rendered from db.translation / db.assignment, which only ever return the
-logged-in translator's own tasks; a blind task arrives without any aspect data at all. The editor
-(ui.translation_editor) turns phonetic Roman into Devanagari as you type, with candidates from the JSON
-route in ui/api_routes.py; it autosaves on each pause (a draft plus a revision), keeps text still being
-typed in the browser and offers it back after a refresh, so nothing typed is lost. The old ITRANS-style
-converter stays as a choice of scheme. Ctrl+Enter submits and opens the next task.
+logged-in translator's own tasks; a blind task arrives without any aspect data at all. One editor per
+task (ui.translation_editor) holds the text, the aspect map, "untranslatable" and the buttons; it sends
+one commit per committed change (an autosave after a pause, a save, a submit, a skip), which this page
+saves through db.translation. Banners and panels sit in fixed places above the editor, so a rerun never
+re-creates it. The old ITRANS-style converter stays as a choice of scheme. Ctrl+Enter submits and
+opens the next task.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 
 import streamlit as st
 
-from corpus.aspect_map import (
-    NotContiguous,
-    relocate,
-    selection_to_span,
-    span_to_selection,
-)
+from corpus.aspect_map import relocate, selection_to_span, span_to_selection
 from corpus.glossary import check_translation, suggestions
 from corpus.guidelines import load_guidelines
 from corpus.records import UNTRANSLATABLE_REASONS
@@ -30,6 +25,7 @@ from corpus.tokens import tokenize_with_offsets
 from corpus.transliterate import SCHEME_KEYS, cheat_sheet, scheme_label, to_devanagari
 from corpus.vocabulary import Status
 from db.assignment import my_queue, next_task_id
+from db.project_settings import load_settings
 from db.translation import (
     Draft,
     InputRefused,
@@ -50,9 +46,9 @@ from ui.api_routes import SESSION_COOKIE, SUGGEST_PATH, warm_model
 from ui.chips import marked_text
 from ui.common import get_engine, project_id, require_role
 from ui.conflict import Choice, Side, conflict_panel
-from ui.translation_editor import KEYS_HELP, PHONETIC, editor_payload, hindi_input
 from ui.reopen import worker_reopen_panel
 from ui.text import md_escape
+from ui.translation_editor import KEYS_HELP, MAP_KEYS_HELP, PHONETIC, MapEntry, editor_commit, translation_editor
 
 TASK_PARAM = "task"
 TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)
@@ -61,6 +57,7 @@ EDITOR_LABEL = "Your Hindi translation"
 
 user = require_role("translator")
 engine = get_engine()
+settings = load_settings(engine, project_id())
 
 # A finished action asks for another task; honour it before anything reads the query string.
 if "tx_goto" in st.session_state:
@@ -76,11 +73,28 @@ st.title("Translate")
 banner = st.empty()
 queue = my_queue(engine, user.id)
 if not queue:
-    st.info("Your queue is empty. Your lead will assign sentences to you.")
+    banner.info("Your queue is empty. Your lead will assign sentences to you.")
     st.stop()
 
 done = sum(1 for q in queue if q.status == Status.SUBMITTED)
 st.progress(done / len(queue), text=f"{done} of {len(queue)} submitted")
+by_id = {q.assignment_id: q for q in queue}
+
+
+def _pick() -> None:
+    st.session_state["tx_goto"] = st.session_state["tx_queue_pick"]
+
+
+def _queue_box(current: int | None) -> None:
+    """The queue, open work first, each task with a snippet of its sentence."""
+    st.session_state["tx_queue_pick"] = current
+    st.selectbox(
+        "Your queue", [q.assignment_id for q in queue], key="tx_queue_pick", on_change=_pick,
+        placeholder="Open a submitted task to read it",
+        format_func=lambda a: f"{by_id[a].label} — {by_id[a].preview}",
+        help="Open work first; a locked task opens once its blind translation is submitted.",
+    )
+
 
 requested = st.query_params.get(TASK_PARAM)
 current: int | None = None
@@ -92,24 +106,15 @@ if requested is not None:
         st.stop()
 if current is None:
     current = next_task_id(engine, user.id)
-if current is None:
-    banner.success("You have submitted everything in your queue. Thank you!")
-    current = queue[0].assignment_id
-
-by_id = {q.assignment_id: q for q in queue}
-
-
-def _pick() -> None:
-    st.session_state["tx_goto"] = st.session_state["tx_queue_pick"]
-
+if current is None:  # the end of the queue: one clear screen
+    st.session_state.pop("tx_flash", None)
+    banner.success("You have submitted everything in your queue. Thank you! Open a task below to read it; "
+                   "your lead can reopen one if it needs a change.")
+    _queue_box(None)
+    st.stop()
 
 if current in by_id:
-    st.session_state["tx_queue_pick"] = current
-    st.selectbox(
-        "Your queue", [q.assignment_id for q in queue], format_func=lambda a: by_id[a].label,
-        key="tx_queue_pick", on_change=_pick,
-        help="Tasks in working order; a locked task opens once its blind translation is submitted.",
-    )
+    _queue_box(current)
 
 try:
     task = load_task(engine, user.id, current)
@@ -122,34 +127,61 @@ except TaskLocked as exc:
 
 aid = task.assignment_id
 K = f"tx{aid}_"
+EDITOR = K + "editor"
+TASK_KEY = f"{user.id}:{aid}"
 aware = task.phase == "aware"
 editable = task.status != Status.SUBMITTED
+aspect_ids = {a.id for a in task.aspects}
 
 
 def typing_label(scheme: str) -> str:
     return "Phonetic (suggestions)" if scheme == PHONETIC else scheme_label(scheme)
 
 
-def _set_text(text: str) -> None:
-    """The page changes the editor's text (the editor shows it because ``rev`` moves on)."""
+def _map_of(text: str, links) -> dict[int, MapEntry]:
+    """The stored links as the editor holds them: token spans of ``text``, or dropped with a reason."""
+    tokens = tokenize_with_offsets(text)
+    out: dict[int, MapEntry] = {}
+    for link in links:
+        if link.aspect_term_id not in aspect_ids:
+            continue
+        if link.dropped:
+            out[link.aspect_term_id] = MapEntry(link.aspect_term_id, None, True, link.reason)
+            continue
+        chosen = span_to_selection(tokens, link.start, link.end)
+        if chosen:
+            out[link.aspect_term_id] = MapEntry(link.aspect_term_id, (chosen[0], chosen[-1] + 1))
+    return out
+
+
+def _set_text(text: str, caret: tuple[int, int] | None = None) -> None:
+    """The page changes the editor's text (the editor shows it because ``rev`` moves on); the map follows
+    its words."""
+    old = [t.text for t in tokenize_with_offsets(st.session_state.get(K + "text") or "")]
+    new = [t.text for t in tokenize_with_offsets(text)]
+    moved = {}
+    for aspect, m in st.session_state.get(K + "map", {}).items():
+        if m.tokens:
+            run = relocate(old, range(*m.tokens), new)
+            m = MapEntry(aspect, (run[0], run[-1] + 1) if run else None)
+        moved[aspect] = m
+    st.session_state[K + "map"] = moved
     st.session_state[K + "text"] = text
+    st.session_state[K + "caret"] = caret
     st.session_state[K + "rev"] = st.session_state.get(K + "rev", 0) + 1
 
 
 def _init_state(view: TaskView) -> None:
-    """Load the stored draft into the editor's widgets (on opening a task or after a conflict)."""
-    _set_text(view.text)
+    """Load the stored draft into the editor (on opening a task or after a conflict)."""
+    st.session_state[K + "text"] = view.text
+    st.session_state[K + "caret"] = None
+    st.session_state[K + "rev"] = st.session_state.get(K + "rev", 0) + 1
+    st.session_state[K + "map"] = _map_of(view.text, view.links)
     st.session_state[K + "untr"] = view.untranslatable
     st.session_state[K + "reason"] = view.reason
     st.session_state[K + "note"] = view.note or ""
     st.session_state[K + "version"] = view.version
-    st.session_state[K + "links"] = view.links
     st.session_state[K + "stored_text"] = view.text
-    st.session_state[K + "map_text"] = view.text
-    for a in view.aspects:
-        link = next((x for x in view.links if x.aspect_term_id == a.id), None)
-        st.session_state[K + f"drop{a.id}"] = bool(link and link.dropped)
-        st.session_state[K + f"why{a.id}"] = (link.reason or "") if link and link.dropped else ""
     st.session_state[K + "mark"] = time.monotonic()
     st.session_state.pop(K + "conflict", None)
 
@@ -157,40 +189,31 @@ def _init_state(view: TaskView) -> None:
 if st.session_state.get("tx_active") != aid:
     st.session_state["tx_active"] = aid
     _init_state(task)
-elif K + "text" not in st.session_state:  # widget state dropped by Streamlit after a page switch
+elif K + "text" not in st.session_state:  # state dropped by Streamlit after a page switch
     _init_state(task)
 
 
-def _pill_key(aspect_id: int, text: str) -> str:
-    return K + f"map{aspect_id}_" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
-
-
 def _collect() -> tuple[Draft, list[str]]:
-    """The editor's state as a Draft (the map carried over to the current text), plus problems."""
+    """The editor's state as a Draft (token spans turned into character spans of the text), plus problems."""
     text = canonical_text(st.session_state.get(K + "text"))
     links: list[LinkDraft] = []
     problems: list[str] = []
     if aware:
-        map_text = st.session_state.get(K + "map_text", "")
-        old = tokenize_with_offsets(map_text)
-        new = tokenize_with_offsets(text)
+        tokens = tokenize_with_offsets(text)
+        mapping = st.session_state.get(K + "map", {})
         for a in task.aspects:
-            if st.session_state.get(K + f"drop{a.id}"):
-                links.append(LinkDraft(a.id, dropped=True, reason=st.session_state.get(K + f"why{a.id}") or None))
+            m = mapping.get(a.id)
+            if m is None:
                 continue
-            chosen = st.session_state.get(_pill_key(a.id, map_text))
-            if chosen is None:  # widget not drawn yet: keep what is stored
-                stored = next((x for x in st.session_state.get(K + "links", ()) if x.aspect_term_id == a.id), None)
-                chosen = span_to_selection(old, stored.start, stored.end) if stored and not stored.dropped else []
-            if map_text != text:
-                chosen = relocate([t.text for t in old], chosen, [t.text for t in new])
-            try:
-                span = selection_to_span(new, chosen)
-            except (NotContiguous, IndexError):
-                problems.append(f"the words for “{md_escape(a.term)}” must be next to each other; "
-                                "select the part that names it")
-                continue
-            if span:
+            if m.dropped:
+                links.append(LinkDraft(a.id, dropped=True, reason=m.reason))
+            elif m.tokens:
+                try:
+                    span = selection_to_span(tokens, range(*m.tokens))
+                except IndexError:
+                    problems.append(f"the words marked for “{md_escape(a.term)}” are no longer in your "
+                                    "translation; mark them again")
+                    continue
                 links.append(LinkDraft(a.id, span[0], span[1]))
     untr = bool(st.session_state.get(K + "untr"))
     draft = Draft(text, untr, st.session_state.get(K + "reason") if untr else None,
@@ -199,7 +222,7 @@ def _collect() -> tuple[Draft, list[str]]:
 
 
 def _write(draft: Draft, action: str) -> bool:
-    """One save through the service; on success the editor's version and map follow the stored row."""
+    """One save through the service; on success the editor's version follows the stored row."""
     now = time.monotonic()
     elapsed = now - st.session_state.get(K + "mark", now)
     try:
@@ -215,36 +238,13 @@ def _write(draft: Draft, action: str) -> bool:
         return False
     st.session_state[K + "mark"] = now
     st.session_state[K + "version"] = view.version
-    st.session_state[K + "links"] = view.links
     st.session_state[K + "stored_text"] = view.text
     st.session_state[K + "saved_at"] = time.strftime("%H:%M:%S")
     return True
 
 
-EDITOR = K + "editor"
-
-
-def _absorb(payload: dict | None) -> bool:
-    """Take what the editor sent, once (a sequence number orders its sends), and learn the Devanagari
-    forms accepted for Roman words since its last send."""
-    if payload is None or payload["seq"] <= st.session_state.get(K + "seq", 0):
-        return False
-    st.session_state[K + "seq"] = payload["seq"]
-    st.session_state[K + "text"] = payload["text"]
-    pairs = accepted_pairs(payload.get("accepted"))
-    if pairs:
-        record_accepted(engine, project_id(), user.id, pairs)
-    return True
-
-
-def _sync_editor() -> None:
-    """Every action first takes the editor's latest draft, whichever order the browser's events arrived in."""
-    _absorb(editor_payload(EDITOR, "typed"))
-
-
 def _save(action: str) -> bool:
     """Save the editor; a refused submission still keeps the work as a draft and says why."""
-    _sync_editor()
     draft, problems = _collect()
     st.session_state.pop(K + "problems", None)
     try:
@@ -258,29 +258,32 @@ def _save(action: str) -> bool:
         return False
 
 
-def _autosave() -> None:
-    _save("autosave")
-
-
-def _editor_draft() -> None:
-    """The editor paused or lost focus: save what it sent (once; the task may have just been submitted)."""
-    if st.session_state.get("tx_goto_pending") == aid:
+def _on_commit() -> None:
+    """The editor committed a change: take it once (a sequence number orders its sends; a commit made on
+    another task is not this one's), learn the forms picked for Roman words, then do what it asked."""
+    commit = editor_commit(EDITOR, TASK_KEY)
+    if commit is None or commit.seq <= st.session_state.get(K + "seq", 0):
         return
-    if _absorb(editor_payload(EDITOR, "typed")):
-        _save("autosave")
-
-
-def _restore_unsaved() -> None:
-    """Text the browser kept from before a refresh goes back into the editor and is saved at once."""
-    if _absorb(editor_payload(EDITOR, "restore")):
-        _save("autosave")
-
-
-def _editor_submit() -> None:
-    """Ctrl+Enter in the editor: its text as sent, then submit and open the next task."""
-    _sync_editor()
-    _absorb(editor_payload(EDITOR, "submit"))
-    _submit()
+    st.session_state[K + "seq"] = commit.seq
+    if commit.action == "scheme":  # the scheme this translator chose in this browser
+        if commit.scheme in TYPING_SCHEMES and not st.session_state.get("tx_scheme_chosen"):
+            st.session_state["tx_scheme"] = commit.scheme
+        return
+    st.session_state[K + "text"] = commit.text
+    st.session_state[K + "selection"] = commit.selection
+    st.session_state[K + "map"] = {m.aspect: m for m in commit.mapping if m.aspect in aspect_ids}
+    st.session_state[K + "untr"] = commit.untranslatable
+    st.session_state[K + "reason"] = commit.reason if commit.reason in UNTRANSLATABLE_REASONS else None
+    st.session_state[K + "note"] = commit.note or ""
+    pairs = accepted_pairs([list(p) for p in commit.accepted])
+    if pairs:
+        record_accepted(engine, project_id(), user.id, pairs)
+    if commit.action == "submit":
+        _submit()
+    elif commit.action == "skip":
+        _skip()
+    else:
+        _save("save" if commit.action == "save" else "autosave")
 
 
 def _task_name(assignment_id: int | None) -> str | None:
@@ -290,7 +293,6 @@ def _task_name(assignment_id: int | None) -> str | None:
 
 def _submit() -> None:
     if _save("submit"):
-        st.session_state["tx_goto_pending"] = aid
         st.session_state["tx_goto"] = next_task_id(engine, user.id, exclude=aid)
         st.session_state["tx_flash"] = "Submitted. Here is your next task."
 
@@ -331,15 +333,25 @@ def _as_text(draft: Draft) -> str:
 
 
 def _insert() -> None:
-    _sync_editor()
+    """The ITRANS box's text replaces the editor's selection (or goes in at the caret)."""
     roman = st.session_state.get(K + "roman", "")
     converted = to_devanagari(roman, st.session_state.get("tx_scheme", SCHEME_KEYS[0]))
-    if converted.strip():
-        current_text = st.session_state.get(K + "text") or ""
-        sep = "" if not current_text or current_text.endswith((" ", "\n")) else " "
-        _set_text(current_text + sep + converted)
-        st.session_state[K + "roman"] = ""
-        _save("autosave")
+    if not converted.strip():
+        return
+    text = st.session_state.get(K + "text") or ""
+    start, end = st.session_state.get(K + "selection") or (len(text), len(text))
+    before, after = text[:start], text[end:]
+    if before and not before.endswith((" ", "\n")):
+        converted = " " + converted
+    if after and not after.startswith((" ", "\n")):
+        converted += " "
+    _set_text(before + converted + after, caret=(len(before) + len(converted),) * 2)
+    st.session_state[K + "roman"] = ""
+    _save("autosave")
+
+
+def _scheme_chosen() -> None:
+    st.session_state["tx_scheme_chosen"] = True
 
 
 guidelines_version, guidelines_md = load_guidelines("translation", phase=task.phase)
@@ -348,9 +360,9 @@ entries = glossary(engine, project_id())
 flash = st.session_state.pop("tx_flash", None)
 if flash:
     banner.success(flash)
-st.session_state.pop("tx_goto_pending", None)
-if st.session_state.get("tx_scheme") not in TYPING_SCHEMES:
-    st.session_state["tx_scheme"] = PHONETIC
+if st.session_state.get("tx_scheme") not in TYPING_SCHEMES:  # the project's default until the translator chooses
+    default = settings.transliteration_scheme
+    st.session_state["tx_scheme"] = default if default in TYPING_SCHEMES else PHONETIC
 scheme = st.session_state["tx_scheme"]
 
 left, right = st.columns([3, 2], gap="large")
@@ -386,10 +398,13 @@ with left:
 
     if scheme == PHONETIC:
         warm_model()
-    hindi_input(
-        EDITOR, task=f"{user.id}:{aid}", label=EDITOR_LABEL, text=st.session_state.get(K + "text") or "",
+    problems = st.session_state.get(K + "problems", ())
+    saved_at = st.session_state.get(K + "saved_at")
+    translation_editor(
+        EDITOR, task=TASK_KEY, label=EDITOR_LABEL, text=st.session_state.get(K + "text") or "",
         saved=st.session_state.get(K + "stored_text", ""), rev=st.session_state.get(K + "rev", 0),
-        scheme=scheme, scheme_label=typing_label(scheme), api=SUGGEST_PATH,
+        scheme=scheme, scheme_label=typing_label(scheme), schemes=TYPING_SCHEMES,
+        scheme_chosen=bool(st.session_state.get("tx_scheme_chosen")), api=SUGGEST_PATH,
         # Behind the HttpOnly session cookie the browser's fetch sends it itself; the page hands the
         # editor a token only when the login did not come in a cookie.
         token=None if isinstance(st.context.cookies.get(SESSION_COOKIE), str)
@@ -397,57 +412,17 @@ with left:
         placeholder=("Type Hindi in Roman letters (mera keyboard …) or in Devanagari. Ctrl+Enter submits."
                      if scheme == PHONETIC else "Type in Devanagari, or use the typing help below. "
                      "Ctrl+Enter submits."),
-        on_typed=_editor_draft, on_submit=_editor_submit, on_restore=_restore_unsaved,
+        aspects=[(a.id, a.term) for a in task.aspects] if aware else [],
+        mapping=st.session_state.get(K + "map", {}) if aware else {},
+        untranslatable=bool(st.session_state.get(K + "untr")), reason=st.session_state.get(K + "reason"),
+        note=st.session_state.get(K + "note"), reasons=UNTRANSLATABLE_REASONS,
+        ack=st.session_state.get(K + "seq", 0),
+        status=("error", "Not saved yet: see below.") if problems or conflict
+        else (("ok", f"Draft saved at {saved_at}") if saved_at else ("", "")),
+        danda=settings.danda, caret=st.session_state.get(K + "caret"), on_commit=_on_commit,
     )
 
-    with st.container(border=True):
-        c1, c2 = st.columns([1, 3])
-        c1.selectbox("Scheme", TYPING_SCHEMES, format_func=typing_label, key="tx_scheme")
-        if scheme == PHONETIC:
-            c2.caption("Type Hindi in Roman letters as you would in a chat: a word turns into Devanagari when "
-                       "you type a space. 1–5 pick another spelling, Esc keeps a name in Roman, Ctrl+. "
-                       "switches to plain Roman. What you pick is learned for the project.")
-        else:
-            st.markdown("**Typing help** · type Roman letters, press Enter to preview, then insert")
-            c2.text_input("Roman", key=K + "roman", placeholder="e.g. kIborD bahuta achChA hai")
-            preview = to_devanagari(st.session_state.get(K + "roman", ""), scheme)
-            if preview.strip():
-                st.markdown("Preview: " + md_escape(preview))
-            st.button("Insert into translation", key=K + "insert", on_click=_insert)
-
-    if aware and task.aspects:
-        st.markdown("**Where did each highlighted term go?** Click the Hindi words that render it, "
-                    "or mark it dropped.")
-        text_now = canonical_text(st.session_state.get(K + "text"))
-        tokens = tokenize_with_offsets(text_now)
-        st.session_state[K + "map_text"] = text_now
-        stored = {x.aspect_term_id: x for x in st.session_state.get(K + "links", ())}
-        for n, a in enumerate(task.aspects, start=1):
-            with st.container(border=True):
-                dropped = st.checkbox(f"{n}. “{md_escape(a.term)}” is dropped in my translation", key=K + f"drop{a.id}",
-                                      on_change=_autosave)
-                if dropped:
-                    st.text_input("Why was it dropped?", key=K + f"why{a.id}", on_change=_autosave)
-                elif tokens:
-                    link = stored.get(a.id)
-                    default = span_to_selection(tokens, link.start, link.end) if link and not link.dropped else []
-                    st.pills(
-                        f"{n}. “{md_escape(a.term)}” is rendered by", list(range(len(tokens))),
-                        format_func=lambda i, tokens=tokens: tokens[i].text, selection_mode="multi",
-                        default=default, key=_pill_key(a.id, text_now), on_change=_autosave,
-                    )
-                else:
-                    st.caption(f"{n}. “{md_escape(a.term)}”: write your translation first, then mark its words here.")
-
-    untr = st.checkbox("This sentence is untranslatable", key=K + "untr", on_change=_autosave)
-    if untr:
-        c1, c2 = st.columns([1, 2])
-        c1.selectbox("Reason", UNTRANSLATABLE_REASONS, index=None, key=K + "reason",
-                     placeholder="Choose a reason", on_change=_autosave)
-        c2.text_input("Note", key=K + "note", on_change=_autosave,
-                      placeholder="What makes it untranslatable?")
-
-    for problem in st.session_state.get(K + "problems", ()):
+    for problem in problems:
         st.error(problem)
 
     # Blind: no source text, so no warning can come from what the sentence mentions (its aspects).
@@ -455,16 +430,28 @@ with left:
     for w in warnings:
         st.warning(md_escape(w.message), icon=":material/spellcheck:")
 
-    b1, b2, b3 = st.columns(3)
-    b1.button("Submit & next", key=K + "submit", type="primary", on_click=_submit, width="stretch")
-    b2.button("Save draft", key=K + "save", on_click=_save, args=("save",), width="stretch")
-    b3.button("Skip for now", key=K + "skip", on_click=_skip, width="stretch")
-    saved_at = st.session_state.get(K + "saved_at")
+    with st.container(border=True):
+        c1, c2 = st.columns([1, 3])
+        c1.selectbox("Scheme", TYPING_SCHEMES, format_func=typing_label, key="tx_scheme", on_change=_scheme_chosen)
+        if scheme == PHONETIC:
+            c2.caption("Type Hindi in Roman letters as you would in a chat: a word turns into Devanagari when "
+                       "you type a space. 1–6 pick another spelling (the last keeps the Roman word), Esc or "
+                       "{braces} keep a name in Roman, Backspace after a word reopens its list. What you pick "
+                       "is learned for the project.")
+        else:
+            st.markdown("**Typing help** · type Roman letters, press Enter to preview, then insert")
+            c2.text_input("Roman", key=K + "roman", placeholder="e.g. kIborD bahuta achChA hai")
+            preview = to_devanagari(st.session_state.get(K + "roman", ""), scheme)
+            if preview.strip():
+                st.markdown("Preview: " + md_escape(preview))
+            st.button("Insert into translation", key=K + "insert", on_click=_insert,
+                      help="Replaces the text selected in the editor, or goes in at the caret.")
+
     spent = (task.time_spent_s or 0) + time.monotonic() - st.session_state.get(K + "mark", time.monotonic())
     st.caption(
-        (f"Draft saved at {saved_at}. " if saved_at else "")
-        + f"Time on this task: {int(spent // 60)} min. Changes save by themselves when you pause or leave a "
-        "field; text you are still typing is kept in this browser until then. Ctrl+Enter submits."
+        f"Time on this task: {int(spent // 60)} min. Changes save by themselves when you pause or leave the "
+        "editor; text you are still typing is kept in this browser until then. Ctrl+Enter submits, Alt+U "
+        "marks the sentence untranslatable."
     )
 
 with right:
@@ -476,7 +463,7 @@ with right:
     with tab_typing:
         if scheme == PHONETIC:
             st.caption("Phonetic typing: the keys of the editor.")
-            st.table([{"key": k, "does": d} for k, d in KEYS_HELP])
+            st.table([{"key": k, "does": d} for k, d in KEYS_HELP + (MAP_KEYS_HELP if aware else ())])
         else:
             st.caption(f"{scheme_label(scheme)}: type the left column to get the right one.")
             st.table([{"type": r["type"], "gives": r["gives"], "note": r["note"]} for r in cheat_sheet(scheme)])

@@ -71,36 +71,61 @@ def _all_text(at: AppTest) -> str:
     return "\n".join(rendered(at))
 
 
+def _all_but_the_queue(at: AppTest) -> str:
+    """Everything the page sent except the queue box, whose options name each task with a plain snippet of
+    its sentence (checked here to be exactly that: the task's label, a dash, the sentence's text)."""
+    box = at.selectbox(key="tx_queue_pick")
+    for option in box.options:
+        assert re.fullmatch(r"restaurant/train/\d+ · (blind|aware) · [a-z]+ — .+", option), option
+        assert option.split(" — ", 1)[1] in (SOURCE, "Prices are fair."), option
+    return "\n".join(t for t in rendered(at) if "Your queue" not in t)
+
+
 def editor(at: AppTest, aid: int):
-    """The translate editor (a components v2 element) of one task, or None."""
+    """The translation editor (a components v2 element) of one task, or None."""
     found = [e for e in at.get("bidi_component") if e.key == f"tx{aid}_editor"]
     return found[0] if found else None
+
+
+def editor_data(at: AppTest, aid: int) -> dict:
+    return json.loads(editor(at, aid).proto.json)
 
 
 _SEQ = iter(range(1, 10**9))
 
 
-def send(at: AppTest, aid: int, event: str, text: str, accepted=()) -> AppTest:
-    """What the browser's editor sends: a ``typed`` state on a pause, or a ``submit``/``restore`` trigger."""
-    from streamlit.components.v2.bidi_component.main import _make_trigger_id
-
+def commit(at: AppTest, aid: int, action: str = "autosave", text: str | None = None, accepted=(), *,
+           mapping=None, untr=None, reason=None, note=None, sel=None, task: str | None = None,
+           seq: int | None = None) -> AppTest:
+    """What the browser's editor sends: one ``commit`` state (the whole editor state) per committed change.
+    Fields not given keep what the editor was last drawn with."""
     el = editor(at, aid)
     assert el is not None, "no editor on the page"
-    value = {"text": text, "accepted": [list(p) for p in accepted], "seq": next(_SEQ)}
+    data = json.loads(el.proto.json)
+    value = {
+        "task": task or data["task"], "seq": seq if seq is not None else next(_SEQ), "action": action,
+        "text": data["text"] if text is None else text, "accepted": [list(p) for p in accepted],
+        "map": mapping if mapping is not None else [
+            {"term": int(k), **v} for k, v in data["map"].items()],
+        "untr": data["untr"] if untr is None else untr, "reason": data["reason"] if reason is None else reason,
+        "note": data["note"] if note is None else note,
+    }
+    if sel is not None:
+        value["sel"] = list(sel)
     states = at._tree.get_widget_states()
     w = states.widgets.add()
-    if event == "typed":
-        w.id, w.json_value = el.proto.id, json.dumps({"typed": value})
-    else:
-        w.id = _make_trigger_id(el.proto.id, "events")
-        w.json_trigger_value = json.dumps([{"event": event, "value": value}])
+    w.id, w.json_value = el.proto.id, json.dumps({"commit": value})
     at._tree._runner._run(states)
     assert not at.exception, at.exception
     return at
 
 
 def type_text(at: AppTest, aid: int, text: str, accepted=()) -> AppTest:
-    return send(at, aid, "typed", text, accepted)
+    return commit(at, aid, "autosave", text, accepted)
+
+
+def submit(at: AppTest, aid: int, text: str | None = None, **kw) -> AppTest:
+    return commit(at, aid, "submit", text, **kw)
 
 
 def text_of(at: AppTest, aid: int) -> str:
@@ -110,8 +135,9 @@ def text_of(at: AppTest, aid: int) -> str:
 def test_queue_lists_own_tasks_blind_first_with_progress(world):
     at = open_page(world["engine"], world["asha"])
     pick = at.selectbox(key="tx_queue_pick")
-    assert pick.options[:2] == ["restaurant/train/7 · blind · assigned", "restaurant/train/8 · blind · assigned"]
-    assert pick.options[2] == "restaurant/train/7 · aware · locked"
+    assert pick.options[:2] == ["restaurant/train/7 · blind · assigned — " + SOURCE,
+                                "restaurant/train/8 · blind · assigned — Prices are fair."]  # with a snippet
+    assert pick.options[2] == "restaurant/train/7 · aware · locked — " + SOURCE
     assert len(pick.options) == 3  # not Ravi's task
     assert at.get("progress")[0].proto.text == "0 of 3 submitted"
     assert pick.value == world["blind"]
@@ -119,11 +145,13 @@ def test_queue_lists_own_tasks_blind_first_with_progress(world):
 
 def _assert_no_aspect_reaches_the_page(at: AppTest) -> None:
     texts = rendered(at)
+    # The sentence itself is shown, and its snippet names the tasks in the queue box: plain text, no mark.
     sentence = [t for t in texts if "paneer tikka was cold" in t]
-    assert len(sentence) == 1 and "background" not in sentence[0]
+    assert len(sentence) == 2 and sum("Your queue" in t for t in sentence) == 1
+    assert not any("background" in t or "<mark" in t for t in sentence)
     for text in texts:
         assert not re.search(r"aspect", text, re.IGNORECASE), text[:300]
-        if text is sentence[0]:
+        if any(text is t for t in sentence):
             continue
         for term in TERMS:
             assert term.casefold() not in text.casefold(), (term, text[:300])
@@ -147,7 +175,7 @@ def test_blind_view_gives_no_glossary_warning_about_an_aspect_of_the_sentence(wo
     assert not at.warning, [w.value for w in at.warning]
     _assert_no_aspect_reaches_the_page(at)
     # The same text on the aware task does earn the warning, so the blind page is quiet by design.
-    at.button(key=f"tx{blind}_submit").click().run()
+    submit(at, blind)
     at = open_page(e, world["asha"], task=world["aware"])
     type_text(at, world['aware'], "ठंडा खाना था")
     assert any("“hostess” is a name the team keeps in Roman script" in w.value for w in at.warning)
@@ -168,7 +196,7 @@ def test_aware_task_is_locked_until_blind_is_submitted(world):
     at = open_page(e, asha, task=world["aware"])
     assert any("Locked" in w.value for w in at.warning)
     assert editor(at, world["aware"]) is None
-    assert "background" not in _all_text(at) and "hostess" not in _all_text(at)
+    assert "background" not in _all_text(at) and "hostess" not in _all_but_the_queue(at)
     save_translation(e, asha, world["blind"], Draft("अंधा अनुवाद"), expected_version=0, action="submit")
     at = open_page(e, asha, task=world["aware"])
     assert not at.warning or not any("Locked" in w.value for w in at.warning)
@@ -179,13 +207,13 @@ def test_skipped_blind_task_keeps_the_aware_task_locked_on_the_page(world):
     e, asha = world["engine"], world["asha"]
     at = open_page(e, asha, task=world["blind"])
     type_text(at, world['blind'], "आधा अनुवाद")
-    at.button(key=f"tx{world['blind']}_skip").click().run()
-    assert "restaurant/train/7 · aware · locked" in at.selectbox(key="tx_queue_pick").options
+    commit(at, world["blind"], "skip")
+    assert "restaurant/train/7 · aware · locked — " + SOURCE in at.selectbox(key="tx_queue_pick").options
     at = open_page(e, asha, task=world["aware"])  # straight to the aware task by its URL
     assert any("Locked" in w.value and "submit your blind translation" in w.value for w in at.warning)
     assert editor(at, world["aware"]) is None and len(at.get("button_group")) == 0
-    page = _all_text(at)
-    assert "background" not in page
+    assert "background" not in _all_text(at) and "<mark" not in _all_text(at)
+    page = _all_but_the_queue(at)
     for term in (*TERMS, "पनीर", "होस्टेस"):
         assert term.casefold() not in page.casefold(), term
 
@@ -199,12 +227,12 @@ def test_aware_view_maps_each_aspect_to_hindi_words_and_submits(world):
     # The glossary suggests the team's spellings for terms in this sentence.
     assert "पनीर टिक्का" in _all_text(at)
     type_text(at, aware, HINDI)
-    pills = at.get("button_group")
-    assert len(pills) == 2
-    assert [t.value for t in at.get("button_group")] == [[], []]
-    pills[0].set_value([0, 1]).run()
-    at.get("button_group")[1].set_value([5]).run()  # होस्टेस
-    at.button(key=f"tx{aware}_submit").click().run()
+    data = editor_data(at, aware)
+    assert [(a["n"], a["term"]) for a in data["terms"]] == [(1, "paneer tikka"), (2, "hostess")]
+    assert data["map"] == {}  # nothing mapped yet
+    paneer, hostess = (a["id"] for a in data["terms"])
+    # Token spans of the text: पनीर टिक्का are tokens 0-1, होस्टेस is token 5.
+    submit(at, aware, mapping=[{"term": paneer, "tokens": [0, 2]}, {"term": hostess, "tokens": [5, 6]}])
     assert not at.exception and not at.error, [x.value for x in at.error]
     with Session(e) as session:
         tr = session.scalars(select(Translation).where(Translation.phase == "aware")).one()
@@ -218,17 +246,14 @@ def test_aware_dropped_aspect_needs_a_reason_and_gaps_are_refused(world):
     save_translation(e, asha, world["blind"], Draft("अंधा अनुवाद"), expected_version=0, action="submit")
     at = open_page(e, asha, task=aware)
     type_text(at, aware, HINDI)
-    at.get("button_group")[0].set_value([0, 2]).run()  # पनीर … ठंडा: not adjacent
-    at.button(key=f"tx{aware}_submit").click().run()
-    assert any("next to each other" in x.value for x in at.error)
-    at.get("button_group")[0].set_value([0, 1]).run()
-    hostess_id = next(c.key for c in at.checkbox if "“hostess” is dropped" in c.label)
-    at.checkbox(key=hostess_id).check().run()
-    at.button(key=f"tx{aware}_submit").click().run()
+    paneer, hostess = (a["id"] for a in editor_data(at, aware)["terms"])
+    submit(at, aware, mapping=[{"term": paneer, "tokens": [6, 9]}])  # words past the end of the text
+    assert any("“paneer tikka” are no longer in your translation" in x.value for x in at.error)
+    assert editor_data(at, aware)["status"]["kind"] == "error"
+    submit(at, aware, mapping=[{"term": paneer, "tokens": [0, 2]}, {"term": hostess, "dropped": True}])
     assert any("why “hostess” was dropped" in x.value for x in at.error)
-    why_key = hostess_id.replace("drop", "why")
-    at.text_input(key=why_key).input("folded into the verb").run()
-    at.button(key=f"tx{aware}_submit").click().run()
+    submit(at, aware, mapping=[{"term": paneer, "tokens": [0, 2]},
+                               {"term": hostess, "dropped": True, "reason": "folded into the verb"}])
     assert not at.error
     with Session(e) as session:
         links = session.scalars(select(AspectAlignment).order_by(AspectAlignment.aspect_term_id)).all()
@@ -258,7 +283,7 @@ def test_translator_cannot_load_another_translators_work(world):
 def test_empty_submission_is_refused_with_a_message(world):
     at = open_page(world["engine"], world["asha"], task=world["blind"])
     type_text(at, world['blind'], "   ")
-    at.button(key=f"tx{world['blind']}_submit").click().run()
+    submit(at, world["blind"])
     assert any("empty" in x.value for x in at.error)
     with Session(world["engine"]) as session:
         assert session.scalars(select(Translation.status)).all() == ["draft"]
@@ -269,7 +294,7 @@ def test_control_character_is_refused_on_the_page_and_nothing_saved(world):
     at = open_page(world["engine"], world["asha"], task=blind)
     type_text(at, blind, "ठंडा\x00 था")
     assert any("control character (U+0000" in x.value for x in at.error)
-    at.button(key=f"tx{blind}_submit").click().run()
+    submit(at, blind)
     assert not at.exception, at.exception
     assert any("control character (U+0000" in x.value for x in at.error)
     assert text_of(at, blind) == "ठंडा\x00 था"  # kept in the box to fix
@@ -286,7 +311,7 @@ def test_autosave_survives_a_refresh_and_submit_moves_to_next(world):
         assert [r.action for r in session.scalars(select(Revision))] == ["autosave"]
     again = open_page(e, asha, task=blind, token=token)  # a new browser session: a refresh
     assert text_of(again, blind) == "ठंडा पनीर"
-    again.button(key=f"tx{blind}_submit").click().run()
+    submit(again, blind)
     assert again.query_params["task"] == [str(world["blind2"])] or again.query_params["task"] == str(world["blind2"])
     assert any("Submitted" in s.value for s in again.success)
     assert again.get("progress")[0].proto.text == "1 of 3 submitted"
@@ -336,12 +361,12 @@ def test_glossary_warning_for_roman_or_differently_spelled_term(world):
 def test_untranslatable_with_reason_and_note(world):
     blind = world["blind"]
     at = open_page(world["engine"], world["asha"], task=blind)
-    at.checkbox(key=f"tx{blind}_untr").check().run()
-    at.button(key=f"tx{blind}_submit").click().run()
+    assert editor_data(at, blind)["reasons"] == ["idiom", "pun", "missing context", "other"]
+    commit(at, blind, untr=True)
+    submit(at, blind)
     assert any("choose why" in x.value for x in at.error)
-    at.selectbox(key=f"tx{blind}_reason").select("pun").run()
-    at.text_input(key=f"tx{blind}_note").input("double meaning of 'cold'").run()
-    at.button(key=f"tx{blind}_submit").click().run()
+    assert editor_data(at, blind)["untr"] is True  # the editor keeps the box ticked
+    submit(at, blind, reason="pun", note="double meaning of 'cold'")
     assert not at.error
     with Session(world["engine"]) as session:
         tr = session.scalars(select(Translation)).one()
@@ -366,9 +391,9 @@ def test_stale_save_shows_both_versions_and_overwrites_nothing(world):
 
 def test_skip_moves_to_the_next_task_and_says_so(world):
     at = open_page(world["engine"], world["asha"], task=world["blind"])
-    at.button(key=f"tx{world['blind']}_skip").click().run()
+    commit(at, world["blind"], "skip")
     assert at.selectbox(key="tx_queue_pick").value == world["blind2"]
-    assert "restaurant/train/7 · blind · skipped" in at.selectbox(key="tx_queue_pick").options
+    assert "restaurant/train/7 · blind · skipped — " + SOURCE in at.selectbox(key="tx_queue_pick").options
     (markdown,) = [x.value for x in at.success]
     message = re.sub(r"\\(.)", r"\1", markdown)  # as shown: the task names are escaped Markdown
     assert message.startswith("Skipped restaurant/train/7 (blind)")
@@ -391,7 +416,7 @@ def test_ctrl_enter_in_the_editor_submits_its_text_and_opens_the_next_task(world
 
     e, blind = world["engine"], world["blind"]
     at = open_page(e, world["asha"], task=blind)
-    send(at, blind, "submit", "मेरा कीबोर्ड", accepted=[("mera", "मेरा"), ("keyboard", "कीबोर्ड")])
+    submit(at, blind, "मेरा कीबोर्ड", accepted=[("mera", "मेरा"), ("keyboard", "कीबोर्ड")])
     with Session(e) as session:
         tr = session.scalars(select(Translation)).one()
     assert (tr.text, tr.status) == ("मेरा कीबोर्ड", "submitted")
@@ -406,17 +431,21 @@ def test_an_editor_send_is_taken_once_and_an_older_one_is_ignored(world):
     e, blind = world["engine"], world["blind"]
     at = open_page(e, world["asha"], task=blind)
     type_text(at, blind, "पहला", accepted=[("pahla", "पहला")])
-    at.button(key=f"tx{blind}_save").click().run()  # the same draft state is still there: not learned twice
+    commit(at, blind, "save")  # the next commit carries only what was picked since: not learned twice
     from db.typing import learned_forms
     assert [f.uses for f in learned_forms(e, project_id(e))] == [1]
+    commit(at, blind, "save", "पुराना", seq=1)  # older than what the page has taken: ignored
+    commit(at, blind, "save", "दूसरा", task=f"{world['asha']}:{world['blind2']}")  # made on another task
+    assert text_of(at, blind) == "पहला"
     with Session(e) as session:
         assert [r.action for r in session.scalars(select(Revision).order_by(Revision.id))] == ["autosave", "save"]
+        assert session.scalars(select(Translation.text)).one() == "पहला"
 
 
 def test_restored_browser_text_is_saved_as_a_draft(world):
     e, blind = world["engine"], world["blind"]
     at = open_page(e, world["asha"], task=blind)
-    send(at, blind, "restore", "बचा हुआ पाठ")
+    commit(at, blind, "restore", "बचा हुआ पाठ")
     with Session(e) as session:
         tr = session.scalars(select(Translation)).one()
     assert (tr.text, tr.status) == ("बचा हुआ पाठ", "draft")

@@ -1,0 +1,97 @@
+"""The translation editor's pure JS helpers under node (``node --test``): the ported tokenizer gives the
+same tokens as corpus.tokens on Hindi samples (so a token index means the same word in the browser and on
+the server), the map follows its words over an edit as corpus.aspect_map.relocate does, and the context,
+danda and braces rules."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from corpus.aspect_map import relocate
+from corpus.tokens import tokenize_with_offsets
+from ui.translation_editor import HELPERS_JS
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+SAMPLES = [
+    "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।",
+    "इस Lenovo की बैटरी लाइफ़ बहुत अच्छी है।",
+    "टेबल पर टेबल रखी थी, और खाना ठंडा था!",
+    "स्क्रीन\u200cशॉट में क्या है? ३ बार देखा…",
+    "Joe's पिज़्ज़ा — 3.5/5 “अच्छा”",
+    "क़िला ख़ूबसूरत है।",  # decomposed nukta: NFC first
+    "  हम्म   ठीक\tहै \n नया\u200dवाक्य  ",
+    "मेरा कीबोर्ड बहुत अच्छा है 🙂 सच में",
+    "",
+]
+
+
+def run_node(tmp_path, body: str) -> subprocess.CompletedProcess:
+    (tmp_path / "helpers.mjs").write_text(HELPERS_JS, encoding="utf-8")
+    test = tmp_path / "helpers.test.mjs"
+    test.write_text("import test from 'node:test';\nimport assert from 'node:assert/strict';\n"
+                    "import * as h from './helpers.mjs';\n" + body, encoding="utf-8")
+    return subprocess.run([NODE, "--test", str(test)], capture_output=True, text=True, timeout=60)
+
+
+def test_the_browsers_tokens_are_the_servers_tokens_on_hindi_samples(tmp_path):
+    expected = [[t.text for t in tokenize_with_offsets(s)] for s in SAMPLES]
+    body = (f"const samples = {json.dumps(SAMPLES)};\nconst expected = {json.dumps(expected, ensure_ascii=False)};\n"
+            "test('tokens', () => { samples.forEach((s, i) => assert.deepEqual(h.tokenize(s).map((t) => t.text), "
+            "expected[i], s)); });\n"
+            "test('offsets point at the tokens', () => { for (const s of samples) { const n = s.normalize('NFC'); "
+            "for (const t of h.tokenize(s)) assert.equal(n.slice(t.start, t.end), t.text); } });\n")
+    done = run_node(tmp_path, body)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_map_follows_its_words_over_an_edit_as_the_server_does(tmp_path):
+    cases = [
+        (["टेबल", "पर", "टेबल"], [0, 1], ["नई", "टेबल", "पर", "टेबल"]),
+        (["टेबल", "पर", "टेबल"], [2, 3], ["नई", "टेबल", "पर", "टेबल"]),
+        (["बैटरी", "लाइफ़", "अच्छी"], [0, 2], ["बैटरी", "की", "लाइफ़"]),
+        (["a", "b", "c", "b", "c"], [3, 5], ["b", "c", "x", "b", "c"]),
+    ]
+    expected = []
+    for old, span, new in cases:
+        run = relocate(old, range(*span), new)
+        expected.append([run[0], run[-1] + 1] if run else None)
+    body = (f"const cases = {json.dumps(cases, ensure_ascii=False)};\nconst expected = {json.dumps(expected)};\n"
+            "test('relocate', () => { cases.forEach(([o, s, n], i) => assert.deepEqual(h.relocate(o, s, n), "
+            "expected[i])); });\n")
+    done = run_node(tmp_path, body)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_context_danda_and_braces_rules(tmp_path):
+    body = r"""
+test('context: up to three Devanagari words of the sentence before the word', () => {
+  assert.equal(h.contextWords('मैंने अपनी बेटी के '), 'अपनी बेटी के');
+  assert.equal(h.contextWords('वह आया। मैं '), 'मैं');
+  assert.equal(h.contextWords('Sony की '), 'की');
+  assert.equal(h.contextWords(''), '');
+});
+test('a stop after a word ends the sentence; after a digit or a space it does not', () => {
+  assert.equal(h.endsSentence('ा'), true);
+  assert.equal(h.endsSentence('ह'), true);
+  assert.equal(h.endsSentence('y'), true);
+  assert.equal(h.endsSentence('”'), true);
+  assert.equal(h.endsSentence('3'), false);
+  assert.equal(h.endsSentence(' '), false);
+  assert.equal(h.endsSentence(''), false);
+});
+test('braces', () => {
+  assert.deepEqual(h.bracedWord('हम {Brooklyn}'), { start: 3, inner: 'Brooklyn' });
+  assert.deepEqual(h.bracedWord('{Moti Mahal}'), { start: 0, inner: 'Moti Mahal' });
+  assert.equal(h.bracedWord('{}'), null);
+  assert.equal(h.insideBraces('हम {Moti '), true);
+  assert.equal(h.insideBraces('हम {Moti} '), false);
+});
+"""
+    done = run_node(tmp_path, body)
+    assert done.returncode == 0, done.stdout + done.stderr
