@@ -462,6 +462,7 @@ def test_cli_prints_where_message_and_exits_non_zero_without_writing(case, tmp_p
 ], ids=["dump-work-unwritable", "bad-db-url", "unreachable-db"])
 def test_cli_reports_environment_errors_as_where_message(args, where, tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert cli_main(["--db", url, "init"]) == 0  # a command that only reads refuses a database that does not exist
     argv = args if args[0] == "--db" else ["--db", url, *args]
     try:
         code = cli_main(argv)
