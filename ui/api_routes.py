@@ -8,14 +8,17 @@ runs in a worker thread so the server's event loop keeps serving the app.
 
 Typing look-ups are rationed so that one user cannot slow another (issue 31, N4): a session has at most
 one look-up running and up to three waiting for it, without a thread (typing pauses and a word's
-conversion overlap a little); one more at once is answered 429 at once, without touching the database), and look-ups run in their own small pool of ``SUGGEST_WORKERS`` threads, never in the server's
-shared thread pool, with at most ``MAX_SUGGEST_QUEUE`` look-ups admitted in all (503 beyond).
+conversion overlap a little), and at most ``RATE_PER_S`` a second; beyond either it is answered 429, after
+a short pause and without touching the database or a thread. Look-ups run in their own small pool of
+``SUGGEST_WORKERS`` threads, never in the server's shared thread pool, with at most ``MAX_SUGGEST_QUEUE``
+admitted in all (503 beyond).
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
@@ -34,6 +37,8 @@ MAX_K = 10
 TYPING_ROLES = ("translator", "lead")
 SUGGEST_WORKERS = 2  # the model runs under one lock; a second thread checks sessions meanwhile
 PER_SESSION = 4  # one look-up running and three waiting their turn (typing pauses overlap); more: 429
+RATE_PER_S = 20.0  # a session's sustained look-ups per second (typing makes a few), with a burst of as many
+REFUSAL_DELAY_S = 0.5  # a refusal answers after this pause, so a client that asks again at once cannot spin
 MAX_SUGGEST_QUEUE = 32  # look-ups admitted across all sessions; more: 503
 
 
@@ -91,12 +96,28 @@ class SuggestRation:
     it, between awaits) and a bounded pool of worker threads of their own."""
 
     def __init__(self, workers: int = SUGGEST_WORKERS, per_session: int = PER_SESSION,
-                 queue: int = MAX_SUGGEST_QUEUE):
-        self.workers, self.per_session, self.queue = workers, per_session, queue
+                 queue: int = MAX_SUGGEST_QUEUE, rate: float = RATE_PER_S):
+        self.workers, self.per_session, self.queue, self.rate = workers, per_session, queue, rate
         self.admitted: dict[str, int] = {}
         self.slots: dict[str, asyncio.Lock] = {}
+        self.buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, when)
         self.total = 0
         self._pool: ThreadPoolExecutor | None = None
+
+    def _take(self, key: str) -> bool:
+        """One token of the session's bucket (``rate`` per second, at most ``rate`` kept), if it has one."""
+        now = time.monotonic()
+        tokens, when = self.buckets.get(key, (self.rate, now))
+        tokens = min(self.rate, tokens + (now - when) * self.rate)
+        if tokens < 1:
+            self.buckets[key] = (tokens, now)
+            return False
+        self.buckets[key] = (tokens - 1, now)
+        if len(self.buckets) > 10_000:  # forget the sessions whose buckets have refilled
+            full = [k for k, (t, w) in self.buckets.items() if t + (now - w) * self.rate >= self.rate]
+            for k in full:
+                del self.buckets[k]
+        return True
 
     @property
     def pool(self) -> ThreadPoolExecutor:
@@ -107,9 +128,11 @@ class SuggestRation:
     async def run(self, key: str, fn, *args) -> tuple[int, dict]:
         """``fn(*args)`` in the pool, once this session's earlier look-up has finished; (429, ...) when the
         session already has ``per_session`` look-ups admitted, (503, ...) when the server has ``queue``."""
-        if self.admitted.get(key, 0) >= self.per_session:
-            return 429, {"error": "one look-up at a time per session; try again"}
+        if self.admitted.get(key, 0) >= self.per_session or not self._take(key):
+            await asyncio.sleep(REFUSAL_DELAY_S)
+            return 429, {"error": "too many look-ups from this session at once; try again"}
         if self.total >= self.queue:
+            await asyncio.sleep(REFUSAL_DELAY_S)
             return 503, {"error": "the server is busy; try again"}
         self.admitted[key] = self.admitted.get(key, 0) + 1
         self.total += 1

@@ -181,3 +181,17 @@ def test_the_server_refuses_look_ups_beyond_its_queue(engine, client, monkeypatc
     token = token_for(engine, add_user(engine, "asha", "translator"))
     r = client.get("/api/suggest", params={"q": "mera"}, headers={"X-Corpus-Session": token})
     assert r.status_code == 503 and r.headers["retry-after"] == "1"
+
+
+def test_a_session_asking_faster_than_typing_gets_429_and_the_next_second_is_served(engine, client, monkeypatch):
+    monkeypatch.setattr(_api, "_ration", _api.SuggestRation(rate=3))
+    monkeypatch.setattr(_api, "REFUSAL_DELAY_S", 0)
+    h = {"X-Corpus-Session": token_for(engine, add_user(engine, "asha", "translator"))}
+    other = {"X-Corpus-Session": token_for(engine, add_user(engine, "ravi", "translator"))}
+    statuses = [client.get("/api/suggest", params={"q": "mera"}, headers=h).status_code for _ in range(6)]
+    assert statuses[:3] == [200, 200, 200] and 429 in statuses[3:]
+    assert client.get("/api/suggest", params={"q": "mera"}, headers=other).status_code == 200  # its own bucket
+    import time
+
+    time.sleep(0.5)  # 1.5 look-ups' worth refilled
+    assert client.get("/api/suggest", params={"q": "mera"}, headers=h).status_code == 200
