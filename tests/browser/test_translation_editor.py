@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from db.models import AspectAlignment, SourceSentence, Translation  # noqa: E402
+from db.translation import Draft, save_translation  # noqa: E402
 from tests.support.translation_fixtures import add_sentence, add_user, assign  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -72,10 +73,18 @@ class ReplyHold:
         self.page_side = None
         page.route_web_socket(re.compile(r"/_stcore/stream"), self._route)
 
+    sent = 0  # messages the page has sent the server (each a rerun request: a widget value, a commit)
+
     def _route(self, ws) -> None:
         server = ws.connect_to_server()
         self.page_side = ws
         server.on_message(self._from_server)
+
+        def from_page(message) -> None:
+            self.sent += 1
+            server.send(message)
+
+        ws.on_message(from_page)
 
     def _from_server(self, message) -> None:
         if self.holding:
@@ -174,3 +183,143 @@ def test_words_typed_while_another_widget_reruns_the_page_survive(two_tasks, sta
     wait_for_stored(page, engine, "K-1", FIVE_HI)
     page.wait_for_timeout(2000)
     expect(box).to_have_value(FIVE_HI + " ")
+
+
+# ----------------------------------------------------------------------------- the aspect map
+
+MAP_SOURCE = "The table by the table was next to the power socket."
+MAP_HINDI = "टेबल के पास वाली टेबल पावर सॉकेट के पास थी।"  # टेबल 0 … टेबल 4, पावर 5 सॉकेट 6
+
+
+@pytest.fixture
+def aware_task(database):
+    url, engine = database
+    asha = add_user(engine, "asha", "translator")
+    sid = add_sentence(engine, "T-1", MAP_SOURCE, ["table", "power socket"], domain="laptop")
+    blind = assign(engine, asha, sid, "blind")
+    assign(engine, asha, sid, "aware")
+    save_translation(engine, asha, blind, Draft("मेज़ के पास मेज़ थी।"), expected_version=0, action="submit")
+    return url, engine
+
+
+def tokens(page):
+    return page.locator('[data-testid="translation-editor"] [data-token-index]')
+
+
+def test_the_first_of_two_equal_words_maps_and_a_two_word_aspect_takes_two_clicks_without_a_rerun(
+        aware_task, start_app, browser_page):
+    url, engine = aware_task
+    page = browser_page
+    relay = ReplyHold(page)
+    enter_as(page, start_app(url), "asha", "translate")
+    page.get_by_role("heading", name="Aspect-aware translation").wait_for()
+    box = editor_box(page)
+    expect(box).to_be_focused(timeout=WAIT)
+    page.keyboard.insert_text(MAP_HINDI)  # typed with a Hindi keyboard (or pasted): no conversion
+    expect(tokens(page)).to_have_count(11, timeout=WAIT)  # drawn in the browser, before any save
+    page.wait_for_timeout(2500)  # the text's autosave has gone and come back
+    runs, sent = page.evaluate("window.__finishedRuns"), relay.sent
+
+    tokens(page).nth(0).click()  # the first टेबल for “table” (the first term is active)
+    page.get_by_role("button", name="2. “power socket”").click()  # choose the next term: not a mapping
+    tokens(page).nth(5).click()
+    tokens(page).nth(6).click(modifiers=["Shift"])  # पावर सॉकेट: two actions
+    expect(tokens(page).nth(6)).to_have_attribute("data-selected", "1")
+    page.wait_for_timeout(300)
+    assert (page.evaluate("window.__finishedRuns"), relay.sent) == (runs, sent)  # no server round trip
+    row = page.locator('[data-testid="term-row"]')
+    expect(row.nth(0).get_by_test_id("term-words")).to_have_text("→ टेबल")
+    expect(row.nth(1).get_by_test_id("term-words")).to_have_text("→ पावर सॉकेट")
+    screenshot(page, "editor-map")
+
+    page.keyboard.press("Control+Enter")  # right after a mapping click: submits
+    page.get_by_text("You have submitted everything in your queue").wait_for()
+    with Session(engine) as session:
+        tr = session.scalars(select(Translation).where(Translation.phase == "aware")).one()
+        links = {a.aspect_term_id: a for a in tr.aspect_links}
+        assert tr.status == "submitted" and tr.text == MAP_HINDI
+        spans = sorted((a.start, a.end) for a in links.values())
+    assert spans == [(0, 4), (MAP_HINDI.index("पावर"), MAP_HINDI.index("सॉकेट") + len("सॉकेट"))]
+    assert MAP_HINDI[0:4] == "टेबल" and MAP_HINDI.index("टेबल", 1) != 0  # the first टेबल, not the second
+
+
+def test_alt_u_marks_the_sentence_untranslatable_from_the_word_strip(aware_task, start_app, browser_page):
+    url, engine = aware_task
+    page = browser_page
+    enter_as(page, start_app(url), "asha", "translate")
+    page.get_by_role("heading", name="Aspect-aware translation").wait_for()
+    expect(editor_box(page)).to_be_focused(timeout=WAIT)
+    page.keyboard.insert_text(MAP_HINDI)
+    tokens(page).nth(4).click()
+    page.keyboard.press("Alt+u")
+    untranslatable = page.get_by_role("checkbox", name="This sentence is untranslatable (Alt+U)")
+    expect(untranslatable).to_be_checked()
+    page.get_by_role("combobox", name="Reason").select_option("idiom")
+    page.get_by_role("button", name="Save draft").click()
+    deadline = time.monotonic() + WAIT / 1000
+    while time.monotonic() < deadline:
+        with Session(engine) as session:
+            tr = session.scalars(select(Translation).where(Translation.phase == "aware")).first()
+            if tr is not None and tr.untranslatable:
+                break
+        page.wait_for_timeout(100)
+    assert (tr.untranslatable, tr.untranslatable_reason) == (True, "idiom")
+
+
+# ----------------------------------------------------------------------------- cheap corrections
+
+
+def test_a_wrong_word_is_fixed_with_backspace_and_one_pick(two_tasks, start_app, browser_page):
+    url, engine = two_tasks
+    page = browser_page
+    box = open_first(page, start_app(url), engine)
+    type_keys(page, "mera ")
+    expect(box).to_have_value("मेरा ", timeout=WAIT)
+    page.keyboard.press("Backspace")  # 1: the list of मेरा comes back
+    options = page.get_by_role("option")
+    expect(options.last).to_have_text(re.compile(r"mera$"), timeout=WAIT)  # the Roman word is always offered
+    second = options.nth(1).inner_text().split("\n")[-1].strip().lstrip("2").strip()
+    page.keyboard.press("2")  # 2: another spelling
+    expect(box).to_have_value(second, timeout=WAIT)
+    assert second != "मेरा"
+    wait_for_stored(page, engine, "K-1", second)
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_a_name_is_kept_in_roman_by_picking_it_from_the_list(two_tasks, start_app, chromium, device):
+    url, engine = two_tasks
+    if device == "phone":
+        context = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True,
+                                       locale="en-US")
+    else:
+        context = chromium.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(45000)
+    try:
+        box = open_first(page, start_app(url), engine)
+        type_keys(page, "Sony")
+        name = page.get_by_role("option").last
+        expect(name).to_have_text(re.compile(r"Sony$"), timeout=WAIT)
+        if device == "phone":
+            name.tap()
+        else:
+            name.click()
+        expect(box).to_have_value("Sony", timeout=WAIT)
+        type_keys(page, " ki screen")
+        expect(box).to_have_value("Sony की screen", timeout=WAIT)
+        type_keys(page, " {Brooklyn} se")  # braces keep a name in Roman too, without the braces
+        expect(box).to_have_value(re.compile(r"^Sony की \S+ Brooklyn se$"), timeout=WAIT)
+        screenshot(page, f"editor-name-{device}")
+    finally:
+        context.close()
+
+
+def test_a_sentence_ends_with_a_danda(two_tasks, start_app, browser_page):
+    url, engine = two_tasks
+    page = browser_page
+    box = open_first(page, start_app(url), engine)
+    type_keys(page, "mera keyboard achha hai.")
+    expect(box).to_have_value("मेरा कीबोर्ड अच्छा है।", timeout=WAIT)
+    page.keyboard.press("Control+Enter")
+    page.get_by_text("sentence K-2").wait_for()
+    assert stored(engine, "K-1") == "मेरा कीबोर्ड अच्छा है।"
