@@ -241,3 +241,14 @@ else:
     st.dataframe(table, hide_index=True, width="stretch", key="check_leaderboard")
     st.caption(f"Scoring: {signature()}. Rows scored against an older export version were scored on "
                "different gold and are listed after the current ones.")
+if report is not None:  # the paper's argument: a model learns from the Hindi corpus about as well as from English
+    side_by_side = [
+        {"domain": d,
+         **{f"{label} CRF F1": None if (report[side].get(d) or {}).get("f1") is None
+            else round(report[side][d]["f1"], 3) for side, label in (("en", "English"), ("hi", "Hindi"))},
+         **{f"{label} scored on": f"{(report[side].get(d) or {}).get('protocol') or 'n/a'}, "
+                                  f"n={(report[side].get(d) or {}).get('test_sentences', 0)}"
+            for side, label in (("en", "English"), ("hi", "Hindi"))}}
+        for d in sorted({d for side in ("en", "hi") for d in report[side] if d != "all"}) + ["all"]]
+    st.caption("The CRF baseline on both sides (last baseline run), beside the leaderboard's Hindi figures:")
+    st.dataframe(pd.DataFrame(side_by_side), hide_index=True, width="stretch", key="check_side_by_side")

@@ -79,6 +79,11 @@ def test_the_lead_runs_the_baseline_and_sees_both_sides_per_domain(project_db):
     assert table.set_index("domain").loc["all", "Hindi scored"] > 0
     captions = " ".join(c.value for c in at.caption)
     assert "scored on the test split" in captions and "c1=0.1" in captions
+    assert set(table["English protocol"]) == {"test split"}  # each row says how it was scored
+    # 40 sentences: every figure is over fewer than 50, and says so with its n.
+    assert any("fewer than 50 sentences" in w.value and "only " in w.value for w in at.warning)
+    side_by_side = at.dataframe[-1].value
+    assert {"English CRF F1", "Hindi CRF F1", "English scored on", "Hindi scored on"} <= set(side_by_side.columns)
 
 
 def test_scored_predictions_join_the_leaderboard_after_the_crf_baseline(project_db):
