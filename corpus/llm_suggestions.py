@@ -105,6 +105,20 @@ def term_counts(aspects: Iterable[str]) -> dict[str, int]:
     return counts
 
 
+def unfound(aspects: Iterable[str], found_terms: Iterable[str]) -> list[str]:
+    """The aspects (a term once per occurrence) left after each found term takes one occurrence of its own: what
+    the model is asked about. An aspect twice in English and found once is asked once more."""
+    found = term_counts(found_terms)
+    out = []
+    for term in aspects:
+        key = _term_key(term)
+        if found.get(key, 0) > 0:
+            found[key] -= 1
+        elif key:
+            out.append(term)
+    return out
+
+
 def chat_messages(tokens: Sequence[str], english: str, aspects: Sequence[str]) -> list[dict[str, str]]:
     """The chat messages that ask where ``aspects`` (the English terms still unfound, a term once per
     occurrence) are among the item's ``tokens``, numbered from 0, with the English sentence for context."""

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from corpus.assignment import PHASE_GROUP_MODES
 from corpus.final_choice import POLICIES
+from corpus.llm_suggestions import DEFAULT_TIMEOUT_S, endpoint_problems
 from corpus.suggestions import DEFAULT_MIN_GOLD, DEFAULT_RETRAIN_EVERY
 from corpus.vocabulary import Role
 from db.auth import check_writer
@@ -25,7 +26,10 @@ TAGGING_SCOPES = ("all", "best")
 JSON_SETTINGS = {"model_suggestions": "model_suggestions", "suggest_min_gold": "suggest_min_gold",
                  "suggest_retrain_every": "suggest_retrain_every", "suggest_from_aware": "suggest_from_aware",
                  "suggest_from_glossary": "suggest_from_glossary",
-                 "suggest_from_transliteration": "suggest_from_transliteration", "danda": "danda"}
+                 "suggest_from_transliteration": "suggest_from_transliteration", "danda": "danda",
+                 "llm_base_url": "llm_base_url", "llm_model": "llm_model", "llm_timeout_s": "llm_timeout_s"}
+#: The optional local model's settings: text leaves the machine to that address, so only an admin changes them.
+LLM_SETTINGS = ("llm_base_url", "llm_model", "llm_timeout_s")
 #: The typing scheme that offers candidates as you type (the editor's default); the others are
 #: ``corpus.transliterate.SCHEME_KEYS``.
 PHONETIC_SCHEME = "phonetic"
@@ -54,6 +58,11 @@ class ProjectSettings:
     suggest_from_transliteration: bool = True
     # The translate editor turns "." or "|" after a word into the danda "।" (also in ``projects.settings``).
     danda: bool = True
+    # An optional local model (``corpus.llm_suggestions``; an OpenAI-compatible chat endpoint on the team's own
+    # machine) proposes spans too: off while the address is empty. Admin only (``LLM_SETTINGS``).
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_timeout_s: float = DEFAULT_TIMEOUT_S
 
 
 class ProjectNotFound(LookupError, ValueError):
@@ -80,7 +89,13 @@ def settings_in(session: Session, project_id: int) -> ProjectSettings:
         suggest_from_glossary=bool(extra.get("suggest_from_glossary", True)),
         suggest_from_transliteration=bool(extra.get("suggest_from_transliteration", True)),
         danda=bool(extra.get("danda", True)),
+        llm_base_url=str(extra.get("llm_base_url") or ""), llm_model=str(extra.get("llm_model") or ""),
+        llm_timeout_s=_number(extra.get("llm_timeout_s"), DEFAULT_TIMEOUT_S),
     )
+
+
+def _number(value: Any, default: float) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
 
 
 def load_settings(engine: Engine, project_id: int) -> ProjectSettings:
@@ -110,6 +125,7 @@ def validate(settings: ProjectSettings) -> list[str]:
         problems.append("model suggestions need at least one gold item before the first model")
     if settings.suggest_retrain_every < 1:
         problems.append("retrain the suggestion model after at least one new gold item")
+    problems += endpoint_problems(settings.llm_base_url, settings.llm_model, settings.llm_timeout_s)
     return problems
 
 
@@ -120,6 +136,7 @@ def save_settings(engine: Engine, project_id: int, settings: ProjectSettings, ac
         raise ValueError("; ".join(problems))
     changed: dict[str, Any] = {}
     with transaction(engine) as session:
+        check_writer(session, actor_id, roles=(Role.ADMIN, Role.LEAD))
         p = session.get(Project, project_id)
         if p is None:
             raise ProjectNotFound(project_id)
@@ -127,10 +144,13 @@ def save_settings(engine: Engine, project_id: int, settings: ProjectSettings, ac
         current = settings_in(session, project_id)
         for key, json_key in JSON_SETTINGS.items():
             old, value = getattr(current, key), getattr(settings, key)
+            if isinstance(value, str):
+                value = value.strip()
             if old != value:
                 changed[key] = [old, value]
                 extra[json_key] = value
-        check_writer(session, actor_id, roles=(Role.ADMIN, Role.LEAD))
+        if changed.keys() & set(LLM_SETTINGS):  # where text may leave the machine: the admin's decision
+            check_writer(session, actor_id, roles=(Role.ADMIN,))
         if extra != (p.settings or {}):
             p.settings = extra
         for key, value in asdict(settings).items():

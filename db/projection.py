@@ -16,6 +16,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from corpus.glossary import GlossaryEntry
+from corpus.llm_suggestions import LLM, joined, unfound
 from corpus.projection import (
     ALL_SOURCES,
     AWARE,
@@ -31,6 +32,7 @@ from corpus.projection import (
 from corpus.suggestions import KEYS_KEY, confidence_label, SuggestionReport, SuggestionSave, shown_by_source, suggestion_report
 from corpus.vocabulary import Phase, Status
 from db.engine import reader
+from db.llm_suggestions import LlmEndpoint, endpoint_of, llm_spans
 from db.models import AspectAlignment, AspectTerm, GlossaryTerm, SourceSentence, TaggingItem, Translation
 from db.project_settings import ProjectSettings, settings_in
 
@@ -60,22 +62,26 @@ class ProjectionInputs:
     aspects: tuple[SourceAspect, ...]  # the sentence's aspects the item's own map leaves out
     glossary: tuple[GlossaryEntry, ...]
     sources: tuple[str, ...]
+    english: str = ""  # the source sentence, for the local model's question
+    llm: LlmEndpoint | None = None  # the project's local model, when it has one
 
 
 def projection_inputs(session: Session, item_id: int) -> ProjectionInputs | None:
     """The item's tokens and the aspects to project with their aware renderings; None when the item has a
     complete map of its own or nothing to project. Four small queries whatever the sentence's size."""
     row = session.execute(
-        select(TaggingItem.tokens, Translation.id, Translation.sentence_id, SourceSentence.project_id)
+        select(TaggingItem.tokens, Translation.id, Translation.sentence_id, SourceSentence.project_id,
+               SourceSentence.text)
         .join(Translation, Translation.id == TaggingItem.translation_id)
         .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
         .where(TaggingItem.id == item_id)).first()
     if row is None:
         return None
-    tokens, translation_id, sentence_id, project_id = row
+    tokens, translation_id, sentence_id, project_id, english = row
     settings = settings_in(session, project_id)
     sources = projection_sources(settings)
-    if not sources:
+    llm = endpoint_of(settings)
+    if not sources and llm is None:
         return None
     terms = session.execute(select(AspectTerm.id, AspectTerm.term).where(AspectTerm.sentence_id == sentence_id)
                             .order_by(AspectTerm.position)).all()
@@ -103,7 +109,7 @@ def projection_inputs(session: Session, item_id: int) -> ProjectionInputs | None
             select(GlossaryTerm.english, GlossaryTerm.hindi, GlossaryTerm.rule)
             .where(GlossaryTerm.project_id == project_id).order_by(GlossaryTerm.english)).all())
     return ProjectionInputs(tuple(tokens), tuple(SourceAspect(term, tuple(renderings[i])) for i, term in wanted),
-                            glossary, sources)
+                            glossary, sources, english or "", llm)
 
 
 def _transliterator() -> Transliterator:
@@ -128,7 +134,20 @@ def with_projection(engine: Engine, view, transliterate: Transliterator | None =
     found = project(inputs.tokens, inputs.aspects, glossary=inputs.glossary, transliterate=transliterate,
                     crf=crf, sources=inputs.sources, taken=[s.span for s in mapped])
     projected = [Suggestion(p.span, p.term or confidence_label(p.confidence), p.confidence, p.source) for p in found]
+    projected += _from_llm(inputs, view.item_id, [*mapped, *projected])
     return replace(view, suggestions=sorted(mapped + projected, key=lambda s: s.span))
+
+
+def _from_llm(inputs: ProjectionInputs, item_id: int, shown: Sequence) -> list:
+    """The local model's spans for the aspects the rules left unfound (an aspect twice in English and found once
+    is asked once more), where no other suggestion is; none while the project has no model."""
+    from db.tagging import Suggestion
+
+    if inputs.llm is None:
+        return []
+    asked = unfound([a.term for a in inputs.aspects], [s.term for s in shown if s.source not in (MAP, CRF)])
+    spans = llm_spans(inputs.llm, item_id, inputs.tokens, inputs.english, asked)
+    return [Suggestion(s.span, s.term, None, LLM) for s in joined(spans, [x.span for x in shown])]
 
 
 def shown_records(suggestions: Sequence) -> list[tuple[int, int, str, float | None]]:
@@ -153,4 +172,4 @@ def suggestion_figures(engine: Engine, project_id: int) -> SuggestionReport:
     items = {s.item_id for s in saves if s.shown is not None}
     gold = {i: g.gold.tags for i, g in gold_in_force(engine, project_id, items).items() if g.gold is not None} \
         if items else {}
-    return suggestion_report(saves, gold, ALL_SOURCES)
+    return suggestion_report(saves, gold, (*ALL_SOURCES, LLM))

@@ -16,6 +16,7 @@ from corpus.llm_suggestions import (
     joined,
     parse_answer,
     request_body,
+    unfound,
 )
 
 # कर्मचारी अच्छे थे , मिसो सूप बढ़िया था पर सीटों पर दाग थे ।
@@ -152,3 +153,10 @@ def test_the_endpoint_settings_are_checked(url, model, timeout, problem):
         assert problems == []
     else:
         assert len(problems) == 1 and problem in problems[0], problems
+
+
+def test_the_model_is_asked_only_about_the_occurrences_no_rule_found():
+    assert unfound(["staff", "miso soup", "seats"], ["Miso Soup"]) == ["staff", "seats"]
+    assert unfound(["food", "food"], ["food"]) == ["food"]  # twice in English, found once
+    assert unfound(["food", "food"], ["food", "food"]) == []
+    assert unfound(["staff"], []) == ["staff"]
