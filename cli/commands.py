@@ -355,6 +355,10 @@ def cmd_baseline(args: argparse.Namespace, engine) -> int:
     from corpus.baseline import CrfSettings, format_baseline
     from db.baseline_data import run_baseline
 
+    for option, value, least in (("--folds", args.folds, 2), ("--iterations", args.iterations, 1),
+                                 ("--c1", args.c1, 0), ("--c2", args.c2, 0)):
+        if not value >= least:  # NaN too
+            raise CommandError(option, f"must be at least {least}, got {value}")
     settings = CrfSettings(c1=args.c1, c2=args.c2, max_iterations=args.iterations, folds=args.folds, seed=args.seed)
     started = time.perf_counter()
     report = run_baseline(engine, settings, worker=False)

@@ -107,6 +107,12 @@ def test_every_command_with_bad_input_gives_one_line_and_no_traceback(demo_url, 
         assert result.stderr.strip(), name
 
 
+@pytest.mark.parametrize("option,value", [("--folds", "1"), ("--iterations", "0"), ("--c1", "-1"), ("--c2", "nan")])
+def test_baseline_settings_out_of_range_name_the_option(demo_url, option, value):
+    line = one_line_error(run("--db", demo_url, "baseline", option, value))
+    assert line.startswith(f"{option}: must be at least")
+
+
 def test_a_rejected_file_names_its_line(demo_url, tmp_path):
     bad_xml = tmp_path / "bad.xml"
     bad_xml.write_text("<sentences><sentence id='1'><text>x</text>", encoding="utf-8")
