@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from cli.commands import main
 from corpus.baseline import CrfSettings, train_model_file
 from corpus.suggestions import training_sample
+from db.model_seal import unseal
 from db.model_store import gold_items, model_info
 from db.models import SuggestionModel, Translation
 from db.project_settings import load_settings, save_settings
@@ -68,7 +69,7 @@ def test_train_suggestions_stores_the_model_the_background_retrain_would_and_say
     assert printed["signature"] == info.signature == CrfSettings().signature()
     assert printed["train_cpu_seconds"] >= 0 and printed["suggest_min_gold"] == 10
     expected = train_model_file([g.sequence for g in gold_items(engine, pid)], CrfSettings())
-    assert _stored_model(engine, pid) == expected.data  # the same CRF, stored where suggestions read it
+    assert unseal(engine, pid, _stored_model(engine, pid)) == expected.data  # the same CRF, stored where suggestions read it
 
 
 def test_train_suggestions_trains_again_at_once_and_prints_a_summary_in_text(engine, sqlite_url, capsys):
@@ -94,7 +95,7 @@ def test_past_the_training_cap_it_trains_on_a_round_over_sentences_and_says_how_
     items = gold_items(engine, pid)
     chosen = training_sample([(g.sentence_db_id, g.phase) for g in items], 5)
     expected = train_model_file([items[i].sequence for i in chosen], CrfSettings())
-    assert _stored_model(engine, pid) == expected.data
+    assert unseal(engine, pid, _stored_model(engine, pid)) == expected.data
     assert main(["--db", sqlite_url, "train-suggestions"]) == 0
     assert " on 5 of its 12 gold items (at most 5: each sentence and phase once before any twice) (" in \
         capsys.readouterr().out

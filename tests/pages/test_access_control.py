@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from db.auth import create_user
+from db.auth import SESSION_ENDED, create_user
 from db.engine import make_engine
 from db.models import User
 from db.users import deactivate_user, reset_password
@@ -155,7 +155,7 @@ def test_a_deactivated_translator_is_logged_out_on_their_next_click(site):
     at.run()
     assert not at.exception, at.exception
     # AppTest reruns the page it finished on (the browser reruns app.py, which then shows the login form)
-    assert rendered(at.main) == ["Warning"] and at.warning[0].value == LOG_IN
+    assert rendered(at.main) == ["Warning"] and at.warning[0].value == SESSION_ENDED
     assert "session" not in at.query_params and "user" not in at.session_state
     fresh = visit("app.py", tokens["translator"])
     assert [t.label for t in fresh.text_input] == ["Username", "Password"]
@@ -167,7 +167,7 @@ def test_a_deactivated_translator_on_the_translate_page_sees_only_a_login_prompt
     assert [t.value for t in at.title] == ["Translate"]
     deactivate_user(engine, user_id(engine, "asha"), actor_id=user_id(engine, "lead"))
     at.run()
-    assert rendered(at._tree) == ["Warning"] and at.warning[0].value == LOG_IN
+    assert rendered(at._tree) == ["Warning"] and at.warning[0].value == SESSION_ENDED  # says why
 
 
 def test_a_password_reset_ends_an_admin_session_that_is_already_open(site):
@@ -177,4 +177,4 @@ def test_a_password_reset_ends_an_admin_session_that_is_already_open(site):
     admin = user_id(engine, "admin")
     reset_password(engine, admin, "yet-another-password", actor_id=admin)
     at.run()
-    assert rendered(at._tree) == ["Warning"] and at.warning[0].value == LOG_IN
+    assert rendered(at._tree) == ["Warning"] and at.warning[0].value == SESSION_ENDED
