@@ -138,7 +138,8 @@ def _suggestion_report(db: str, project: int, stamp: tuple):
 
 
 SOURCE_LABELS = {"map": "translator's own map", "aware": "aware sisters' maps", "glossary": "glossary",
-                 "transliteration": "loanword transliteration", "crf": "model (CRF)", "all": "all sources"}
+                 "transliteration": "loanword transliteration", "crf": "model (CRF)", "llm": "local language model",
+                 "all": "all sources"}
 
 
 def suggestion_rows(report) -> list[dict]:

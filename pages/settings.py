@@ -66,13 +66,27 @@ with st.form("project_settings"):
     from_translit = p3.checkbox("the loanword's transliteration", value=current.suggest_from_transliteration,
                                 key="settings_suggest_from_transliteration",
                                 help="keyboard → कीबोर्ड (guideline 2), or a name kept in Roman script")
+    st.markdown("**Local language model** (optional; off while its address is empty)")
+    st.caption("An OpenAI-compatible chat endpoint on the team's own machine (Ollama: http://127.0.0.1:11434/v1, "
+               "vLLM: http://127.0.0.1:8000/v1) proposes spans for the aspects the rules above did not find. "
+               "**Text leaves this machine only to this address**: when an annotator opens such an item, its Hindi "
+               "words, its English sentence and those aspects are sent there (once per item and model). Leave the "
+               "address empty and nothing is sent anywhere.")
+    l1, l2, l3 = st.columns([3, 2, 1])
+    llm_url = l1.text_input("Model address (base URL)", value=current.llm_base_url, key="settings_llm_base_url",
+                            placeholder="http://127.0.0.1:11434/v1")
+    llm_name = l2.text_input("Model name", value=current.llm_model, key="settings_llm_model",
+                             placeholder="llama3.1:8b")
+    llm_timeout = l3.number_input("Timeout (s)", 0.5, 60.0, min(max(float(current.llm_timeout_s), 0.5), 60.0),
+                                  step=0.5, key="settings_llm_timeout_s",
+                                  help="How long opening an item waits for the model at most (per network step).")
     saved = st.form_submit_button("Save settings", type="primary")
 
 if saved:
     new = ProjectSettings(name, int(per_phase), int(per_item), groups, scope, see_source, prefill, policy, scheme,
                           suggest, int(min_gold), int(every), suggest_from_aware=from_aware,
                           suggest_from_glossary=from_glossary, suggest_from_transliteration=from_translit,
-                          danda=danda)
+                          danda=danda, llm_base_url=llm_url, llm_model=llm_name, llm_timeout_s=float(llm_timeout))
     try:
         changed = save_settings(engine, pid, new, user.id)
     except ValueError as exc:

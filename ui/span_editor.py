@@ -446,7 +446,8 @@ HINTS = ("Click/drag tokens · Enter or A mark · Backspace remove · Tab sugges
 
 
 SOURCE_NAMES = {"map": "the translator's aspect map", "aware": "the aware translations' aspect maps",
-                "glossary": "the glossary", "transliteration": "the loanword's transliteration", "crf": "the model"}
+                "glossary": "the glossary", "transliteration": "the loanword's transliteration", "crf": "the model",
+                "llm": "the local language model"}
 
 
 def _suggestion(span: Span, term: str, confidence: float | None = None, source: str | None = None) -> dict:
