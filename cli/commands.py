@@ -42,7 +42,10 @@ def _write_text(path: str, text: str) -> None:
         temporary.write_text(text, encoding="utf-8")
         temporary.replace(target)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        try:
+            temporary.unlink(missing_ok=True)
+        except OSError:  # its folder is not one (or not ours): there is nothing to remove
+            pass
         raise CommandError(path, f"cannot write: {exc.strerror or exc}") from exc
 
 
