@@ -144,3 +144,30 @@ def test_an_ended_annotator_session_reopens_nothing(any_engine, page_token, endi
     with Session(engine) as session:
         row = session.scalars(select(Annotation).where(Annotation.item_id == view.item_id)).one()
         assert (row.status, row.version) == ("submitted", submitted.version)
+
+
+@pytest.mark.parametrize("ending", ["deactivated", "logged out elsewhere"])
+def test_an_ended_admin_session_restores_nothing_and_a_live_one_restores(any_engine, page_token, tmp_path, ending):
+    from db.backup import RestoreRefused, holdings, make_backup, restore_upload
+    from db.engine import make_engine
+    from db.schema import upgrade
+
+    source = make_engine(f"sqlite:///{tmp_path / 'source.db'}")
+    upgrade(source)
+    add_user(source, "lena", "lead")
+    add_sentence(source, "1", "The food was good.", ["food"])
+    archive = make_backup(source)
+    engine = any_engine
+    admin = add_user(engine, "root", "admin")
+    other = add_user(engine, "second", "admin")
+    token = start_session(engine, admin)
+    _end(engine, ending, admin, token, other, "translator")
+    page_token["token"] = token
+    before = holdings(engine)
+    with pytest.raises(RestoreRefused, match="session ended"):
+        restore_upload(engine, archive, "a.zip", actor_id=admin, replace=True)
+    assert holdings(engine) == before
+    page_token["token"] = start_session(engine, other)  # the other admin's live tab restores
+    restore_upload(engine, archive, "a.zip", actor_id=other, replace=True)
+    with Session(engine) as session:
+        assert sorted(session.scalars(select(User.username))) == ["lena"]
