@@ -52,7 +52,7 @@ def login_page() -> None:
         except LoginFailed as exc:
             st.error(str(exc))
             return
-        from ui.auth_routes import NONCE_COOKIE, bind_login_code
+        from ui.auth_routes import NONCE_COOKIE
         from ui.session_nav import open_session
 
         nonce = st.context.cookies.get(NONCE_COOKIE)
@@ -62,7 +62,7 @@ def login_page() -> None:
             return
         # The browser trades this one-use code (masked with its own pre-login nonce cookie, so no other
         # browser can use it) for the HttpOnly session cookie and reloads at /.
-        open_session(bind_login_code(issue_login_code(get_engine(), user.id), nonce))
+        open_session(issue_login_code(get_engine(), user.id))
         st.caption("Logging in…")
 
 

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from ui.auth_routes import LOGOUT_PATH, SESSION_PATH
+from ui.auth_routes import LOGOUT_PATH, NONCE_COOKIE, SESSION_PATH, bind_login_code
 
 KEPT_TEXT_PREFIX = "corpus-tool:unsaved-text:"
 
@@ -40,10 +40,17 @@ export default function ({ data }) {
 _component = st.components.v2.component("corpus_tool_session_nav", js=_JS)
 
 
-def open_session(code: str) -> None:
-    """Trade a login code for the session cookie (the page reloads at ``/``)."""
-    _component(key="session_nav_login", data={"method": "GET", "url": f"{SESSION_PATH}?{urlencode({'code': code})}",
+def open_session(code: str) -> bool:
+    """Trade a login code for the session cookie (the page reloads at ``/``). The code travels masked with
+    this browser's pre-login nonce cookie, which ``/auth/session`` needs to unmask it; False (and nothing
+    sent) when the page was loaded without that cookie."""
+    nonce = st.context.cookies.get(NONCE_COOKIE)
+    if not isinstance(nonce, str) or not nonce:
+        return False
+    bound = bind_login_code(code, nonce)
+    _component(key="session_nav_login", data={"method": "GET", "url": f"{SESSION_PATH}?{urlencode({'code': bound})}",
                                               "forget_kept_text": ""})
+    return True
 
 
 def close_session() -> None:
