@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from corpus import transliterate, word_context
 from corpus.tokens import normalize, words
 from corpus.vocabulary import Role
-from db.auth import check_writer
+from db.auth import SessionEnded, check_writer
 from db.engine import reader, transaction
 from db.models import GlossaryTerm, SourceSentence, Translation, TypedForm, User, utcnow
 from db.schema import default_project_id
@@ -97,7 +97,10 @@ def record_accepted(engine: Engine, project_id: int, user_id: int | None, pairs:
         return 0
     now = utcnow()
     with transaction(engine) as session:
-        check_writer(session, user_id, roles=(Role.TRANSLATOR,))
+        try:
+            check_writer(session, user_id, roles=(Role.TRANSLATOR,))
+        except SessionEnded:  # an ended session teaches nothing; the save that follows says why
+            return 0
         romans = sorted({r for r, _ in batch})
         rows = {(r.roman, r.devanagari): r for r in session.scalars(
             select(TypedForm).where(TypedForm.project_id == project_id, TypedForm.roman.in_(romans)))}

@@ -304,6 +304,9 @@ def _skip() -> None:
     except SubmissionRefused as exc:
         st.session_state[K + "problems"] = exc.problems
         return
+    except (TaskLocked, TaskNotFound) as exc:  # the session ended meanwhile (db.auth.check_writer)
+        st.session_state[K + "problems"] = [str(exc)]
+        return
     upcoming = next_task_id(engine, user.id, exclude=aid)
     st.session_state["tx_goto"] = upcoming
     skipped = _task_name(aid)

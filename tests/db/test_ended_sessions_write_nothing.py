@@ -171,3 +171,26 @@ def test_an_ended_admin_session_restores_nothing_and_a_live_one_restores(any_eng
     restore_upload(engine, archive, "a.zip", actor_id=other, replace=True)
     with Session(engine) as session:
         assert sorted(session.scalars(select(User.username))) == ["lena"]
+
+
+def test_a_translator_logged_out_elsewhere_skips_nothing_and_teaches_no_typed_form(any_engine, page_token):
+    from db.models import TypedForm
+    from db.translation import skip_task
+    from db.typing import record_accepted
+    from tests.support.translation_fixtures import assign
+
+    engine = any_engine
+    asha = add_user(engine, "asha", "translator")
+    s = add_sentence(engine, "1", "The food was good.", ["food"])
+    task = assign(engine, asha, s, "blind")
+    token = start_session(engine, asha)
+    end_session(engine, token)
+    page_token["token"] = token
+    with pytest.raises(SessionEnded):
+        skip_task(engine, asha, task)
+    assert record_accepted(engine, project_id(engine), asha, [("khana", "खाना")]) == 0
+    with Session(engine) as session:
+        assert session.get(TranslationAssignment, task).status == "assigned"
+        assert session.scalar(select(func.count()).select_from(TypedForm)) == 0
+    page_token["token"] = start_session(engine, asha)
+    assert record_accepted(engine, project_id(engine), asha, [("khana", "खाना")]) == 1
