@@ -215,9 +215,10 @@ def suggest_for(engine: Engine, project_id: int | None, roman: str, k: int = 5,
 
 
 def warm_model() -> None:
-    """Load the model now (the first call reads it from disk: seconds on a busy machine)."""
+    """Load the model and the word bigrams now (the first call reads them from disk: seconds on a busy machine)."""
     with _model_lock:
         transliterate.suggest("namaste", 1)
+        word_context.load_context_model()
 
 
 def learned_count(engine: Engine, project_id: int) -> int:
