@@ -54,6 +54,22 @@ def _wait(condition, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _fleiss_shown(page) -> list[str]:
+    """The dashboard's Table 2 row "Fleiss' kappa" as displayed (the grid's accessibility table)."""
+    page.get_by_role("heading", name="Agreement (seed paper Table 2)").wait_for()
+    grid = page.get_by_test_id("stDataFrame").first
+    deadline = time.time() + 30
+    while True:  # the grid fills its accessibility table after it is drawn
+        grid.locator('table[role="grid"] td').first.wait_for(state="attached")
+        rows = grid.evaluate("""el => [...el.querySelectorAll('table[role="grid"] tbody tr')]
+                                 .map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent.trim()))""")
+        table = {row[0]: row[1:] for row in rows if row}
+        if "Fleiss' kappa" in table:
+            return table["Fleiss' kappa"]
+        assert time.time() < deadline, rows
+        time.sleep(0.2)
+
+
 def _build(engine) -> dict:
     """Six aware translations tagged by meera and ravi: five agreed (gold), the sixth submitted by ravi only."""
     from db.project_settings import load_settings, save_settings
@@ -103,13 +119,21 @@ def test_two_servers_and_a_worker_share_one_postgresql_database(pg_url, start_ap
     try:
         # ---- start together on an empty database: two servers and a worker
         servers: dict[str, object] = {}
-        starts = [threading.Thread(target=lambda n=n: servers.__setitem__(n, start_app(pg_url))) for n in "AB"]
+
+        def start(name: str) -> None:
+            try:
+                servers[name] = start_app(pg_url)
+            except Exception as exc:  # noqa: BLE001 - reported below, with the server's log
+                servers[name] = exc
+
+        starts = [threading.Thread(target=start, args=(n,)) for n in "AB"]
         for t in starts:
             t.start()
         workers.append(_worker(pg_url, "w1"))
         for t in starts:
-            t.join(120)
+            t.join(180)
         a, b = servers["A"], servers["B"]
+        assert not isinstance(a, Exception) and not isinstance(b, Exception), servers
         page_a, page_b = new_page(), new_page()
         page_a.goto(a.url, wait_until="commit")  # both servers' first runs migrate at about the same moment
         page_b.goto(b.url, wait_until="commit")
@@ -127,6 +151,9 @@ def test_two_servers_and_a_worker_share_one_postgresql_database(pg_url, start_ap
         enter_as(lead_b, b, "lena", "")
         lead_b.get_by_text("without a final translation").first.wait_for()
         assert "disagreement to adjudicate" not in lead_b.locator('[data-testid="stMain"]').inner_text()
+        dash_b = new_page()
+        enter_as(dash_b, b, "lena", "dashboard")
+        assert _fleiss_shown(dash_b)[0] == "1.000"  # aware: the five items tagged by both agree
 
         # ---- meera opens her item on B (the retrain is due: B enqueues it), then logs in on A and tags there
         meera_b = new_page()
@@ -160,6 +187,15 @@ def test_two_servers_and_a_worker_share_one_postgresql_database(pg_url, start_ap
         lead_b.get_by_text("1 disagreement to adjudicate").first.wait_for(timeout=15000)
         seen_after = time.time() - saved_at
         print(f"B's Home showed A's tag {seen_after:.1f} s after the reload began")
+        # ... and B's dashboard, whose figures were cached before the tag, counts it at its next run
+        from corpus.metrics import compute_report
+        from db.metrics_data import load_metrics_input
+
+        kappa = compute_report(load_metrics_input(engine, pid))["fleiss_kappa"]["aware"]["kappa"]
+        assert kappa < 1
+        dash_b.reload()
+        expect(dash_b.get_by_test_id("stDataFrame").first).to_be_visible()
+        assert _fleiss_shown(dash_b)[0] == f"{kappa:.3f}"
 
         # ---- the retrain both servers found due ran exactly once (in the worker)
         retrains = _wait(lambda: [j for j in jobs.history(engine, pid, JobKind.RETRAIN) if not j.active] or None,
