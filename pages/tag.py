@@ -212,7 +212,11 @@ def on_keep_mine(tid: int) -> None:
 def on_take_theirs(tid: int) -> None:
     conflict: StaleAnnotation = st.session_state.pop(f"tag_conflict_{tid}")
     if conflict.theirs is None:
-        _load(tid)
+        try:
+            _load(tid)
+        except (ValueError, NotAssigned) as exc:  # the session ended meanwhile (db.auth.check_writer)
+            _status(tid, "error", str(exc))
+            return
     else:
         _adopt(tid, conflict.theirs)
     _status(tid, "info", "Now editing the saved version.")
@@ -279,7 +283,11 @@ pick.selectbox("Item", [q.translation_id for q in shown], key="tag_item", on_cha
                format_func=lambda t: _label(rows[t]))
 
 if f"tag_view_{tid}" not in st.session_state:
-    _load(tid)
+    try:
+        _load(tid)
+    except (ValueError, NotAssigned) as exc:  # the session ended since require_role (db.auth.check_writer)
+        st.text(str(exc))
+        st.stop()
 view = st.session_state[f"tag_view_{tid}"]
 work = st.session_state[f"tag_work_{tid}"]
 submitted = work["status"] == Status.SUBMITTED
