@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from corpus.jobs import JobText
 from db import jobs
 from db.jobs import JobView
+from ui.text import md_escape
 
 #: How often a page looks again at a job it shows as queued or running.
 WATCH_EVERY_S = 2.0
@@ -36,7 +37,8 @@ def start_app_runner(engine: Engine) -> None:
 
 
 def show_text(said: JobText) -> None:
-    {"info": st.info, "success": st.success, "error": st.error}.get(said.level, st.info)(said.text)
+    """The sentence as text: a failed job's error may quote imported or typed text (``md_escape``)."""
+    {"info": st.info, "success": st.success, "error": st.error}.get(said.level, st.info)(md_escape(said.text))
 
 
 @st.fragment(run_every=WATCH_EVERY_S)

@@ -182,8 +182,10 @@ def test_a_failed_baseline_job_shows_why(project_db):
 
     job_id = jobs.enqueue(project_db, default_project(project_db), JobKind.DATASET_BASELINE)
     jobs.claim(project_db, "w")
-    jobs.fail(project_db, job_id, "w", "ValueError: no gold Hindi sentence in the test split")
+    jobs.fail(project_db, job_id, "w", "ValueError: no gold Hindi sentence in <b>**test**</b>")
     at = open_page(project_db, "boss")
     assert not at.exception
-    assert [e.value for e in at.error] == ["The baseline failed: ValueError: no gold Hindi sentence in the test split"]
+    [shown] = [e.value for e in at.error]  # the error as text: its markup escaped, never rendered
+    assert shown.replace("\\", "") == "The baseline failed: ValueError: no gold Hindi sentence in <b>**test**</b>"
+    assert "\\*\\*test\\*\\*" in shown
     assert not at.dataframe
