@@ -3,7 +3,7 @@
 Two ``streamlit run`` servers (``CORPUS_APP_RUNS_JOBS=0``: they only serve pages) and one
 ``python -m corpus worker`` start together on a fresh, empty database: the schema is migrated once; a login
 made through server A's form is a login on server B; a tag submitted on A shows on B's pages at their next
-run (the annotator's queue, the lead's Home count of disagreements); the retrain that both servers' item
+run (the annotator's queue, the lead's Home count of disagreements, the dashboard's Fleiss kappa); the retrain that both servers' item
 openings find due runs exactly once; killing the worker in the middle of a job leads to exactly one retry,
 by another worker, once the dead worker's lease has ended.
 """
