@@ -89,7 +89,12 @@ def cmd_import_semeval(args: argparse.Namespace, engine) -> int:
     if errors:
         raise InputRejected(errors)
     summary = import_sentences(engine, records, source=args.file)
-    print(f"imported {summary.new_sentences} sentences, {summary.new_aspects} aspect terms")
+    if getattr(args, "json", False):
+        print(json.dumps({"file": args.file, "domain": args.domain, "split": args.split,
+                          "sentences": summary.new_sentences, "aspect_terms": summary.new_aspects,
+                          "unchanged": summary.unchanged, "flagged": summary.flagged}, indent=2, sort_keys=True))
+    else:
+        print(f"imported {summary.new_sentences} sentences, {summary.new_aspects} aspect terms")
     if summary.unchanged:
         print(f"{summary.unchanged} sentences were already present and unchanged", file=sys.stderr)
     if summary.flagged:
@@ -103,7 +108,12 @@ def cmd_import_work(args: argparse.Namespace, engine) -> int:
 
     with TerminalProgress(enabled=False if args.no_progress else None) as progress:
         summary = import_work_file(engine, _read_bytes(args.file), args.file, progress=progress)
-    print(summary)
+    if getattr(args, "json", False):
+        print(json.dumps({"file": args.file, "sentences": summary.sentences, "translations": summary.translations,
+                          "annotations": summary.annotations, "unchanged": summary.unchanged,
+                          "notes": list(summary.notes)}, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(summary)
     return 0
 
 
@@ -522,11 +532,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--domain", required=True, choices=["restaurant", "laptop"])
     p.add_argument("--split", required=True, choices=["train", "test"])
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
     p.set_defaults(func=cmd_import_semeval)
 
     p = sub.add_parser("import-work", help="import a work file (all or nothing; format: docs/workfile.md)")
     p.add_argument("file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
     p.set_defaults(func=cmd_import_work)
 
     p = sub.add_parser("dump-work", help="write everything as a work file (format: docs/workfile.md)")

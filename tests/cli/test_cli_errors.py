@@ -163,3 +163,22 @@ def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path):
     assert err.startswith("interrupted")
     stats = json.loads(run("--db", url, "stats", "--json").stdout)
     assert stats["english"]["sentences"] == 0  # all or nothing
+
+
+def test_commands_that_report_counts_print_plain_json_with_json(tmp_path):
+    url = f"sqlite:///{tmp_path / 'j.db'}"
+    fixtures = ROOT / "tests" / "fixtures" / "semeval"
+    result = run("import-semeval", str(fixtures / "quirks_laptop.xml"), "--domain", "laptop", "--split", "train",
+                 "--json", "--db", url)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["sentences"] == 8
+    work = tmp_path / "w.jsonl"
+    assert run("--db", url, "dump-work", str(work)).returncode == 0
+    again = run("--db", f"sqlite:///{tmp_path / 'k.db'}", "import-work", str(work), "--json", "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["sentences"] == 8
+    exported = run("--db", url, "export", "--out", str(tmp_path / "out"), "--json")
+    assert exported.returncode == 0, exported.stderr
+    summary = json.loads(exported.stdout)
+    assert summary["sentences"] == 0 and summary["left_out"] == {"not translated yet": 8}
+    assert "picked" in exported.stderr  # remarks go to stderr, data to stdout
