@@ -2,7 +2,7 @@
 
 Prints, per source (aware maps, glossary, loanword transliteration), the precision and recall of the suggestions
 against the gold, on
-1. the hand-built project ``bench/data/projection_handbuilt.json``: 20 sentences, 2 aspect-aware translations with
+1. the hand-built project ``bench/data/projection_handbuilt.json``: 21 sentences, 2 aspect-aware translations with
    filled maps and 2 aspect-blind ones tagged by hand (inflected and respelled forms, loanwords, a repeated word,
    synonyms the maps do not know, an aspect a blind translation dropped);
 2. the demo project and the benchmarks' synthetic project (``bench.synthetic``), through the database as the Tag
