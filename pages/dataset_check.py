@@ -7,10 +7,10 @@ offers the test split's gold tags: a submission gets its scores, and a refused f
 that name tokens and sentences, never labels.
 """
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
-
-import hashlib
 
 from corpus.baseline import MIN_SENTENCES, PER_DOMAIN, SIDE_NAMES, CrfSettings, report_protocols, small_sample_warning
 from corpus.evaluation import PredictionsRejected, check_predictions, evaluate_predictions, signature

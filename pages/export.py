@@ -70,7 +70,8 @@ m1.metric("Sentences exported", len(counts))
 m2.metric("Hindi aspect terms", int(counts["aspects"].sum()) if len(counts) else 0)
 m3.metric("Not translated yet", not_translated, help="No translator has submitted a translation of these sentences.")
 m4.metric("Awaiting a final decision", awaiting,
-          help="Translations are submitted, but no final translation is chosen (the lead decides on Final translations).")
+          help="Translations are submitted, but no final translation is chosen (the lead decides on Final "
+               "translations).")
 m5.metric("Left out for a reason", for_a_reason,
           help="Untranslatable by majority, left out by the lead, not tagged, annotators disagree, …: listed below.")
 

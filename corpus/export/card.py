@@ -101,12 +101,12 @@ def hub_lines(files: list[str]) -> list[str]:
     if fmt is None:
         return []
     configs = data_files(files, fmt)
+    domain_configs = ", ".join(f"`{c}`" for c in configs if c != DEFAULT_CONFIG)
     folders = sorted({f.split("/", 1)[0] for f in files if f.endswith("/README.md")})
     return [
         "## Loading with Hugging Face `datasets`", "",
         f"`datasets.load_dataset(\"<this folder>\")` reads the `{fmt}` files of the config `{next(iter(configs))}`"
-        + (f"; `load_dataset(\"<this folder>\", \"<domain>\")` one domain ({', '.join(f'`{c}`' for c in configs if c != DEFAULT_CONFIG)})"
-           if len(configs) > 1 else "")
+        + (f"; `load_dataset(\"<this folder>\", \"<domain>\")` one domain ({domain_configs})" if domain_configs else "")
         + ": the `configs:` block of this card's YAML header names each split's files, so every sentence is read "
         "once (never the combined and the per-domain files together, never a side file). Each format folder "
         f"({', '.join(f'`{f}/`' for f in folders)}) has a `README.md` with its own configs: "
