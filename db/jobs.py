@@ -53,6 +53,7 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    delete,
     exists,
     or_,
     select,
@@ -63,6 +64,7 @@ from sqlalchemy.orm import Session
 
 from corpus.jobs import (
     ACTIVE_STATES,
+    ENDED_STATES,
     LEASE_S,
     MAX_ATTEMPTS,
     JobKind,
@@ -105,6 +107,10 @@ jobs = Table(
     Index("ix_jobs_project_kind", "project_id", "kind", "id"),
     Index("ix_jobs_state", "state"),
 )
+
+#: Ended jobs kept per project and kind (the newest; older ones are deleted when a job ends): a page shows the
+#: latest, a test or a lead reads the recent history.
+KEEP_ENDED = 20
 
 #: Enqueued in this process: wakes this process's runner at once instead of at its next poll.
 _wake = threading.Event()
@@ -285,19 +291,33 @@ def renew(engine: Engine, job_id: int, owner: str, lease_s: float = LEASE_S) -> 
                                .values(lease_expires=lease_end(_now(session), lease_s))).rowcount == 1
 
 
+def _prune(session: Session, job_id: int) -> None:
+    """Delete the ended jobs of this one's project and kind but the newest ``KEEP_ENDED``."""
+    project_id, kind = session.execute(select(jobs.c.project_id, jobs.c.kind).where(jobs.c.id == job_id)).one()
+    same = and_(jobs.c.project_id == project_id, jobs.c.kind == kind, jobs.c.state.in_(ENDED_STATES))
+    kept = select(jobs.c.id).where(same).order_by(jobs.c.id.desc()).limit(KEEP_ENDED)
+    session.execute(delete(jobs).where(same, jobs.c.id.not_in(kept.scalar_subquery())))
+
+
 def finish(engine: Engine, job_id: int, owner: str, result: Any) -> bool:
     """Store the result and end the job; False (nothing stored) when the lease was taken over meanwhile."""
     with transaction(engine) as session:
-        return session.execute(update(jobs).where(_mine(job_id, owner)).values(
+        ended = session.execute(update(jobs).where(_mine(job_id, owner)).values(
             state=JobState.DONE.value, result=result, lease_expires=None, finished_at=_now(session))).rowcount == 1
+        if ended:
+            _prune(session, job_id)
+        return ended
 
 
 def fail(engine: Engine, job_id: int, owner: str, error: str) -> bool:
     """Record why the job failed and end it (the page shows the error)."""
     with transaction(engine) as session:
-        return session.execute(update(jobs).where(_mine(job_id, owner)).values(
+        ended = session.execute(update(jobs).where(_mine(job_id, owner)).values(
             state=JobState.FAILED.value, error=error[:4000], lease_expires=None,
             finished_at=_now(session))).rowcount == 1
+        if ended:
+            _prune(session, job_id)
+        return ended
 
 
 # ---------------------------------------------------------------- what each kind does

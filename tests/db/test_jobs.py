@@ -180,3 +180,16 @@ def test_the_migration_makes_the_table_the_module_describes(any_engine):
             "SELECT indexname FROM pg_indexes WHERE tablename = 'jobs'" if any_engine.dialect.name == "postgresql"
             else "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'")).scalars().all()
     assert {"uq_jobs_active", "ix_jobs_project_kind", "ix_jobs_state"} <= set(indexes)
+
+
+def test_only_the_newest_ended_jobs_of_a_kind_are_kept(any_engine):
+    pid = _pid(any_engine)
+    other = jobs.enqueue(any_engine, pid, JobKind.RETRAIN)  # another kind, still queued: untouched
+    ids = []
+    for i in range(jobs.KEEP_ENDED + 3):
+        ids.append(jobs.enqueue(any_engine, pid, JobKind.DATASET_BASELINE, {"n": i}))
+        claimed = jobs.claim(any_engine, "w", kinds=[JobKind.DATASET_BASELINE])
+        (jobs.fail if i % 2 else jobs.finish)(any_engine, claimed.id, "w", "why" if i % 2 else {"n": i})
+    kept = [j.id for j in jobs.history(any_engine, pid, JobKind.DATASET_BASELINE)]
+    assert kept == ids[-jobs.KEEP_ENDED:]
+    assert jobs.get(any_engine, other).state == "queued"
