@@ -204,3 +204,21 @@ def test_only_an_admin_sets_the_local_model_and_the_address_is_checked(engine):
     assert (stored.llm_base_url, stored.llm_model, stored.llm_timeout_s) == \
         ("http://127.0.0.1:11434/v1", "llama3.1:8b", 3.0)
     assert llm.endpoint_of(stored) == llm.LlmEndpoint("http://127.0.0.1:11434/v1", "llama3.1:8b", 3.0)
+
+
+def test_two_sessions_opening_one_item_at_once_ask_the_model_once(stub):
+    import threading
+
+    endpoint = llm.LlmEndpoint(stub.base_url, "llama3.1:8b", 5.0)
+    stub.answer_spans({"aspect": "staff", "first": 0, "last": 0})
+    stub.mode, stub.delay_s = "slow", 0.5  # answers after half a second
+    tokens = BLIND.replace("।", " ।").replace(",", " ,").split()
+    got: list = []
+    threads = [threading.Thread(target=lambda: got.append(llm.llm_spans(endpoint, 7, tokens, SENTENCE, ["staff"])))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [(llm.LlmSpan((0, 1), "staff"),)] * 2
+    assert len(stub.requests) == 1
