@@ -275,3 +275,36 @@ def test_the_bulk_automatic_pick_names_the_same_translation_as_the_final_transla
         for policy in ("aware-unless-blind-better", "aware", "blind", "higher-rouge"):
             pick_a, pick_b = choose_final(a, policy).candidate, choose_final(b, policy).candidate
             assert (pick_a and pick_a.translation_id) == (pick_b and pick_b.translation_id)
+
+
+def test_the_planned_picks_are_the_picks_recording_then_writes_and_the_export_uses_them(any_engine):
+    """``export`` plans the automatic picks in its read (``planned_auto_picks``), exports with them and records them
+    only after writing: what it planned is exactly what ``record_auto_choices`` then writes, and the exported
+    records are the ones a load after recording gives."""
+    from bench.synthetic import build_corpus
+    from db.export_data import planned_auto_picks
+    from db.final_choice import record_auto_choices
+    from db.models import FinalChoice, Project
+
+    build_corpus(any_engine, 60, seed=5)
+    with Session(any_engine) as session:  # forget some recorded picks, so there is something to plan
+        pid = session.scalars(select(Project.id)).first()
+        dropped = list(session.scalars(select(FinalChoice).where(FinalChoice.chosen_by.is_(None)).limit(20)))
+        for row in dropped:
+            session.delete(row)
+        session.commit()
+    with Session(any_engine) as session:
+        planned, _policy = planned_auto_picks(session, pid)
+    assert planned
+    before = load_export(any_engine, auto_final=True)
+    assert before.meta["auto_picks"] == planned
+    assert record_auto_choices(any_engine, pid) == len(planned)
+    with Session(any_engine) as session:
+        latest = {}
+        for row in session.scalars(select(FinalChoice).order_by(FinalChoice.id)):
+            latest[row.sentence_id] = row.translation_id
+        assert {s: latest[s] for s in planned} == planned
+        assert planned_auto_picks(session, pid)[0] == {}
+    after = load_export(any_engine)
+    assert [(r.uid, r.hi_text, r.hi_tags) for r in after.sentences] == \
+           [(r.uid, r.hi_text, r.hi_tags) for r in before.sentences]
