@@ -285,6 +285,10 @@ def _record_picks(engine, dataset, picks: dict, policy: str | None) -> int | Non
     print(f"picked {recorded} final translation(s) by the automatic rule (highest mean ROUGE-L; project policy "
           f"{policy}) and recorded them as the Final translations page does; the lead's decisions are kept",
           file=sys.stderr)
+    if recorded != len(picks):
+        print(f"note: the export used {len(picks)} automatic pick(s) but {recorded} were recorded: the project "
+              "changed while it was exported; export again for files that match the recorded choices",
+              file=sys.stderr)
     return recorded
 
 
