@@ -8,13 +8,19 @@ translation with its gold tags. Building one derives tokens, tags and character 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from corpus.bio import char_spans_to_tags, tags_to_spans, validate_tags
 from corpus.export.lid import sentence_lid, source_proper_nouns
 from corpus.tokens import Token, normalize, tokenize_with_offsets
+
+
+class TermLinks(Protocol):
+    """Hindi words -> the English aspect position they render (a dict, or a lazy look-up with ``get``)."""
+
+    def get(self, term: str, /) -> int | None: ...
 
 
 class RecordProblem(ValueError):
@@ -157,7 +163,7 @@ def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tupl
 
 def hindi_side(
     text: str, frozen_tokens: Sequence[str], tags: Sequence[str], alignments: Sequence[Alignment] = (),
-    polarity_of: dict[int, str | None] | None = None, term_links: Mapping[str, int] | None = None,
+    polarity_of: dict[int, str | None] | None = None, term_links: TermLinks | None = None,
 ) -> tuple[str, list[str], list[HindiAspect]]:
     """The Hindi text (NFC), its tokens and the gold spans with character offsets and carried-over polarity.
 
@@ -204,7 +210,7 @@ def _aligned_position(start: int, end: int, alignments: Sequence[Alignment]) -> 
 def build_sentence(
     *, uid: str, sentence_id: str, domain: str, split: str, en_text: str, en_aspects: Sequence[EnglishAspect],
     hi_text: str, frozen_tokens: Sequence[str], tags: Sequence[str], phase: str, translator: str,
-    alignments: Sequence[Alignment] = (), term_links: Mapping[str, int] | None = None,
+    alignments: Sequence[Alignment] = (), term_links: TermLinks | None = None,
     translation_id: int | None = None, is_final: bool = True,
     gold_source: str = "agreed", categories: Sequence[tuple[str, str | None]] = (),
     agreement: dict[str, Any] | None = None, guidelines_version: str | None = None,
