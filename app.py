@@ -52,11 +52,9 @@ def login_page() -> None:
         except LoginFailed as exc:
             st.error(str(exc))
             return
-        from ui.auth_routes import NONCE_COOKIE
-        from ui.session_nav import open_session
+        from ui.session_nav import login_nonce, open_session
 
-        nonce = st.context.cookies.get(NONCE_COOKIE)
-        if not isinstance(nonce, str) or not nonce:
+        if login_nonce() is None:
             st.error("This browser did not send back the cookie this page set: allow cookies for this site, "
                      "reload the page and log in again.")
             return

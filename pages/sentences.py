@@ -21,6 +21,7 @@ from db.browse import domains_and_splits, list_sentences
 from db.sentence_view import ItemTags, SentenceDetail, TranslationRow, sentence_detail
 from ui.chips import diff_html, marked_text, token_chips
 from ui.common import get_engine, project_id, require_role
+from ui.downloads import download_link
 from ui.reopen import reopen_controls, show_flash
 from ui.text import md_escape
 
@@ -193,8 +194,9 @@ table = pd.DataFrame([{
 } for v in views])
 st.caption(f"{len(views):,} sentences shown")
 st.dataframe(table, hide_index=True, width="stretch")
-st.download_button("Download CSV", frame_csv(table), "sentences.csv", "text/csv",
-                   key="browse_csv")
+# The test split's aspect terms are in it: the checked /download/ route, never a /media/ URL.
+download_link("Download CSV", frame_csv(table), "sentences.csv", "text/csv", user=user, roles=("lead",),
+              key="browse_csv")
 
 labels = {f"{v.domain}/{v.split}/{v.sentence_id}": v for v in views}
 pick, go = st.columns([4, 1], vertical_alignment="bottom")

@@ -40,12 +40,18 @@ export default function ({ data }) {
 _component = st.components.v2.component("corpus_tool_session_nav", js=_JS)
 
 
+def login_nonce() -> str | None:
+    """The pre-login nonce cookie this page was loaded with (set by ``ui.auth_routes.LoginNonce``)."""
+    nonce = st.context.cookies.get(NONCE_COOKIE)
+    return nonce if isinstance(nonce, str) and nonce else None  # (AppTest's stand-in answers with a mock)
+
+
 def open_session(code: str) -> bool:
     """Trade a login code for the session cookie (the page reloads at ``/``). The code travels masked with
     this browser's pre-login nonce cookie, which ``/auth/session`` needs to unmask it; False (and nothing
     sent) when the page was loaded without that cookie."""
-    nonce = st.context.cookies.get(NONCE_COOKIE)
-    if not isinstance(nonce, str) or not nonce:
+    nonce = login_nonce()
+    if nonce is None:
         return False
     bound = bind_login_code(code, nonce)
     _component(key="session_nav_login", data={"method": "GET", "url": f"{SESSION_PATH}?{urlencode({'code': bound})}",

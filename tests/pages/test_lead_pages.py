@@ -32,10 +32,12 @@ def test_logged_out_visitor_sees_only_the_login_form(demo_db):
     assert [t.label for t in at.text_input] == ["Username", "Password"]
 
 
-def test_login_with_demo_password_hands_the_browser_a_login_code_not_a_url_token(demo_db):
+def test_login_with_demo_password_hands_the_browser_a_login_code_not_a_url_token(demo_db, monkeypatch):
     """The browser trades the code for the session cookie (tests/browser/test_login_journey.py)."""
+    import ui.session_nav
     from db.models import LoginCode
 
+    monkeypatch.setattr(ui.session_nav, "login_nonce", lambda: "nonce-of-this-browser")  # AppTest sends no cookie
     at = page("app.py", demo_db, None)
     at.text_input(key="login_username").input("lead")
     at.text_input(key="login_password").input("lead-demo-pass")
@@ -44,6 +46,18 @@ def test_login_with_demo_password_hands_the_browser_a_login_code_not_a_url_token
     assert "session" not in at.query_params
     with Session(demo_db) as s:
         assert s.scalar(select(func.count()).select_from(LoginCode)) == 1
+
+
+def test_a_login_from_a_page_loaded_without_the_nonce_cookie_issues_no_code(demo_db):
+    from db.models import LoginCode
+
+    at = page("app.py", demo_db, None)  # AppTest sends no cookie, as a browser refusing cookies would
+    at.text_input(key="login_username").input("lead")
+    at.text_input(key="login_password").input("lead-demo-pass")
+    at.button[0].click().run()
+    assert at.error and "reload the page and log in again" in at.error[0].value
+    with Session(demo_db) as s:
+        assert s.scalar(select(func.count()).select_from(LoginCode)) == 0
 
 
 def test_wrong_password_is_refused(demo_db):
@@ -110,7 +124,8 @@ def test_sentences_csv_download_neutralises_a_formula_in_an_imported_id_and_text
     monkeypatch.setattr(corpus.spreadsheet, "frame_csv", lambda frame: downloads.append(real(frame)) or downloads[-1])
     at = page("pages/sentences.py", demo_db, "lead")
     assert not at.exception, at.exception
-    assert [b.label for b in at.get("download_button")] == ["Download CSV"] and len(downloads) == 1
+    assert [b.proto.label for b in at.get("link_button")] == ["Download CSV"] and len(downloads) == 1
+    assert at.get("link_button")[0].proto.url.startswith("/download/") and not at.get("download_button")
     text = downloads[0].decode("utf-8")
     assert "\"'=HYPERLINK(\"\"http://x\"\")\"" in text and ",'=1+1 great food," in text
     assert ",=" not in text and "\n=" not in text
