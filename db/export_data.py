@@ -110,7 +110,23 @@ def _load_export(engine: Engine, options: ExportOptions, auto_final: bool = Fals
     )
     if auto_final:
         dataset.meta.update(auto_picks=picks, auto_policy=policy)
+    _add_last_baseline(engine, project_id, dataset)
     return apply_dev_split(dataset, options.dev_fraction, options.seed)
+
+
+def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) -> None:
+    """The Dataset check's last CRF baseline (English and Hindi side by side) for the card, said to be of its
+    time: the corpus may have changed since it ran."""
+    from corpus.jobs import JobKind, JobState
+    from db.jobs import latest
+
+    job = latest(engine, project_id, JobKind.DATASET_BASELINE, JobState.DONE)
+    if job is None or not isinstance(job.result, dict) or not {"en", "hi", "signature"} <= set(job.result):
+        return
+    when = job.finished_at.strftime("%Y-%m-%d %H:%M UTC") if job.finished_at else "an earlier run"
+    dataset.meta.update(baseline=job.result, baseline_note=(
+        f"From the Dataset check's last baseline run ({when}), on the corpus as it was then; run it again on the "
+        "Dataset check page for figures of this export."))
 
 
 def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool,

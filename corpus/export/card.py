@@ -217,6 +217,8 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None, options
         from corpus.baseline import card_lines
 
         lines += card_lines(meta["baseline"])
+        if meta.get("baseline_note"):
+            lines += [meta["baseline_note"], ""]
 
     lines += ["## Agreement (seed paper Table 2)", ""]
     report = meta.get("metrics")

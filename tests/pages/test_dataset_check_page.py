@@ -84,6 +84,12 @@ def test_the_lead_runs_the_baseline_and_sees_both_sides_per_domain(project_db):
     assert any("fewer than 50 sentences" in w.value and "only " in w.value for w in at.warning)
     side_by_side = at.dataframe[-1].value
     assert {"English CRF F1", "Hindi CRF F1", "English scored on", "Hindi scored on"} <= set(side_by_side.columns)
+    # The export's card shows the same run, English and Hindi side by side, said to be of its time.
+    from db.export_data import ExportOptions, export_files
+
+    card = export_files(project_db, ExportOptions(), ["jsonl"])[0]["README.md"]
+    assert "## CRF baseline" in card and "| English F1 | Hindi P | Hindi R | Hindi F1 |" in card
+    assert "From the Dataset check's last baseline run" in card
 
 
 def test_scored_predictions_join_the_leaderboard_after_the_crf_baseline(project_db):
