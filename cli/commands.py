@@ -150,6 +150,11 @@ def cmd_backup(args: argparse.Namespace, engine) -> int:
         if main:
             signal.signal(signal.SIGTERM, previous)
     counts = manifest.counts()
+    if getattr(args, "json", False):
+        print(json.dumps({"file": str(target), "bytes": target.stat().st_size, "schema": manifest.schema_version,
+                          "rows": counts, "seconds": round(time.perf_counter() - started, 3)}, indent=2,
+                         sort_keys=True))
+        return 0
     print(f"wrote {target} ({target.stat().st_size:,} bytes, schema {manifest.schema_version}, "
           f"{sum(counts.values()):,} rows in {len(counts)} tables, {time.perf_counter() - started:.1f} s): "
           + ", ".join(f"{name} {n:,}" for name, n in counts.items() if n))
@@ -172,6 +177,19 @@ def cmd_restore(args: argparse.Namespace, engine) -> int:
     except RestoreRefused as exc:
         where, _, message = str(exc).partition(": ")
         raise CommandError(where, message or where) from exc
+    if getattr(args, "json", False):
+        from db.backup import counts
+
+        work = result.work
+        print(json.dumps({"file": args.file, "kind": result.kind, "summary": result.summary,
+                          "rows": counts(engine) if result.kind == "archive" else None,
+                          "work": None if work is None else {"sentences": work.sentences,
+                                                             "translations": work.translations,
+                                                             "annotations": work.annotations,
+                                                             "unchanged": work.unchanged},
+                          "seconds": round(time.perf_counter() - started, 3)}, ensure_ascii=False, indent=2,
+                         sort_keys=True))
+        return 0
     print(f"{result.summary} in {time.perf_counter() - started:.1f} s")
     return 0
 
@@ -551,12 +569,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("backup", help="write the full project archive (everything, every revision) to a zip")
     p.add_argument("file", metavar="OUT.zip")
+    p.add_argument("--json", action="store_true", help="print the archive's size and row counts as JSON")
     p.set_defaults(func=cmd_backup)
 
     p = sub.add_parser("restore", help="restore a project archive into an empty database (all or nothing)")
     p.add_argument("file", metavar="FILE.zip")
     p.add_argument("--replace", action="store_true",
                    help="replace everything in a database that is not empty (one transaction)")
+    p.add_argument("--json", action="store_true", help="print what was restored as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     p.set_defaults(func=cmd_restore)
 

@@ -182,3 +182,12 @@ def test_commands_that_report_counts_print_plain_json_with_json(tmp_path):
     summary = json.loads(exported.stdout)
     assert summary["sentences"] == 0 and summary["left_out"] == {"not translated yet": 8}
     assert "picked" in exported.stderr  # remarks go to stderr, data to stdout
+    archive = tmp_path / "b.zip"
+    backed = run("--db", url, "backup", str(archive), "--json")
+    assert backed.returncode == 0, backed.stderr
+    assert json.loads(backed.stdout)["rows"]["source_sentences"] == 8
+    fresh = f"sqlite:///{tmp_path / 'r.db'}"
+    assert run("--db", fresh, "init").returncode == 0
+    restored = run("--db", fresh, "restore", str(archive), "--json", "--no-progress")
+    assert restored.returncode == 0, restored.stderr
+    assert json.loads(restored.stdout)["kind"] == "archive"
