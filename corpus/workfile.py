@@ -33,6 +33,7 @@ from corpus.records import (
     TranslationRecord,
     WorkFile,
 )
+from corpus.text_controls import line_break_in
 from corpus.tokens import normalize, tokenize
 from corpus.vocabulary import Status
 
@@ -284,6 +285,9 @@ def _parse_translation(obj: dict, sid: str) -> tuple:
         raise _LineError("field 'text' must be a string or null", sid)
     if text is not None and (problem := check_string(text, "text")):
         raise _LineError(problem, sid)
+    if text is not None and (found := line_break_in(text)):
+        raise _LineError(f"field 'text' contains {found}: a translation is one line (the app saves a line "
+                         "break or tab as a space); replace it and import again", sid)
     status = obj.get("status", _SUBMITTED)
     if status not in _RECORD_STATUSES:
         raise _LineError(f"unknown status {status!r}", sid)

@@ -22,6 +22,7 @@ from corpus.assignment import aware_locked, blind_contaminated
 from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
 from corpus.records import UNTRANSLATABLE_REASONS
+from corpus.text_controls import one_line_text
 from corpus.tokens import normalize, tokenize_with_offsets
 from corpus.vocabulary import Role, Status
 from corpus.workfile import MAX_TEXT_CHARS, check_string
@@ -144,8 +145,9 @@ class StaleTranslation(SavedFirst):
 
 def canonical_text(text: str | None) -> str:
     """The stored form of a translation: NFC, without surrounding whitespace. Character spans of
-    the aspect map are offsets into this form."""
-    return normalize(text or "").strip()
+    the aspect map are offsets into this form. Line breaks, tabs and control characters are normalised
+    (``corpus.text_controls.one_line_text``)."""
+    return normalize(one_line_text(text or "")).strip()
 
 
 # ----------------------------------------------------------------------------- reading
