@@ -18,7 +18,7 @@ _BREAKS = "\r\n|[\n\r\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
 #: The other C0 controls (U+0000-U+001F), DEL (U+007F) and the other C1 controls (U+0080-U+009F).
 _OTHER_CONTROLS = "[\x00-\x08\x0e-\x1b\x1f\x7f\x80-\x84\x86-\x9f]"
 _PATTERN = re.compile(f"({_BREAKS})|{_OTHER_CONTROLS}")
-_BREAK_IN_FILE = re.compile("[\n\r\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_BREAK_IN_FILE = re.compile("[\n\r\t\x0b\x0c\x1c\x1d\x1e\x85]")
 
 _NAMES = {"\n": "line feed", "\r": "carriage return", "\t": "tab", "\x0b": "vertical tab", "\x0c": "form feed",
           "\x1c": "file separator", "\x1d": "group separator", "\x1e": "record separator", "\x85": "next line",
@@ -36,8 +36,10 @@ def one_line_text(text: str) -> str:
 
 
 def line_break_in(text: str) -> str | None:
-    """What makes ``text`` more than one line (a line break or a tab), as ``U+000D (carriage return) at
-    position 12``, or None. The other control characters are ``corpus.workfile.check_string``'s."""
+    """The first control character that breaks ``text``'s line (LF, CR, VT, FF, FS, GS, RS, NEL) or a tab, as
+    ``U+000D (carriage return) at position 12``, or None. LINE and PARAGRAPH SEPARATOR (U+2028, U+2029) are
+    not controls: a work file keeps them as they are (only a save makes them spaces). The other control
+    characters are ``corpus.workfile.check_string``'s."""
     if text.isprintable():
         return None
     found = _BREAK_IN_FILE.search(text)
