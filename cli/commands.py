@@ -80,15 +80,22 @@ def cmd_init(args: argparse.Namespace, engine) -> int:
     return 0
 
 
-def cmd_import_semeval(args: argparse.Namespace, engine) -> int:
-    from corpus.semeval import parse_semeval
-    from db.importing import import_sentences
+def _opener(path: str):
+    """A function that opens the file for reading (each call afresh), once it is known to open."""
+    try:
+        with Path(path).open("rb"):
+            pass
+    except OSError as exc:
+        raise CommandError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    return lambda: Path(path).open("rb")
 
-    data = _read_bytes(args.file)
-    records, errors = parse_semeval(data, args.file, args.domain, args.split)
-    if errors:
-        raise InputRejected(errors)
-    summary = import_sentences(engine, records, source=args.file)
+
+def cmd_import_semeval(args: argparse.Namespace, engine) -> int:
+    from db.importing import import_semeval_stream
+
+    # read as a stream, twice (check, then import in batches): memory holds a batch, never the file
+    summary = import_semeval_stream(engine, _opener(args.file), args.file, args.domain, args.split,
+                                    allow_duplicates=args.allow_duplicates)
     if getattr(args, "json", False):
         print(json.dumps({"file": args.file, "domain": args.domain, "split": args.split,
                           "sentences": summary.new_sentences, "aspect_terms": summary.new_aspects,
@@ -99,6 +106,26 @@ def cmd_import_semeval(args: argparse.Namespace, engine) -> int:
         print(f"{summary.unchanged} sentences were already present and unchanged", file=sys.stderr)
     if summary.flagged:
         print(f"{summary.flagged} sentences flagged for review (see the Sentences page)", file=sys.stderr)
+    return 0
+
+
+def cmd_remove_import(args: argparse.Namespace, engine) -> int:
+    from db.importing import ImportRemovalRefused, plan_removal, remove_import
+
+    where = f"{args.domain}/{args.split}"
+    try:
+        plan = (plan_removal(engine, args.domain, args.split) if args.dry_run
+                else remove_import(engine, args.domain, args.split))
+    except ImportRemovalRefused as exc:
+        raise CommandError(where, f"{exc.plan.refusal()}; nothing was removed") from exc
+    if args.dry_run and (refusal := plan.refusal()):
+        raise CommandError(where, f"{refusal} (dry run)")
+    if args.json:
+        print(json.dumps({"domain": plan.domain, "split": plan.split, "sentences": plan.sentences,
+                          "aspect_terms": plan.aspect_terms, "categories": plan.categories,
+                          "dry_run": args.dry_run}, indent=2, sort_keys=True))
+    else:
+        print(f"{'would remove' if args.dry_run else 'removed'} {plan.what()}")
     return 0
 
 
@@ -554,8 +581,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--domain", required=True, choices=["restaurant", "laptop"])
     p.add_argument("--split", required=True, choices=["train", "test"])
+    p.add_argument("--allow-duplicates", action="store_true",
+                   help="import sentences whose text is already in another split of the domain (flagged for review)")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     p.set_defaults(func=cmd_import_semeval)
+
+    p = sub.add_parser("remove-import", help="remove a domain's split of imported sentences nobody has worked on "
+                                             "(all or nothing)")
+    p.add_argument("--domain", required=True, choices=["restaurant", "laptop"])
+    p.add_argument("--split", required=True, choices=["train", "test"])
+    p.add_argument("--dry-run", action="store_true", help="say what would be removed; remove nothing")
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    p.set_defaults(func=cmd_remove_import)
 
     p = sub.add_parser("import-work", help="import a work file (all or nothing; format: docs/workfile.md)")
     p.add_argument("file")

@@ -8,8 +8,12 @@ they are and flagged for review. External entities are never resolved (defusedxm
 
 from __future__ import annotations
 
+import hashlib
 import xml.etree.ElementTree as ET
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import BinaryIO
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
@@ -51,56 +55,163 @@ class _LineTreeBuilder(ET.TreeBuilder):
         return element
 
 
-def parse_xml_with_lines(data: bytes | str, filename: str) -> tuple[ET.Element | None, dict[int, int], Problems]:
-    builder = _LineTreeBuilder()
-    parser = DefusedXMLParser(target=builder, forbid_dtd=False, forbid_entities=True, forbid_external=True)
-    builder.parser = parser
-    try:
-        parser.feed(data)
-        root = parser.close()
-    except ET.ParseError as exc:
-        line = exc.position[0] if getattr(exc, "position", None) else None
-        return None, {}, [LocatedError(filename, f"malformed XML: {exc}", line=line)]
-    except DefusedXmlException as exc:
-        return None, {}, [LocatedError(filename, f"forbidden XML construct (entities are not allowed): {exc}")]
-    return root, builder.lines, []
+def _safe_parser(target: ET.TreeBuilder) -> DefusedXMLParser:
+    """Expat through defusedxml: a DTD may be present, but no entity is ever declared or resolved (XXE)."""
+    return DefusedXMLParser(target=target, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+
+
+def _xml_problem(exc: Exception, filename: str) -> LocatedError:
+    if isinstance(exc, DefusedXmlException):
+        return LocatedError(filename, f"forbidden XML construct (entities are not allowed): {exc}")
+    line = exc.position[0] if getattr(exc, "position", None) else None
+    return LocatedError(filename, f"malformed XML: {exc}", line=line)
+
+
+#: How much of a file the streaming reader hands the XML parser at a time.
+CHUNK_BYTES = 1 << 16
+Source = bytes | str | BinaryIO
+
+
+class _SentenceByFeed(_LineTreeBuilder):
+    """Builds the tree one child of the root at a time: each child is handed over (``closed``) when its end
+    tag is read and detached from the root, so a file of any size holds one chunk's sentences in memory,
+    never the whole tree."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.root: ET.Element | None = None
+        self.closed: list[ET.Element] = []
+
+    def start(self, tag, attrs):  # noqa: ANN001, ANN201
+        element = super().start(tag, attrs)
+        self.depth += 1
+        if self.depth == 1:
+            self.root = element
+        return element
+
+    def end(self, tag):  # noqa: ANN001, ANN201
+        element = super().end(tag)
+        self.depth -= 1
+        if self.depth == 1 and self.root is not None:
+            self.root.remove(element)
+            self.closed.append(element)
+        return element
+
+
+def _chunks(source: Source) -> Iterator[bytes | str]:
+    if isinstance(source, (bytes, bytearray, str)):
+        for at in range(0, len(source), CHUNK_BYTES):
+            yield source[at:at + CHUNK_BYTES]
+        return
+    while chunk := source.read(CHUNK_BYTES):
+        yield chunk
+
+
+def _text_digest(text: str) -> bytes:
+    return hashlib.blake2b(text.strip().encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class SemevalReader:
+    """One streaming pass over a SemEval file: ``records(source)`` yields its valid sentences in file order
+    while ``errors`` collects every located problem; a malformed or forbidden XML construct ends the pass
+    (``fatal``, that error alone). The texts are counted by digest, so that a second pass, given
+    ``duplicate_texts`` from the first, flags duplicate texts without holding the file's sentences."""
+
+    def __init__(self, filename: str, domain: str, split: str, duplicate_texts: frozenset[bytes] = frozenset()):
+        self.filename, self.domain, self.split = filename, domain, split
+        self.errors: Problems = []
+        self.fatal = False
+        self.sentences = 0
+        self.aspects = 0
+        self.text_counts: Counter[bytes] = Counter()
+        self._duplicates = duplicate_texts
+        self._seen: dict[str, int] = {}
+
+    @property
+    def duplicate_texts(self) -> frozenset[bytes]:
+        return frozenset(digest for digest, n in self.text_counts.items() if n > 1)
+
+    def records(self, source: Source) -> Iterator[SentenceRecord]:
+        names = [problem for value, field in ((self.domain, "domain"), (self.split, "split"))
+                 if (problem := check_name(value, field))]
+        if names:  # a domain or split names export files: refused before anything is read
+            self.errors.extend(LocatedError(self.filename, problem) for problem in names)
+            self.fatal = True
+            return
+        builder = _SentenceByFeed()
+        parser = _safe_parser(builder)
+        builder.parser = parser
+        try:
+            for chunk in _chunks(source):
+                parser.feed(chunk)
+                if self._wrong_root(builder):
+                    return
+                yield from self._take(builder)
+            parser.close()
+        except (ET.ParseError, DefusedXmlException) as exc:
+            self._fail(_xml_problem(exc, self.filename))
+            return
+        if not self._wrong_root(builder):
+            yield from self._take(builder)
+
+    def _wrong_root(self, builder: _SentenceByFeed) -> bool:
+        root = builder.root
+        if root is None or root.tag == "sentences":
+            return False
+        self._fail(LocatedError(self.filename, f"root element is <{root.tag}>, expected <sentences>",
+                                line=builder.lines.get(id(root))))
+        return True
+
+    def _fail(self, error: LocatedError) -> None:
+        self.errors = [error]  # a file that is not readable XML reports that alone
+        self.fatal = True
+
+    def _take(self, builder: _SentenceByFeed) -> Iterator[SentenceRecord]:
+        closed, builder.closed = builder.closed, []
+        for element in closed:
+            record = self._sentence(element, builder.lines)
+            for part in element.iter():
+                builder.lines.pop(id(part), None)
+            if record is not None:
+                yield record
+
+    def _sentence(self, element: ET.Element, lines: dict[int, int]) -> SentenceRecord | None:
+        line = lines.get(id(element))
+        if element.tag != "sentence":
+            self.errors.append(LocatedError(self.filename, f"unexpected element <{element.tag}> in <sentences>",
+                                            line=line))
+            return None
+        record, problems = _parse_sentence(element, lines, self.filename, self.domain, self.split)
+        self.errors.extend(problems)
+        if record is None:
+            return None
+        if record.key.id in self._seen:
+            self.errors.append(LocatedError(
+                self.filename, f"duplicate sentence id (first at line {self._seen[record.key.id]})", line=line,
+                sentence_id=record.key.id))
+            return None
+        self._seen[record.key.id] = line or 0
+        digest = _text_digest(record.text)
+        self.text_counts[digest] += 1
+        self.sentences += 1
+        self.aspects += len(record.aspects)
+        if digest in self._duplicates:
+            record = replace(record, flags=record.flags + ("duplicate-text",))
+        return record
 
 
 def parse_semeval(
-    data: bytes | str, filename: str, domain: str, split: str
+    data: Source, filename: str, domain: str, split: str
 ) -> tuple[list[SentenceRecord], Problems]:
-    names = [problem for value, field in ((domain, "domain"), (split, "split"))
-             if (problem := check_name(value, field))]
-    if names:  # a domain or split names export files: refused before anything is read
-        return [], [LocatedError(filename, problem) for problem in names]
-    root, lines, errors = parse_xml_with_lines(data, filename)
-    if root is None:
-        return [], errors
-    if root.tag != "sentences":
-        return [], [LocatedError(filename, f"root element is <{root.tag}>, expected <sentences>", line=lines.get(id(root)))]
-
-    records: list[SentenceRecord] = []
-    seen: dict[str, int] = {}
-    for element in root:
-        line = lines.get(id(element))
-        if element.tag != "sentence":
-            errors.append(LocatedError(filename, f"unexpected element <{element.tag}> in <sentences>", line=line))
-            continue
-        record, problems = _parse_sentence(element, lines, filename, domain, split)
-        errors.extend(problems)
-        if record is None:
-            continue
-        if record.key.id in seen:
-            errors.append(
-                LocatedError(
-                    filename, f"duplicate sentence id (first at line {seen[record.key.id]})", line=line,
-                    sentence_id=record.key.id,
-                )
-            )
-            continue
-        seen[record.key.id] = line or 0
-        records.append(record)
-    return _flag_duplicate_texts(records), errors
+    """Every valid sentence of a SemEval file (bytes, text or a binary file) and the located errors. The
+    file is read as a stream (its tree is never built whole); the records themselves are kept, so a very
+    large file goes through ``db.importing.import_semeval_stream`` instead, which holds none."""
+    reader = SemevalReader(filename, domain, split)
+    records = list(reader.records(data))
+    if reader.fatal:
+        return [], reader.errors
+    return _flag_duplicate_texts(records), reader.errors
 
 
 def _parse_sentence(
