@@ -1,6 +1,6 @@
 """Lead: import SemEval-2014 XML or a work file from the browser. For XML the domain and split are chosen
 first (filled in from the file name when it says them), the preview repeats what goes where, then all or
-nothing."""
+nothing. A domain's split nobody has worked on yet can be removed again (the wrong file imported, say)."""
 
 import pandas as pd
 import streamlit as st
@@ -8,7 +8,8 @@ import streamlit as st
 from corpus.errors import InputRejected
 from corpus.semeval import domain_and_split_from_name, parse_semeval
 from db.auth import SessionEnded
-from db.importing import import_sentences
+from db.browse import domains_and_splits
+from db.importing import ImportRemovalRefused, import_sentences, plan_removal, remove_import
 from db.workfile import import_work_file
 from ui.common import get_engine, require_role
 from ui.text import md_escape
@@ -29,7 +30,7 @@ def error_table(errors) -> None:
     )
 
 
-semeval_tab, work_tab = st.tabs(["SemEval-2014 XML", "Work file (JSONL)"])
+semeval_tab, work_tab, remove_tab = st.tabs(["SemEval-2014 XML", "Work file (JSONL)", "Remove an import"])
 
 DOMAINS, SPLITS = ("restaurant", "laptop"), ("train", "test")
 
@@ -85,10 +86,15 @@ with semeval_tab:
                     with st.expander("Flagged sentences (imported as they are)"):
                         st.dataframe(pd.DataFrame([{"sentence id": r.key.id, "flags": ", ".join(r.flags),
                                                     "text": r.text} for r in flagged]), hide_index=True)
+                allow = st.checkbox("Import sentences already in another split", key="semeval_allow_duplicates",
+                                    help=f"A sentence whose text is already in another split of {domain} usually "
+                                         "means the file is meant for that split; the import is refused, naming "
+                                         "them, unless this is ticked (they are then flagged for review).")
                 if st.button(f"Import {len(records):,} sentences as {domain}/{split}", type="primary",
                              key="semeval_import"):
                     try:
-                        summary = import_sentences(get_engine(), records, upload.name, actor_id=user.id)
+                        summary = import_sentences(get_engine(), records, upload.name, actor_id=user.id,
+                                                   allow_duplicates=allow)
                     except InputRejected as exc:
                         error_table(exc.errors)
                     except SessionEnded as exc:  # ended elsewhere meanwhile: nothing imported
@@ -107,3 +113,33 @@ with work_tab:
             st.error(md_escape(str(exc)))
         else:
             st.success(md_escape(summary))
+
+with remove_tab:
+    st.caption("Removes every imported sentence of one domain's split, with its aspect terms and categories, "
+               "in one step; only while nobody has worked on any of them (no translation, assignment or final "
+               "choice).")
+    have_domains, have_splits = domains_and_splits(get_engine())
+    if not have_domains:
+        st.info("Nothing is imported yet.")
+    else:
+        r1, r2 = st.columns(2)
+        remove_domain = r1.selectbox("Domain", have_domains, index=None, key="remove_domain",
+                                     placeholder="Choose the domain")
+        remove_split = r2.selectbox("Split", have_splits, index=None, key="remove_split",
+                                    placeholder="Choose the split")
+        if remove_domain is not None and remove_split is not None:
+            plan = plan_removal(get_engine(), remove_domain, remove_split)
+            refusal = plan.refusal()
+            if refusal:
+                st.warning(md_escape(f"{remove_domain}/{remove_split}: {refusal}."))
+            else:
+                st.info(md_escape(f"Removing {remove_domain}/{remove_split} takes away {plan.what()}."))
+                sure = st.checkbox(f"Yes, remove these {plan.sentences:,} sentences", key="remove_sure")
+                if st.button(f"Remove {remove_domain}/{remove_split}", type="primary", disabled=not sure,
+                             key="remove_import"):
+                    try:
+                        removed = remove_import(get_engine(), remove_domain, remove_split, actor_id=user.id)
+                    except (ImportRemovalRefused, SessionEnded) as exc:  # work began meanwhile; nothing removed
+                        st.error(md_escape(str(exc)))
+                    else:
+                        st.success(md_escape(f"Removed {removed.what()}."))
