@@ -441,11 +441,13 @@ def cmd_evaluate(args: argparse.Namespace, engine) -> int:
     name = " ".join(args.name.split())
     if not name or len(name) > 200:
         raise CommandError("--name", "give the submission a name of 1 to 200 characters")
-    data = _read_bytes(args.pred)
+    open_predictions = _opener(args.pred)
     sequences = hindi_sequences(engine)
     gold = [s for s in sequences if s.split == "test"]
     try:
-        evaluation = evaluate_predictions(data, args.pred, gold, args.format)
+        # a stream: refused by its size before it is read, then read a line at a time
+        with open_predictions() as stream:
+            evaluation = evaluate_predictions(stream, args.pred, gold, args.format)
     except PredictionsRejected as exc:
         raise InputRejected(exc.errors) from exc
     ensure_baseline_entry(engine, sequences, worker=False)  # the command line is a process of its own

@@ -183,3 +183,20 @@ def test_the_command_refuses_other_tokens_naming_the_sentence_and_stores_nothing
     err = capsys.readouterr().err
     assert f"sentence {gold[3].key}: token 1 is 'गलत'" in err and "nothing was written" in err
     assert leaderboard(engine) == []
+
+
+def test_the_command_refuses_a_file_over_the_cap_by_its_size_and_stores_nothing(project, tmp_path, capsys):
+    """A 101 MB predictions file (sparse: no disk used) is refused from its size, located, before reading."""
+    from corpus.evaluation import MAX_PREDICTIONS_BYTES
+    from db.baseline_data import leaderboard
+
+    url, engine = project
+    pred = tmp_path / "huge.conll"
+    with pred.open("wb") as f:
+        f.write(b"x\tO\n")
+        f.truncate(101 * 1024 * 1024)
+    assert pred.stat().st_size > MAX_PREDICTIONS_BYTES
+    assert main(["--db", url, "evaluate", str(pred), "--name", "too big"]) == 1
+    err = capsys.readouterr().err
+    assert f"{pred}:1 sentence (none): the file is 101.0 MB; a predictions file is at most 32.0 MB" in err
+    assert leaderboard(engine) == []
