@@ -33,8 +33,9 @@ TEMPLATE = ROOT / "docs" / "deploy" / "nginx.conf"
 HOST = "corpus.localhost"
 AFFINITY_COOKIE = "corpus_affinity"
 MODEL_KEY = "the-same-model-key-on-every-server"
+# The site's log format (corpus_upstream); $upstream_addr lists every server tried, "A, B" when A failed.
 LOG_LINE = re.compile(r'"(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\d{3}) \d+ '
-                      r'upstream=(?P<upstream>\S+) affinity=(?P<affinity>\S+)')
+                      r'upstream=(?P<tried>.+?) affinity=(?P<affinity>\S+)')
 
 
 def _nginx() -> str:
@@ -101,10 +102,19 @@ class Proxy:
     access_log: Path
     error_log: Path
 
-    def lines(self) -> list[dict[str, str]]:
+    def lines(self) -> list[dict]:
         if not self.access_log.exists():
             return []
-        return [m.groupdict() for m in map(LOG_LINE.search, self.access_log.read_text().splitlines()) if m]
+        """Each logged request: path, status, affinity, the servers tried and the one that answered (upstream)."""
+        lines = []
+        for text in self.access_log.read_text().splitlines(keepends=True):
+            if not text.endswith("\n"):  # a line nginx is writing right now
+                continue
+            match = LOG_LINE.search(text)
+            assert match, f"not in the site's log format: {text}"
+            tried = match["tried"].split(", ")
+            lines.append({**match.groupdict(), "tried": tried, "upstream": tried[-1]})
+        return lines
 
     def upstreams(self, affinity: str) -> set[str]:
         return {line["upstream"] for line in self.lines() if line["affinity"] == affinity}
@@ -281,6 +291,14 @@ def test_nginx_config_serves_two_servers_over_https_and_keeps_each_browser_on_on
         _websockets_closed(proxy, _affinity(other_server), 2)
         assert proxy.upstreams(_affinity(other_server)) == {elsewhere}
         assert proxy.upstreams(affinity) == {home}
+
+        # ---- the first browser's server stops: its next page comes from the other one, still logged in
+        by_address[home].stop()
+        page.reload()
+        page.get_by_role("button", name="Log out").wait_for(timeout=45000)
+        assert [line["tried"] for line in proxy.lines() if line["affinity"] == affinity and line["path"] == "/"
+                and len(line["tried"]) > 1] == [[home, elsewhere]]
+        assert proxy.upstreams(affinity) == {home, elsewhere}
         assert "[emerg]" not in proxy.error_log.read_text() and "[crit]" not in proxy.error_log.read_text()
     except Exception:
         for context in contexts:
