@@ -57,8 +57,8 @@ from db.models import (
 )
 from db.schema import default_project_id
 
-__all__ = ["ExportOptions", "export_files", "is_read_only_error", "load_export", "load_source_export",
-           "pick_final_translations", "planned_auto_picks", "record_planned_picks"]
+__all__ = ["ExportOptions", "export_files", "is_read_only_error", "left_out_counts", "load_export",
+           "load_source_export", "pick_final_translations", "planned_auto_picks", "record_planned_picks"]
 
 
 def load_export(engine: Engine, options: ExportOptions | None = None, auto_final: bool = False) -> ExportDataset:
@@ -112,6 +112,17 @@ def _load_export(engine: Engine, options: ExportOptions, auto_final: bool = Fals
         dataset.meta.update(auto_picks=picks, auto_policy=policy)
     _add_last_baseline(engine, project_id, dataset)
     return apply_dev_split(dataset, options.dev_fraction, options.seed)
+
+
+def left_out_counts(engine: Engine, project_id: int | None = None) -> dict[str, int]:
+    """``load_export(engine).left_out_counts()`` (the Export page's defaults: final translations, no
+    automatic pick) without the agreement figures the records would carry: for the dashboard's counts."""
+    with Session(reader(engine)) as session:
+        project_id = project_id or default_project_id(session)
+        project = session.get(Project, project_id)
+        rows = _export_rows(session, project_id, project.annotators_per_item, False)
+    _, left_out = select_records(rows, ExportOptions(), lambda translation_id, versions: {})
+    return ExportDataset([], left_out).left_out_counts()
 
 
 def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) -> None:

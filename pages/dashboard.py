@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from urllib.parse import urlencode
 
 import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from corpus.agreement import MetricsInput, filter_input
 from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, cmi, corpus_cmi, keep_roman_entities, sentence_tags
+from corpus.export.selection import left_out_summary
 from corpus.metrics import (
     EXPLANATIONS,
     agreement_by_week,
@@ -52,6 +55,7 @@ from corpus.ranking import (
 from corpus.spreadsheet import frame_csv
 from corpus.vocabulary import Status
 from db.browse import domains_and_splits
+from db.export_data import left_out_counts
 from db.metrics_data import MetricsSnapshot, latest_save, load_metrics_snapshot, load_progress, project_settings
 from db.model_store import suggestion_exposure
 from db.projection import suggestion_figures
@@ -317,6 +321,35 @@ with st.spinner("Computing agreement over the whole corpus…"):
     if new_corpus:
         _agreement.clear()  # the figures of older corpora serve nobody: one corpus's figures in the process
     overview = _overview(DB_KEY, pid, generation, domains, splits)
+
+# --- What keeps sentences out of the dataset (the Export page's counts) --------------------------------
+@st.cache_data(show_spinner=False, max_entries=4)
+def _left_out(db: str, project: int, stamp: tuple) -> tuple[int, int, int]:
+    return tuple(left_out_summary(left_out_counts(engine, project)))
+
+
+def _resolve_link(where, page: str, label: str, params: dict[str, str]) -> None:
+    try:
+        where.page_link(page, label=label, query_params=params)
+    except StreamlitPageNotFoundError:  # this file run on its own, without the app's navigation: a plain link
+        where.markdown(f"[{label}](/{page.removeprefix('pages/').removesuffix('.py')}?{urlencode(params)})")
+
+
+not_translated, awaiting, for_a_reason = _left_out(DB_KEY, pid, stamp)
+o1, o2, o3 = st.columns(3)
+o1.metric("Not translated yet", f"{not_translated:,}",
+          help="No translator has submitted a translation yet (these three: the whole project, as Export counts).")
+o2.metric("Awaiting a final decision", f"{awaiting:,}",
+          help="Translations are submitted; no final translation is chosen yet.")
+o3.metric("Left out for a reason", f"{for_a_reason:,}",
+          help="Untranslatable by majority, left out by the lead, not tagged, annotators disagree, …")
+if not_translated:
+    _resolve_link(o1, "pages/assign.py", f"Assign the {not_translated:,} untranslated sentence(s)",
+                  {"phase": "aware", "show": "unassigned"})
+if awaiting:
+    _resolve_link(o2, "pages/final.py", f"Decide the {awaiting:,} final translation(s)", {"show": "undecided"})
+if for_a_reason:
+    _resolve_link(o3, "pages/export.py", "See them by reason on Export", {})
 
 # --- Table 2 -----------------------------------------------------------------------------------------
 st.subheader("Agreement (seed paper Table 2)")

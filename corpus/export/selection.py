@@ -10,7 +10,7 @@ dropped silently.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
@@ -144,6 +144,22 @@ def select_records(
 NOT_TRANSLATED_YET = "not translated yet"
 AWAITING_DECISION = "no final translation"
 UNRESOLVED = (NOT_TRANSLATED_YET, AWAITING_DECISION)
+
+
+class LeftOutSummary(NamedTuple):
+    """The left-out sentences as the Export page and the dashboard count them: not translated yet (the
+    Assignments page resolves them), awaiting a final decision (Final translations) and left out for a
+    reason (untranslatable, no gold, ...: listed by reason)."""
+
+    not_translated: int
+    awaiting_decision: int
+    for_a_reason: int
+
+
+def left_out_summary(counts: Mapping[str, int]) -> LeftOutSummary:
+    """``ExportDataset.left_out_counts()`` (reason -> count) in the three groups."""
+    not_translated, awaiting = counts.get(NOT_TRANSLATED_YET, 0), counts.get(AWAITING_DECISION, 0)
+    return LeftOutSummary(not_translated, awaiting, sum(counts.values()) - not_translated - awaiting)
 
 Candidate = tuple[TranslationRow, str, bool]  # a translation to export, its record uid, whether it is final
 

@@ -183,7 +183,7 @@ def test_clicking_a_domain_phase_bar_narrows_the_lists(project_db):
 
 def test_coverage_is_a_plain_figure_without_an_arrow(project_db):
     at = open_dashboard(project_db)
-    metric = at.metric[0]
+    metric = next(m for m in at.metric if m.label.startswith("Sentences that lost aspects"))
     assert metric.value == "1 of 1 (100.0%)"
     assert not metric.proto.delta
     assert any("a sentence lost aspects when" in t for t in texts(at))
