@@ -15,7 +15,12 @@ from sqlalchemy import Engine, delete, exists, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from corpus.errors import InputRejected, LocatedError
-from corpus.import_checks import IN_OTHER_SPLIT, OtherSplitDuplicates, RemovalPlan, text_key
+from corpus.import_checks import (
+    IN_OTHER_SPLIT,
+    OtherSplitDuplicates,
+    RemovalPlan,
+    text_key,
+)
 from corpus.records import AspectRecord, CategoryRecord, SentenceKey, SentenceRecord
 from corpus.semeval import SemevalReader
 from corpus.vocabulary import Role

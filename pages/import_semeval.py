@@ -9,7 +9,12 @@ from corpus.errors import InputRejected
 from corpus.semeval import domain_and_split_from_name, parse_semeval
 from db.auth import SessionEnded
 from db.browse import domains_and_splits
-from db.importing import ImportRemovalRefused, import_sentences, plan_removal, remove_import
+from db.importing import (
+    ImportRemovalRefused,
+    import_sentences,
+    plan_removal,
+    remove_import,
+)
 from db.workfile import import_work_file
 from ui.common import get_engine, require_role
 from ui.text import md_escape
