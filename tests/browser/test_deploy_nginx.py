@@ -296,8 +296,8 @@ def test_nginx_config_serves_two_servers_over_https_and_keeps_each_browser_on_on
         by_address[home].stop()
         page.reload()
         page.get_by_role("button", name="Log out").wait_for(timeout=45000)
-        assert [line["tried"] for line in proxy.lines() if line["affinity"] == affinity and line["path"] == "/"
-                and len(line["tried"]) > 1] == [[home, elsewhere]]
+        # (its first request after the stop, the reload or the page's own reconnection, tried the stopped server first)
+        assert [home, elsewhere] in [line["tried"] for line in proxy.lines() if line["affinity"] == affinity]
         assert proxy.upstreams(affinity) == {home, elsewhere}
         assert "[emerg]" not in proxy.error_log.read_text() and "[crit]" not in proxy.error_log.read_text()
     except Exception:
