@@ -743,7 +743,7 @@ def message_texts(mo_path: Path) -> list[str]:
     import gettext
 
     with mo_path.open("rb") as fh:
-        catalog = gettext.GNUTranslations(fh)._catalog  # noqa: SLF001 (the documented way to list a .mo file)
+        catalog = gettext.GNUTranslations(fh)._catalog  # the only way gettext lists a .mo file's messages
     return [re.sub(r"[~_&]", "", v) for k, v in sorted(catalog.items(), key=lambda kv: str(kv[0])) if k and v]
 
 

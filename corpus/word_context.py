@@ -24,6 +24,7 @@ import gzip
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 
 import regex
@@ -46,7 +47,7 @@ def sentence_pairs(words: Sequence[str | None]) -> list[tuple[str, str]]:
     """The (previous, word) pairs of a run of words where both are Devanagari words; ``None`` or any other word
     (Latin, digits) breaks the run."""
     pairs = []
-    for prev, word in zip(words, words[1:]):
+    for prev, word in pairwise(words):
         if prev and word and is_devanagari_word(prev) and is_devanagari_word(word):
             pairs.append((prev, word))
     return pairs
@@ -64,7 +65,7 @@ def text_words(text: str) -> list[str]:
 
 class _Level:
     """Counts of the words seen after one context: the total, how many distinct ones, and each one's count."""
-    __slots__ = ("total", "kinds", "counts")
+    __slots__ = ("counts", "kinds", "total")
 
     def __init__(self) -> None:
         self.total = 0

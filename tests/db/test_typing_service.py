@@ -7,10 +7,21 @@ import pytest
 from corpus import transliterate
 from db.translation import Draft, save_translation, set_glossary_term
 from db.typing import (
-    accepted_pairs, context_words, learned_forms, preferred, project_bigrams, project_lexicon, record_accepted,
+    accepted_pairs,
+    context_words,
+    learned_forms,
+    preferred,
+    project_bigrams,
+    project_lexicon,
+    record_accepted,
     suggest_for,
 )
-from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id
+from tests.support.translation_fixtures import (
+    add_sentence,
+    add_user,
+    assign,
+    project_id,
+)
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from corpus import transliterate
-from ui import api_routes as _api
 from tests.support.translation_fixtures import add_user, token_for
+from ui import api_routes as _api
 
 
 @pytest.fixture

@@ -8,7 +8,13 @@ import unicodedata
 import pytest
 
 from corpus.transliterate import suggest, usable_context
-from corpus.word_context import ContextModel, bigram_counts, load_context_model, sentence_pairs, text_words
+from corpus.word_context import (
+    ContextModel,
+    bigram_counts,
+    load_context_model,
+    sentence_pairs,
+    text_words,
+)
 
 
 def test_the_words_before_decide_between_the_pronoun_and_the_postposition():
