@@ -125,7 +125,7 @@ with remove_tab:
                "choice).")
     have_domains, have_splits = domains_and_splits(get_engine())
     if not have_domains:
-        st.info("Nothing is imported yet.")
+        st.caption("Nothing is imported yet.")
     else:
         r1, r2 = st.columns(2)
         remove_domain = r1.selectbox("Domain", have_domains, index=None, key="remove_domain",
