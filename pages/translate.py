@@ -82,7 +82,11 @@ by_id = {q.assignment_id: q for q in queue}
 
 
 def _pick() -> None:
-    st.session_state["tx_goto"] = st.session_state["tx_queue_pick"]
+    """Open the task picked in the queue. The box's value travels as its label, which names the task's
+    status: a label that changed since (a draft saved) comes back as text, not a pick."""
+    picked = st.session_state.get("tx_queue_pick")
+    if isinstance(picked, int) and picked in by_id and picked != st.session_state.get("tx_active"):
+        st.session_state["tx_goto"] = picked
 
 
 def _queue_box(current: int | None) -> None:
@@ -108,6 +112,7 @@ if current is None:
     current = next_task_id(engine, user.id)
 if current is None:  # the end of the queue: one clear screen
     st.session_state.pop("tx_flash", None)
+    st.session_state.pop("tx_active", None)
     banner.success("You have submitted everything in your queue. Thank you! Open a task below to read it; "
                    "your lead can reopen one if it needs a change.")
     _queue_box(None)
@@ -423,6 +428,7 @@ with left:
         status=("error", "Not saved yet: see below.") if problems or conflict
         else (("ok", f"Draft saved at {saved_at}") if saved_at else ("", "")),
         danda=settings.danda, caret=st.session_state.get(K + "caret"), on_commit=_on_commit,
+        item_key=f"{task.domain} · {task.split} · sentence {task.sentence_id} · {task.phase}",
     )
 
     for problem in problems:

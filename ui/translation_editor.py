@@ -298,7 +298,23 @@ class Editor {
     host.append(this.root);
     this.adoptState(data);
     this.restoreKept(data);
+    this.carryOver();
     if (data.focus) requestAnimationFrame(() => this.focusText(true));
+  }
+
+  // What was typed into the previous task's editor after its Submit & next (or Skip) was sent, before this
+  // editor replaced it, belongs to this task: it moves here rather than being lost.
+  carryOver() {
+    for (const other of LIVE.values()) {
+      if (other === this || typeof other.leaving !== "string") continue;
+      const typed = other.area.value.startsWith(other.leaving) ? other.area.value.slice(other.leaving.length) : "";
+      other.leaving = null;
+      const extra = this.area.value ? typed : typed.replace(/^\s+/, "");
+      if (!extra) continue;
+      this.area.value += extra;
+      this.afterEdit();
+      this.edited();
+    }
   }
 
   // ----------------------------------------------------------------- building
@@ -308,6 +324,10 @@ class Editor {
     this.offer = el("div", "te-offer");
     this.offer.hidden = true;
     this.offer.setAttribute("role", "status");
+    const head = el("div", "te-head");
+    const key = el("span", "te-key", d.itemKey || "");
+    key.setAttribute("data-testid", "item-key");
+    head.append(key);
     const label = el("label", "te-label", d.label);
     label.htmlFor = id;
     const area = this.area = el("textarea", "te-area");
@@ -327,7 +347,7 @@ class Editor {
     this.saveState.setAttribute("data-testid", "save-state");
     this.saveState.setAttribute("aria-live", "polite");
     statusRow.append(this.mode, this.saveState);
-    this.root.append(this.offer, label, area, this.list, statusRow);
+    this.root.append(head, this.offer, label, area, this.list, statusRow);
 
     this.mapBox = el("div", "te-map");
     this.mapBox.setAttribute("data-testid", "term-map");
@@ -403,7 +423,6 @@ class Editor {
   // The server's state: taken at mount and whenever the page raises ``rev``.
   adoptState(data) {
     this.area.value = data.text || "";
-    this.lastSent = this.snapshot(data.text || "", data);
     this.tokens = tokenize(this.area.value);
     this.map = new Map();
     for (const a of data.terms || []) {
@@ -420,11 +439,12 @@ class Editor {
     this.noteBox.value = data.note || "";
     this.showUntr();
     this.renderMap();
+    this.lastSent = this.snapshot();  // what the server holds: nothing to send until something changes
   }
 
-  snapshot(text, data) {
-    return JSON.stringify([text, data ? data.untr : this.untrBox.checked, data ? data.reason || "" : this.reasonBox.value,
-                           data ? data.note || "" : this.noteBox.value, data ? null : this.mapList()]);
+  snapshot() {
+    return JSON.stringify([this.area.value, this.untrBox.checked, this.reasonBox.value, this.noteBox.value,
+                           this.mapList()]);
   }
 
   update(data, setStateValue) {
@@ -434,7 +454,7 @@ class Editor {
       this.rev = data.rev;
       this.adoptState(data);
       if (Array.isArray(data.caret)) { this.area.setSelectionRange(data.caret[0], data.caret[1]); this.focusText(false); }
-      this.lastSent = this.snapshot(this.area.value);
+      this.lastSent = this.snapshot();
     }
     this.showMode();
     this.showSaveState();
@@ -485,7 +505,7 @@ class Editor {
   send(action, force) {
     clearTimeout(this.timer);
     this.timer = null;
-    const snap = this.snapshot(this.area.value);
+    const snap = this.snapshot();
     if (!force && snap === this.lastSent && this.accepted.length === 0) return;
     this.lastSent = snap;
     this.seq = Math.max(this.seq + 1, Date.now());
@@ -504,6 +524,7 @@ class Editor {
     clearTimeout(this.timer);
     this.commitWord().then(() => {
       this.remember();
+      if (action === "submit" || action === "skip") this.leaving = this.area.value;
       this.send(action, true);
       if (action === "save") this.focusText(false);
     });
@@ -954,6 +975,7 @@ export default function ({ parentElement, data, setStateValue }) {
 
 _CSS = """
 .te-root { position: relative; font-family: inherit; }
+.te-head { font-size: 0.75rem; color: #6b6f7b; }
 .te-label { display: block; font-size: 0.875rem; margin-bottom: 0.25rem; color: var(--st-text-color, #31333f); }
 .te-area { box-sizing: border-box; width: 100%; min-height: 7.5rem; resize: vertical; padding: 0.5rem 0.75rem;
   font: inherit; font-size: 1.05rem; line-height: 1.6; border: 1px solid #d5d7de; border-radius: 0.5rem;
@@ -1008,11 +1030,13 @@ def translation_editor(
     schemes: Sequence[str], scheme_chosen: bool, api: str, token: str | None, placeholder: str,
     aspects: Sequence[tuple[int, str]], mapping: Mapping[int, MapEntry], untranslatable: bool,
     reason: str | None, note: str | None, reasons: Sequence[str], ack: int, status: tuple[str, str],
-    danda: bool, on_commit: Callable[[], None], caret: tuple[int, int] | None = None, focus: bool = True,
+    danda: bool, on_commit: Callable[[], None], item_key: str = "", caret: tuple[int, int] | None = None,
+    focus: bool = True,
 ) -> Any:
     """Mount the editor for one task; ``on_commit`` reads the commit with ``editor_commit``. ``aspects``
     (id, term) is empty for a blind task: no aspect data reaches a blind page. ``ack`` is the last commit
-    the page has taken; ``status`` (kind, text) the save state shown in the editor."""
+    the page has taken; ``status`` (kind, text) the save state shown in the editor; ``item_key`` names the
+    task in the editor (``data-testid="item-key"``, as in the span editor)."""
     data = {
         "task": task, "label": label, "text": text, "saved": saved, "rev": rev, "scheme": scheme,
         "schemeLabel": scheme_label, "schemes": list(schemes), "schemeChosen": scheme_chosen, "api": api,
@@ -1022,7 +1046,7 @@ def translation_editor(
                                 "reason": m.reason or ""} for m in mapping.values()},
         "untr": untranslatable, "reason": reason or "", "note": note or "", "reasons": list(reasons),
         "ack": ack, "status": {"kind": status[0], "text": status[1]}, "danda": danda,
-        "caret": list(caret) if caret else None,
+        "caret": list(caret) if caret else None, "itemKey": item_key,
     }
     return _component(key=key, data=data, on_commit_change=on_commit)
 

@@ -117,3 +117,23 @@ def login(page, base_url: str, username: str, password: str) -> None:
     page.get_by_role("textbox", name="Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.get_by_role("button", name="Log out").wait_for()
+
+
+def map_term(page, n: int, term: str, hindi: str | None, why: str = "") -> None:
+    """In the translation editor's map: the ``n``-th term rendered by the Hindi words ``hindi`` (the first place
+    they stand together in the text), or dropped with ``why`` when ``hindi`` is None. No server round trip."""
+    editor = page.get_by_test_id("translation-editor")
+    if hindi is None:
+        editor.get_by_role("checkbox", name=f"“{term}” is dropped in my translation").check()
+        editor.get_by_role("textbox", name=f"Why was “{term}” dropped?").fill(why)
+        return
+    editor.get_by_role("button", name=f"{n}. “{term}”", exact=True).click()
+    words = hindi.split()
+    texts = editor.locator("[data-token-index]").all_inner_texts()
+    hits = [i for i in range(len(texts)) if texts[i:i + len(words)] == words]
+    assert hits, (words, texts, page.get_by_role("textbox", name="Your Hindi translation").input_value())
+    first = hits[0]
+    editor.locator(f'[data-token-index="{first}"]').click()
+    if len(words) > 1:
+        editor.locator(f'[data-token-index="{first + len(words) - 1}"]').click(modifiers=["Shift"])
+    editor.locator(f'[data-token-index="{first}"]').wait_for()

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from journey_steps import enter_as, screenshot
+from journey_steps import enter_as, screenshot, settle
 from playwright.sync_api import expect
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -119,7 +119,7 @@ def editor_box(page):
 def open_first(page, server, engine):
     model_ready(page, server.url, engine)
     enter_as(page, server, "asha", "translate")
-    page.get_by_text("sentence K-1").wait_for()
+    page.get_by_test_id("item-key").filter(has_text="sentence K-1").wait_for()
     box = editor_box(page)
     expect(box).to_be_focused(timeout=WAIT)
     return box
@@ -138,7 +138,7 @@ def test_words_typed_right_after_submit_and_next_survive_the_next_tasks_first_au
     open_first(page, start_app(url), engine)
     type_keys(page, FIRST)
     page.keyboard.press("Control+Enter")
-    page.get_by_text("sentence K-2").wait_for()
+    page.get_by_test_id("item-key").filter(has_text="sentence K-2").wait_for()  # the next task's editor
     box = editor_box(page)
     expect(box).to_be_focused(timeout=WAIT)
     type_keys(page, TWO)  # at once, while the page may still be settling after the submit
@@ -217,7 +217,8 @@ def test_the_first_of_two_equal_words_maps_and_a_two_word_aspect_takes_two_click
     expect(box).to_be_focused(timeout=WAIT)
     page.keyboard.insert_text(MAP_HINDI)  # typed with a Hindi keyboard (or pasted): no conversion
     expect(tokens(page)).to_have_count(11, timeout=WAIT)  # drawn in the browser, before any save
-    page.wait_for_timeout(2500)  # the text's autosave has gone and come back
+    page.get_by_test_id("save-state").filter(has_text="Draft saved at").wait_for()  # the text's autosave came back
+    settle(page)
     runs, sent = page.evaluate("window.__finishedRuns"), relay.sent
 
     tokens(page).nth(0).click()  # the first टेबल for “table” (the first term is active)
@@ -321,5 +322,5 @@ def test_a_sentence_ends_with_a_danda(two_tasks, start_app, browser_page):
     type_keys(page, "mera keyboard achha hai.")
     expect(box).to_have_value("मेरा कीबोर्ड अच्छा है।", timeout=WAIT)
     page.keyboard.press("Control+Enter")
-    page.get_by_text("sentence K-2").wait_for()
+    page.get_by_test_id("item-key").filter(has_text="sentence K-2").wait_for()
     assert stored(engine, "K-1") == "मेरा कीबोर्ड अच्छा है।"

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from journey_steps import after_rerun, choose, enter_as, fresh, login, screenshot
+from journey_steps import choose, enter_as, fresh, login, map_term, screenshot
 from websocket_hold import SendHold
 from playwright.sync_api import expect
 from sqlalchemy import select
@@ -69,15 +69,13 @@ def test_translator_types_roman_submits_blind_then_aware_with_aspect_map(transla
     expect(editor).to_have_value(BLIND, timeout=WAIT)
     screenshot(page, "translator-2-blind-inserted")
     fresh(page).get_by_role("button", name="Submit & next").click()
-
     page.get_by_role("heading", name="Aspect-aware translation").wait_for()
     page.get_by_text("Submitted. Here is your next task.").wait_for()
+    page.get_by_test_id("item-key").filter(has_text="sentence L-42 · aware").wait_for()  # the editor of that task
     editor = page.get_by_role("textbox", name="Your Hindi translation")
     expect(editor).to_be_focused(timeout=WAIT)  # the next task opens ready to type
-    editor.fill(AWARE)  # pasted Devanagari: autosaved on the pause, and the words become selectable
-    fresh(page).get_by_role("button", name="बैटरी", exact=True).wait_for()  # drawn once the pause's autosave ran
-    for word in ("बैटरी", "लाइफ़"):
-        after_rerun(page, fresh(page).get_by_role("button", name=word, exact=True).click)
+    editor.fill(AWARE)  # pasted Devanagari: its words are selectable at once, in the browser
+    map_term(page, 1, "battery life", "बैटरी लाइफ़")
     screenshot(page, "translator-3-aware-map")
     fresh(page).get_by_role("button", name="Submit & next").click()
     page.get_by_text("You have submitted everything in your queue").wait_for()
@@ -113,26 +111,30 @@ def test_text_typed_but_not_yet_saved_survives_a_refresh(translator_db, start_ap
     sends.hold()  # whatever the page sends from here on (its autosave) never reaches the server
     editor.fill(BLIND)  # typed, and the page is reloaded before any save arrived
     kept_in_browser(page, BLIND)
-    page.reload()
-    page.get_by_role("heading", name="Blind translation").wait_for()
+    page.wait_for_timeout(2000)  # past the autosave's pause: it went out, and was held
     with Session(engine) as session:
         assert session.scalars(select(Translation)).first() is None  # the server never got it
-    page.get_by_text(f"This browser kept {len(BLIND)} characters").wait_for()
-    screenshot(page, "translator-unsaved-offer")
-    page.get_by_role("button", name="Restore unsaved text").click()
-    page.get_by_text(re.compile(r"^Draft saved at ")).wait_for()
+    page.reload()
+    page.get_by_role("heading", name="Blind translation").wait_for()
+    # Nothing newer was saved: the kept text is back by itself, saved, with a banner that can undo it.
+    page.get_by_text(f"Restored {len(BLIND)} characters this browser kept").wait_for()
+    page.get_by_role("button", name="Undo").wait_for()
+    screenshot(page, "translator-unsaved-restored")
     expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND, timeout=WAIT)
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_be_focused(timeout=WAIT)
+    page.get_by_text(re.compile(r"^Draft saved at ")).wait_for()
     with Session(engine) as session:
         (row,) = session.scalars(select(Translation)).all()
         assert (row.text, row.status) == (BLIND, "draft")
     page.reload()  # once saved, nothing is offered again
     page.get_by_role("heading", name="Blind translation").wait_for()
     expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(BLIND, timeout=WAIT)
-    expect(page.get_by_role("button", name="Restore unsaved text")).to_have_count(0, timeout=WAIT)
+    expect(page.get_by_text("this browser kept")).to_have_count(0, timeout=WAIT)
     more = BLIND + " और"  # typing on top of the saved draft is kept again, against the new stored text
     sends.hold()
     page.get_by_role("textbox", name="Your Hindi translation").fill(more)
     kept_in_browser(page, more)
     page.reload()
     page.get_by_role("heading", name="Blind translation").wait_for()
-    page.get_by_text(f"This browser kept {len(more)} characters").wait_for()
+    page.get_by_text(f"Restored {len(more)} characters this browser kept").wait_for()
+    expect(page.get_by_role("textbox", name="Your Hindi translation")).to_have_value(more, timeout=WAIT)
