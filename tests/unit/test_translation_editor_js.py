@@ -95,3 +95,28 @@ test('braces', () => {
 """
     done = run_node(tmp_path, body)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_translation_guideline_says_what_the_editor_does_with_names_and_stops(tmp_path):
+    """Guideline 1's typing recipe and the danda line, run through the editor's own rules."""
+    import re
+    from pathlib import Path
+
+    from ui.translation_editor import KEYS_HELP
+
+    text = (Path(__file__).resolve().parents[2] / "guidelines" / "translation.md").read_text(encoding="utf-8")
+    typed, kept = re.search(r"`(\{[^`]+\})` becomes `([^`]+)`", text).groups()
+    stop = re.search(r"Typing `(.)` or `(.)` after the last word ends the sentence with the danda `(.)`", text)
+    assert stop and stop.group(3) == "\u0964"
+    assert any(k.startswith("{") for k, _ in KEYS_HELP) and any(k.startswith(". or |") for k, _ in KEYS_HELP)
+    assert "the last entry of the list" in text and "Esc" in text
+    body = (f"test('braces', () => {{ const b = h.bracedWord('मेरा ' + {json.dumps(typed)}); "
+            f"assert.equal(b.inner, {json.dumps(kept)}); assert.equal(b.start, 5); }});\n"
+            "test('a stop after a word is a danda', () => { assert.equal(h.endsSentence('ा'), true); "
+            "assert.equal(h.endsSentence('l'), true); });\n")
+    done = run_node(tmp_path, body)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for stop_key in stop.group(1, 2):  # the editor turns both keys into the danda (the input handler's rule)
+        from ui.translation_editor import _JS
+
+        assert f'ch === "{stop_key}"' in _JS
