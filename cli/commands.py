@@ -767,7 +767,7 @@ def _main(argv: list[str] | None = None) -> int:
     from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
     try:
-        if args.command in READING_COMMANDS:
+        if args.command in READING_COMMANDS or args.command in REMOVING_COMMANDS:
             _refuse_a_missing_database_file(args)
         engine = _engine(args)
         if args.command != "init" and args.command != "audit":
@@ -805,6 +805,8 @@ def _main(argv: list[str] | None = None) -> int:
 
 #: Commands with nothing to read in a database that does not exist: a missing SQLite file is a typing slip.
 READING_COMMANDS = frozenset({"stats", "metrics", "export", "dump-work", "baseline", "evaluate", "backup"})
+#: Commands that only take away from what a database holds: a missing SQLite file is a typing slip too.
+REMOVING_COMMANDS = frozenset({"remove-import"})
 
 
 def _refuse_a_missing_database_file(args: argparse.Namespace) -> None:
@@ -823,7 +825,8 @@ def _refuse_a_missing_database_file(args: argparse.Namespace) -> None:
         path = path.removeprefix("file:").split("?", 1)[0]
     if path and path != ":memory:" and not Path(path).is_file():
         raise CommandError("--db" if args.db else "database",
-                           f"no database at {path}; `{args.command}` only reads, so it never creates one "
+                           f"no database at {path}; `{args.command}` only "
+                           f"{'removes' if args.command in REMOVING_COMMANDS else 'reads'}, so it never creates one "
                            "(`python -m corpus init` creates a database)")
 
 

@@ -81,3 +81,12 @@ def test_remove_import_names_its_options_in_help(capsys):
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert "--domain" in out and "--split" in out and "--dry-run" in out and "--json" in out
+
+
+def test_remove_import_on_a_missing_database_file_creates_nothing(tmp_path, capsys):
+    missing = tmp_path / "typo" / "corpus.db"
+    assert main(["--db", f"sqlite:///{missing}", "remove-import", "--domain", "laptop", "--split", "test"]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"--db: no database at {missing}; `remove-import` only removes, so it never creates one "
+                   "(`python -m corpus init` creates a database)\n")
+    assert not missing.parent.exists()
