@@ -8,12 +8,13 @@ then one of them loses its update.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -25,6 +26,12 @@ DEFAULT_SQLITE_PATH = ROOT / "data" / "corpus.db"
 #: How long a write waits for another writer (SQLite's write lock, this process's write turn) before it
 #: gives up with ``ProjectBusy``. A paper-scale import holds the lock for seconds, not minutes.
 BUSY_TIMEOUT_S = 30.0
+#: How long a page's save waits, all waits together (this process's write turn, then SQLite's lock or
+#: PostgreSQL's row locks), before ``ProjectBusy``: the person at the page hears "busy, your work is kept"
+#: within this, never a save spinning for half a minute behind an import. Imports keep ``BUSY_TIMEOUT_S``.
+INTERACTIVE_BUSY_S = 3.0
+#: Execution option carrying a transaction's own busy wait (seconds) to the SQLite begin hook.
+BUSY_OPTION = "corpus_busy_timeout_s"
 
 
 class ProjectBusy(ValueError):
@@ -39,9 +46,11 @@ class ProjectBusy(ValueError):
 
 
 def is_locked(exc: BaseException) -> bool:
-    """SQLite's "database is locked" (or "busy"): the busy timeout ran out waiting for another writer."""
-    return isinstance(exc, OperationalError) and any(
-        text in str(exc.orig) for text in ("database is locked", "database is busy"))
+    """SQLite's "database is locked" (or "busy"): the busy timeout ran out waiting for another writer;
+    PostgreSQL's ``lock_not_available`` (55P03): a transaction's ``lock_timeout`` ran out."""
+    return isinstance(exc, OperationalError) and (
+        any(text in str(exc.orig) for text in ("database is locked", "database is busy"))
+        or getattr(exc.orig, "sqlstate", None) == "55P03")
 
 
 def default_url() -> str:
@@ -80,13 +89,21 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
+        _record.info[BUSY_OPTION] = max(1, int(BUSY_TIMEOUT_S * 1000))
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection):  # noqa: ANN001
-        if connection.get_execution_options().get(READ_ONLY_OPTION):
+        options = connection.get_execution_options()
+        if options.get(READ_ONLY_OPTION):
             connection.exec_driver_sql("BEGIN")
-        else:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        # This transaction's wait for the write lock: its own (a page's save) or the default. Set only when
+        # it differs from what the pooled connection has, so most transactions pay nothing for it.
+        wait_ms = max(1, int(options.get(BUSY_OPTION, BUSY_TIMEOUT_S) * 1000))
+        if connection.info.get(BUSY_OPTION) != wait_ms:
+            connection.exec_driver_sql(f"PRAGMA busy_timeout={wait_ms}")
+            connection.info[BUSY_OPTION] = wait_ms
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def make_engine(url: str | None = None) -> Engine:
@@ -107,15 +124,28 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 
 
 @contextmanager
-def transaction(engine: Engine) -> Iterator[Session]:
+def transaction(engine: Engine, busy_timeout_s: float | None = None) -> Iterator[Session]:
     """One all-or-nothing unit of work: commit on success, roll back on any exception. It holds one of
     this process's write slots (``db.write_gate``), like every save. A write lock that stays taken
-    longer than ``BUSY_TIMEOUT_S`` (SQLite: a long import) is ``ProjectBusy``, not a database error."""
+    longer than ``BUSY_TIMEOUT_S`` (SQLite: a long import) is ``ProjectBusy``, not a database error.
+
+    ``busy_timeout_s`` (a page's save: ``INTERACTIVE_BUSY_S``) bounds every wait together: the write turn,
+    then what is left of it for SQLite's lock (its busy timeout) or PostgreSQL's row locks (``SET LOCAL
+    lock_timeout``), so ``ProjectBusy`` comes within it."""
     from db.write_gate import write_turn
 
-    with write_turn(engine):
-        session = Session(engine, expire_on_commit=False)
+    started = time.monotonic()
+    with write_turn(engine, busy_timeout_s):
+        bind = engine
+        left = None
+        if busy_timeout_s is not None:
+            left = max(0.05, busy_timeout_s - (time.monotonic() - started))
+            if is_sqlite(engine):
+                bind = engine.execution_options(**{BUSY_OPTION: left})
+        session = Session(bind, expire_on_commit=False)
         try:
+            if left is not None and engine.dialect.name == "postgresql":
+                session.execute(text(f"SET LOCAL lock_timeout = {int(left * 1000)}"))
             yield session
             session.commit()
         except OperationalError as exc:

@@ -25,7 +25,7 @@ from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
 from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
 from db.auth import SessionEnded, check_writer
 from db.conflicts import SavedFirst
-from db.engine import reader, transaction
+from db.engine import INTERACTIVE_BUSY_S, reader, transaction
 from db.models import (
     Annotation,
     AnnotationAssignment,
@@ -509,8 +509,13 @@ def save_annotation(
     session_token: str | None = None,
     shown: Sequence[tuple[int, int, str, float | None]] | None = None,
     keys: int | None = None,
+    busy_timeout_s: float | None = INTERACTIVE_BUSY_S,
 ) -> AnnotationState:
     """Save the annotator's tags; ``expected_version`` is the version they loaded (None for a first save).
+    A stored annotation that already holds what this save sends is returned as it is, nothing written,
+    whatever version the page saw (an idempotent retry, never a conflict; a submit over the same draft is
+    made). A database busy past ``busy_timeout_s`` (all waits together) is ``db.engine.ProjectBusy``,
+    nothing written: the page keeps the tags and tries again.
     ``rejected`` are the suggested spans they turned down, stored with the save so they stay turned down.
     ``shown`` are the suggestions the editor showed ((start, end, source, confidence)) and ``keys`` the
     editor's key presses and clicks on the item so far: the revision records both, with what was accepted
@@ -524,7 +529,8 @@ def save_annotation(
     mine = AnnotationState(None, list(tags), no_aspects, Status.SUBMITTED if action == "submit" else Status.DRAFT,
                            expected_version, _spans(rejected))
     try:
-        return _save(engine, user_id, item_id, mine, action, time_spent_s, session_token, shown, keys)
+        return _save(engine, user_id, item_id, mine, action, time_spent_s, session_token, shown, keys,
+                     busy_timeout_s)
     except (StaleDataError, IntegrityError) as exc:
         # PostgreSQL: another save of this annotation committed between our read and our write, so our
         # UPDATE ... WHERE version matched nothing, or our first INSERT met theirs.
@@ -533,16 +539,27 @@ def save_annotation(
         theirs = stored_annotation(engine, user_id, item_id)
         if theirs is None or theirs.version == expected_version:
             raise
+        if _holds_what_is_sent(theirs, mine, action):
+            return theirs  # the save that won stored what this one sends
         raise StaleAnnotation(SAVED_ELSEWHERE, mine, theirs) from None
+
+
+def _holds_what_is_sent(stored: AnnotationState, mine: AnnotationState, action: str) -> bool:
+    """Whether the stored annotation already holds exactly what this save sends (tags, "no aspects", the
+    rejected suggestions; for a submit, submitted): then the save is done whatever version the page last
+    saw (a retry, or the autosave and the button racing), never a conflict."""
+    if action == "submit" and stored.status != Status.SUBMITTED:
+        return False
+    return (stored.tags, stored.no_aspects, stored.rejected) == (list(mine.tags), mine.no_aspects, mine.rejected)
 
 
 def _save(
     engine: Engine, user_id: int, item_id: int, mine: AnnotationState, action: str, time_spent_s: float,
     session_token: str | None = None, shown_records: Sequence[tuple[int, int, str, float | None]] | None = None,
-    keys: int | None = None,
+    keys: int | None = None, busy_timeout_s: float | None = None,
 ) -> AnnotationState:
     tags, no_aspects, expected_version = mine.tags, mine.no_aspects, mine.version
-    with transaction(engine) as session:
+    with transaction(engine, busy_timeout_s) as session:
         check_writer(session, user_id, session_token, roles=(Role.ANNOTATOR,), error=SessionEndedWhileTagging)
         item = session.get(TaggingItem, item_id)
         if item is None:
@@ -571,7 +588,12 @@ def _save(
             session.add(annotation)
         else:
             if expected_version != annotation.version:
-                raise StaleAnnotation(SAVED_ELSEWHERE, mine, _stored_state(session, annotation, len(item.tokens)))
+                stored = _stored_state(session, annotation, len(item.tokens))
+                if _holds_what_is_sent(stored, mine, action):
+                    return stored
+                if not (action == "submit" and _holds_what_is_sent(stored, mine, "save")):
+                    raise StaleAnnotation(SAVED_ELSEWHERE, mine, stored)
+                # a submit of exactly the stored draft (the page's autosave got there first): made
             annotation.tags = list(tags)
             annotation.no_aspects = no_aspects
             annotation.time_spent_s = (annotation.time_spent_s or 0.0) + time_spent_s

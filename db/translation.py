@@ -28,7 +28,7 @@ from corpus.vocabulary import Role, Status
 from corpus.workfile import MAX_TEXT_CHARS, check_string
 from db.auth import SessionEnded, check_writer
 from db.conflicts import SavedFirst
-from db.engine import ProjectBusy, reader, transaction
+from db.engine import INTERACTIVE_BUSY_S, ProjectBusy, reader, transaction
 from db.models import (
     AspectAlignment,
     AuditEvent,
@@ -337,19 +337,40 @@ def _apply_links(session: Session, tr: Translation, links: list[LinkDraft]) -> N
         )
 
 
+def _holds_what_is_sent(view: TaskView, text: str, draft: Draft, links: Sequence[LinkDraft], action: str) -> bool:
+    """Whether the stored translation already holds exactly what this save sends, as the save would store
+    it (and, for a submit, is submitted): then the save is done, whatever version the page last saw (a
+    retry, or the autosave and the button racing with the same text), never a conflict."""
+    if view.translation_id is None:
+        return False
+    submitted = view.translation_status == Status.SUBMITTED
+    if action == "submit" and not submitted:
+        return False
+    untranslatable = bool(draft.untranslatable)
+    cleared = submitted and untranslatable  # a submitted untranslatable sentence keeps no text or map
+    sent = ("" if cleared or not text else text, untranslatable, draft.reason if untranslatable else None,
+            ((draft.note or "").strip() or None) if untranslatable else None,
+            () if cleared else tuple(sorted(links, key=lambda link: link.aspect_term_id)))
+    return sent == (view.text, view.untranslatable, view.reason, view.note, view.links)
+
+
 def save_translation(
     engine: Engine, user_id: int, assignment_id: int, draft: Draft, *, expected_version: int,
     action: str = "save", elapsed_s: float = 0.0, guidelines_version: str | None = None,
-    session_token: str | None = None,
+    session_token: str | None = None, busy_timeout_s: float | None = INTERACTIVE_BUSY_S,
 ) -> TaskView:
     """Autosave, save or submit the user's translation for one of their tasks.
 
     ``expected_version`` is the translation version the page last saw (0 for none yet); if the
-    stored one differs, nothing is written and StaleTranslation carries both versions.
+    stored one differs, nothing is written and StaleTranslation carries both versions, unless the
+    stored translation already holds what this save sends: then nothing is written and the task is
+    returned as stored (an idempotent retry; a submit of the same text over a newer draft is made).
     Submitting validates: text or an untranslatable reason, and in the aware phase a span or a
     dropped reason for every source aspect. Any save refuses input that cannot be stored
     (InputRefused). Returns the task as now stored. The writer is re-checked in the same transaction:
     an inactive user, or a ``session_token`` that is no longer live, gets SessionEndedWhileTranslating.
+    A database busy past ``busy_timeout_s`` (all waits together; None: ``db.engine.BUSY_TIMEOUT_S``) is
+    TranslationBusy, nothing written: the page keeps the text and tries again.
     """
     if action not in ACTIONS:
         raise ValueError(f"save_translation: action must be one of {ACTIONS}")
@@ -358,18 +379,13 @@ def save_translation(
     text = canonical_text(draft.text)
     if problems := input_problems(text, draft):
         raise InputRefused(problems)
+    links: list[LinkDraft] | None = None
     try:
-        with transaction(engine) as session:
+        with transaction(engine, busy_timeout_s) as session:
             check_writer(session, user_id, session_token, error=SessionEndedWhileTranslating)
             a = _owned_assignment(session, user_id, assignment_id)
             _check_blindness(session, a)
-            if a.status == Status.SUBMITTED:
-                raise SubmissionRefused(["this translation is already submitted; ask your lead to reopen it"])
             s = session.get(SourceSentence, a.sentence_id)
-            tr = _own_translation(session, user_id, a.sentence_id, a.phase)
-            current = tr.version if tr is not None else 0
-            if expected_version != current:
-                raise StaleTranslation(draft, _view(session, a))
             if a.phase == "blind" and draft.links:
                 raise ValueError("a blind translation has no aspect map")
             aspects = (
@@ -377,6 +393,17 @@ def save_translation(
                 if a.phase == "aware" else {}
             )
             links, link_problems = _valid_links(text, draft, aspects)
+            tr = _own_translation(session, user_id, a.sentence_id, a.phase)
+            current = tr.version if tr is not None else 0
+            if a.status == Status.SUBMITTED or expected_version != current:
+                stored = _view(session, a)
+                if _holds_what_is_sent(stored, text, draft, links, action):
+                    return stored
+                if a.status == Status.SUBMITTED:
+                    raise SubmissionRefused(["this translation is already submitted; ask your lead to reopen it"])
+                if not (action == "submit" and _holds_what_is_sent(stored, text, draft, links, "save")):
+                    raise StaleTranslation(draft, stored)
+                # a submit of exactly the stored draft (the page's autosave got there first): made
             if action == "submit":
                 problems = _submission_problems(text, draft, links, list(aspects.values()))
                 if not draft.untranslatable:
@@ -413,6 +440,8 @@ def save_translation(
             theirs = _view(session, _owned_assignment(session, user_id, assignment_id))
         if isinstance(exc, IntegrityError) and theirs.version == expected_version:
             raise
+        if links is not None and _holds_what_is_sent(theirs, text, draft, links, action):
+            return theirs  # the save that won stored what this one sends
         raise StaleTranslation(draft, theirs) from None
     except ProjectBusy:
         raise TranslationBusy() from None
@@ -421,7 +450,7 @@ def save_translation(
 def skip_task(engine: Engine, user_id: int, assignment_id: int) -> None:
     """Put a task back for later: it moves behind the fresh tasks in the queue."""
     try:
-        with transaction(engine) as session:
+        with transaction(engine, INTERACTIVE_BUSY_S) as session:
             check_writer(session, user_id, roles=(Role.TRANSLATOR,), error=SessionEndedWhileTranslating)
             a = _owned_assignment(session, user_id, assignment_id)
             if a.status == Status.SUBMITTED:
