@@ -96,7 +96,7 @@ _SEQ = iter(range(1, 10**9))
 
 def commit(at: AppTest, aid: int, action: str = "autosave", text: str | None = None, accepted=(), *,
            mapping=None, untr=None, reason=None, note=None, sel=None, task: str | None = None,
-           seq: int | None = None) -> AppTest:
+           seq: int | None = None, scheme: str | None = None) -> AppTest:
     """What the browser's editor sends: one ``commit`` state (the whole editor state) per committed change.
     Fields not given keep what the editor was last drawn with."""
     el = editor(at, aid)
@@ -112,6 +112,8 @@ def commit(at: AppTest, aid: int, action: str = "autosave", text: str | None = N
     }
     if sel is not None:
         value["sel"] = list(sel)
+    if scheme is not None:
+        value["scheme"] = scheme
     states = at._tree.get_widget_states()
     w = states.widgets.add()
     w.id, w.json_value = el.proto.id, json.dumps({"commit": value})
@@ -472,3 +474,59 @@ def test_the_admin_sees_the_forms_translators_taught_the_typing_help(world):
     (table,) = [d.value for d in settings.dataframe if "typed" in d.value.columns]
     assert list(table["typed"]) == ["mera"] and list(table["written as"]) == ["मीरा"]
     assert list(table["times picked"]) == [1] and list(table["first picked by"]) == ["asha"]
+
+
+def test_the_projects_default_scheme_opens_unless_this_browser_chose_another(world):
+    from tests.support.translation_fixtures import set_project
+
+    e, blind = world["engine"], world["blind"]
+    set_project(e, transliteration_scheme="itrans")
+    at = open_page(e, world["asha"], task=blind)
+    assert at.selectbox(key="tx_scheme").value == "itrans"
+    data = editor_data(at, blind)
+    assert (data["scheme"], data["schemeChosen"]) == ("itrans", False) and "phonetic" in data["schemes"]
+    commit(at, blind, "scheme", scheme="phonetic")  # the editor found this browser's own choice
+    assert at.selectbox(key="tx_scheme").value == "phonetic"
+    with Session(e) as session:
+        assert session.scalars(select(Translation)).all() == []  # choosing a scheme saves nothing
+    at.selectbox(key="tx_scheme").select("hk").run()  # chosen here: the editor keeps it for this browser
+    assert editor_data(at, blind)["schemeChosen"] is True
+
+
+def test_the_itrans_insert_replaces_the_selected_words(world):
+    blind = world["blind"]
+    at = open_page(world["engine"], world["asha"], task=blind)
+    at.selectbox(key="tx_scheme").select("itrans").run()
+    commit(at, blind, "autosave", "यह खाना ठंडा था", sel=(3, 7))  # खाना selected in the editor
+    at.text_input(key=f"tx{blind}_roman").input("pAnI").run()
+    at.button(key=f"tx{blind}_insert").click().run()
+    assert text_of(at, blind) == "यह पानी ठंडा था"
+    data = editor_data(at, blind)
+    assert data["text"] == "यह पानी ठंडा था" and data["caret"] == [7, 7]
+
+
+def test_the_end_of_the_queue_is_one_clear_screen(world):
+    e, asha = world["engine"], world["asha"]
+    for aid in (world["blind"], world["blind2"]):
+        save_translation(e, asha, aid, Draft("पूरा अनुवाद"), expected_version=0, action="submit")
+    at = open_page(e, asha, task=world["aware"])
+    paneer, hostess = (a["id"] for a in editor_data(at, world["aware"])["terms"])
+    submit(at, world["aware"], "पूरा अनुवाद", mapping=[{"term": paneer, "tokens": [0, 1]},
+                                                     {"term": hostess, "dropped": True, "reason": "implied"}])
+    assert not at.error, [x.value for x in at.error]
+    assert [s.value for s in at.success] == [
+        "You have submitted everything in your queue. Thank you! Open a task below to read it; your lead can "
+        "reopen one if it needs a change."]
+    assert not at.info and not at.warning and editor(at, world["aware"]) is None
+    assert at.selectbox(key="tx_queue_pick").value is None
+
+
+def test_the_danda_setting_reaches_the_editor(world):
+    from db.project_settings import load_settings, save_settings
+    from dataclasses import replace
+
+    e, blind = world["engine"], world["blind"]
+    assert editor_data(open_page(e, world["asha"], task=blind), blind)["danda"] is True  # on by default
+    admin = add_user(e, "ada", "admin")
+    save_settings(e, project_id(e), replace(load_settings(e, project_id(e)), danda=False), admin)
+    assert editor_data(open_page(e, world["asha"], task=blind), blind)["danda"] is False
