@@ -12,7 +12,8 @@ Scoring as the data's README says: both lines split into words (letters and thei
 and digits dropped), and only the sentences whose word counts match are kept. Also prints top-1 counting Hindi's free
 spelling choices alike (``spelling_key``: the dev sentences are Wikipedia's, which often spells हिन्दी, लिये, फ़िल्म
 where the model offers हिंदी, लिए, फिल्म first), the CPU time per word, the load average and the context model's
-memory. Targets: top-1 with context ≥ 0.88, ≤ 5 ms per word. The dev sentences are never used to fit the
+memory. ``--tune HELDOUT_TEXT`` instead prints the grid the context weights were chosen on (a held-out tenth of the
+bigram text, never these sentences). Targets: top-1 with context ≥ 0.88, ≤ 5 ms per word. The dev sentences are never used to fit the
 context model (its text is named in ``corpus/data/hi_bigrams.LICENSE``).
 """
 
@@ -57,13 +58,72 @@ def read_pairs(native: Path, roman: Path) -> tuple[list[list[tuple[str, str]]], 
     return kept, len(natives)
 
 
+def heldout_items(text_path: Path, train_path: Path, sentences: int, seed: int = 5) -> list[tuple[str, str, tuple]]:
+    """The tuning set of the context weights: runs of Devanagari words from the held-out text blocks, each word that
+    has a Dakshina train romanization typed as one of them (drawn by its annotator count, seeded), with the up to
+    three words before it as context."""
+    import random
+    from collections import defaultdict
+
+    from corpus.word_context import is_devanagari_word, text_words
+
+    romanized = defaultdict(list)
+    for line in train_path.read_text(encoding="utf-8").splitlines():
+        roman, deva, count = line.split("\t")
+        romanized[unicodedata.normalize("NFC", deva)].append((roman, int(count)))
+    runs, run = [], []
+    for line in text_path.read_text(encoding="utf-8").splitlines():
+        for word in text_words(line) + [""]:
+            if word and is_devanagari_word(word):
+                run.append(word)
+                continue
+            if len(run) >= 2:
+                runs.append(run)
+            run = []
+    rng = random.Random(seed)
+    rng.shuffle(runs)
+    items = []
+    for run in runs[:sentences]:
+        for i, word in enumerate(run):
+            if word in romanized:
+                romans, counts = zip(*romanized[word])
+                items.append((rng.choices(romans, counts)[0], word, tuple(run[max(0, i - 3):i])))
+    return items
+
+
+def tune(args) -> None:
+    """Top-1 on the held-out tenth of the bigram text for a grid of context weights (how the shipped ones were chosen;
+    build that tenth and the counts without it with ``romanization_build --bigrams-only --bigrams-holdout 0.1
+    --bigrams-out /tmp/bg_h.tsv.gz``)."""
+    import itertools
+
+    from corpus import transliterate, word_context
+
+    word_context.BIGRAMS_PATH = args.bigrams
+    word_context.load_context_model.cache_clear()
+    items = heldout_items(args.tune, DAKSHINA / "hi.translit.sampled.train.tsv", args.tune_sentences)
+    alone = sum(transliterate.suggest(r, 1) == [g] for r, g, _ in items) / len(items)
+    print(f"held-out text: {len(items)} words typed as train romanizations; each word alone: top-1 {alone:.4f}")
+    for cw, uw in itertools.product((0.3, 0.5, 0.7, 1.0), (0.15, 0.3)):
+        transliterate.CONTEXT_WEIGHT, transliterate.UNIGRAM_WEIGHT = cw, uw
+        top1 = sum(bool(c) and c[0] == g for r, g, ctx in items for c in [transliterate.suggest(r, 5, context=ctx)])
+        print(f"CONTEXT_WEIGHT {cw}, UNIGRAM_WEIGHT {uw}: top-1 {top1 / len(items):.4f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--native", type=Path, default=DAKSHINA / "hi.romanized.rejoined.dev.native.txt")
     ap.add_argument("--roman", type=Path, default=DAKSHINA / "hi.romanized.rejoined.dev.roman.txt")
     ap.add_argument("--limit", type=int, default=0, help="only the first N kept sentences (0: all)")
     ap.add_argument("--no-own", action="store_true", help="skip the run with the model's own outputs as context")
+    ap.add_argument("--tune", type=Path, metavar="HELDOUT_TEXT",
+                    help="instead: the context weights' grid on this held-out bigram text (see tune)")
+    ap.add_argument("--bigrams", type=Path, default=Path("/tmp/bg_h.tsv.gz"), help="with --tune: counts without it")
+    ap.add_argument("--tune-sentences", type=int, default=800)
     args = ap.parse_args(argv)
+    if args.tune:
+        tune(args)
+        return
 
     from corpus import transliterate
     from corpus.romanization import load_model
