@@ -277,6 +277,19 @@ class _OtherSplits:
         return [] if self.allow else [e for check in self.checks.values() for e in check.errors()]
 
 
+def other_split_duplicates(engine: Engine, records: list[SentenceRecord], source: str = "<upload>"
+                           ) -> list[LocatedError]:
+    """A read for the Import page's preview: the refusal ``import_sentences`` would give the records'
+    new sentences for texts already stored in another split of their domain (empty: none)."""
+    with Session(reader(engine)) as session:
+        project_id = default_project_id(session)
+        existing = existing_sentences(session, project_id, {r.key for r in records})
+        new = [r for r in records if r.key not in existing]
+        other_splits = _OtherSplits(session, project_id, source, allow=False)
+        other_splits.take(new)
+        return other_splits.errors()
+
+
 def _texts_in_other_splits(session: Session, project_id: int, domain: str, split: str
                            ) -> dict[bytes, tuple[str, str]]:
     """``text_key`` -> (split, sentence id) of the first stored sentence with that text in another split of

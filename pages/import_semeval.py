@@ -12,6 +12,7 @@ from db.browse import domains_and_splits
 from db.importing import (
     ImportRemovalRefused,
     import_sentences,
+    other_split_duplicates,
     plan_removal,
     remove_import,
 )
@@ -91,6 +92,13 @@ with semeval_tab:
                     with st.expander("Flagged sentences (imported as they are)"):
                         st.dataframe(pd.DataFrame([{"sentence id": r.key.id, "flags": ", ".join(r.flags),
                                                     "text": r.text} for r in flagged]), hide_index=True)
+                repeated = other_split_duplicates(get_engine(), records, upload.name)
+                if repeated:
+                    st.warning(md_escape(repeated[-1].message.split(": is this")[0]) + ". Is this the file for "
+                               f"**{split}**? They are refused unless you tick the box below.")
+                    st.dataframe(pd.DataFrame([{"line": e.line, "sentence id": e.sentence_id, "problem": e.message}
+                                               for e in repeated[:-1]]), hide_index=True, width="stretch",
+                                 key="semeval_repeated")
                 allow = st.checkbox("Import sentences already in another split", key="semeval_allow_duplicates",
                                     help=f"A sentence whose text is already in another split of {domain} usually "
                                          "means the file is meant for that split; the import is refused, naming "

@@ -43,6 +43,11 @@ def test_a_file_already_in_another_split_is_refused_naming_it_unless_allowed(dem
     _import_test_split(demo_db)
     train_before = _in(demo_db, "laptop", "train")
     at = _upload(demo_db, "train")
+    preview = [w.value.replace("\\", "") for w in at.warning]
+    assert any(w.startswith("4 sentence(s) of this file repeat texts already stored in another split of laptop "
+                            "(4 in laptop/test; first: 3121, 2777, 1634, 32897564#894393#2). Is this the file "
+                            "for **train**?") for w in preview), preview
+    assert at.dataframe[-1].value["sentence id"].tolist() == ["3121", "2777", "1634", "32897564#894393#2"]
     at.button(key="semeval_import").click().run()
     assert not at.exception, at.exception
     assert any("nothing was imported" in e.value for e in at.error)
