@@ -75,6 +75,8 @@ MAX_CONTEXT = 3
 def usable_context(context: Sequence[str]) -> tuple[str, ...]:
     """The last ``MAX_CONTEXT`` preceding words, NFC, that are Devanagari words; the run stops at anything else (a
     Roman name, digits, punctuation), since a bigram spans only adjacent words."""
+    if isinstance(context, str):
+        context = context.split()
     out: list[str] = []
     for word in reversed(tuple(context)[-MAX_CONTEXT:]):
         word = unicodedata.normalize("NFC", word.strip()) if isinstance(word, str) else ""

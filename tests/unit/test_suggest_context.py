@@ -45,6 +45,7 @@ def test_only_the_run_of_devanagari_words_just_before_counts():
     assert usable_context(("घर", "2")) == ()
     assert usable_context(("", "घर")) == ("घर",)
     assert usable_context(("घर।",)) == ()
+    assert usable_context("मैं घर") == ("मैं", "घर")  # a string, not a tuple: its words, not its letters
 
 
 def test_the_projects_own_word_pairs_can_change_the_first_candidate():
