@@ -103,6 +103,8 @@ def _head(source: Predictions) -> bytes:
     """The file's first non-space byte (or b''), the stream left where it was."""
     if isinstance(source, (bytes, bytearray)):
         return bytes(source.lstrip()[:1])
+    if not source.seekable():  # a pipe: what its buffer holds
+        return source.peek(64 * 1024).lstrip()[:1] if hasattr(source, "peek") else b""
     here = source.tell()
     try:
         while block := source.read(64 * 1024):
@@ -398,11 +400,6 @@ def evaluate_predictions(data: Predictions, filename: str, gold: Sequence[Labell
     if errors:
         raise PredictionsRejected(errors[:MAX_ERRORS])
     return Evaluation(score_by_domain(gold, tags), gold_version(gold), len(gold), fmt)
-
-
-def last_line(data: bytes) -> int:
-    """The number of the file's last line (1 for an empty file)."""
-    return max(1, data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
 
 
 def check_predictions(data: Predictions, filename: str, gold: Sequence[LabelledSequence], fmt: str | None = None,
