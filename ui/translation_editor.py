@@ -449,6 +449,8 @@ class Editor {
 
   update(data, setStateValue) {
     this.data = data;
+    // The page answered a submit or skip and kept this task (refused): nothing typed here leaves it.
+    if (typeof this.leaving === "string" && (data.ack || 0) >= (this.leavingSeq || Infinity)) this.leaving = null;
     this.setState = setStateValue;
     if (data.rev !== this.rev) {  // the page changed the text (a conflict resolved, an insert): show it
       this.rev = data.rev;
@@ -526,6 +528,7 @@ class Editor {
       this.remember();
       if (action === "submit" || action === "skip") this.leaving = this.area.value;
       this.send(action, true);
+      this.leavingSeq = this.seq;
       if (action === "save") this.focusText(false);
     });
   }

@@ -530,3 +530,14 @@ def test_the_danda_setting_reaches_the_editor(world):
     admin = add_user(e, "ada", "admin")
     save_settings(e, project_id(e), replace(load_settings(e, project_id(e)), danda=False), admin)
     assert editor_data(open_page(e, world["asha"], task=blind), blind)["danda"] is False
+
+
+def test_project_settings_offer_phonetic_as_the_default_scheme_and_the_danda_switch(world):
+    e = world["engine"]
+    admin = add_user(e, "ada", "admin")
+    settings = open_page(e, admin, page="pages/settings.py")
+    assert not settings.exception, settings.exception
+    (scheme,) = [s for s in settings.selectbox if s.label == "Default typing scheme for translators"]
+    assert scheme.options[0] == "Phonetic (suggestions)" and scheme.value == "phonetic"
+    (danda,) = [c for c in settings.checkbox if "danda" in c.label]
+    assert danda.value is True
