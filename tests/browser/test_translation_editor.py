@@ -284,6 +284,9 @@ def test_a_wrong_word_is_fixed_with_backspace_and_one_pick(two_tasks, start_app,
     expect(box).to_have_value(second, timeout=WAIT)
     assert second != "मेरा"
     wait_for_stored(page, engine, "K-1", second)
+    page.keyboard.press("Escape")
+    box.click(position={"x": 24, "y": 20})  # a click on the word opens its list again
+    expect(page.get_by_role("option").last).to_have_text(re.compile(r"mera$"), timeout=WAIT)
 
 
 @pytest.mark.parametrize("device", ["desktop", "phone"])
