@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 import db.engine
 from db.engine import ProjectBusy, reader
 from db.models import Translation
-from tests.pages.test_translate_page import open_page, type_text
+from tests.pages.test_translate_page import commit, open_page, type_text
 from tests.support.translation_fixtures import add_sentence, add_user, assign
 
 FIRST = "खाना बढ़िया था।"
@@ -58,8 +58,7 @@ def test_a_save_while_the_project_is_busy_says_so_keeps_the_text_and_the_next_sa
         assert "Traceback" not in "".join(str(e.value) for e in at.error)
         assert at.session_state[f"tx{aid}_text"] == SECOND  # the work is kept in the editor
         assert stored_text(engine) == FIRST
-    at.button(key=f"tx{aid}_save").click().run()
-    assert not at.exception, at.exception
+    commit(at, aid, "save")  # the editor's Save draft (commit asserts no exception)
     assert not at.error
     assert stored_text(engine) == SECOND
 
@@ -69,14 +68,12 @@ def test_a_submit_while_the_project_is_busy_stays_on_the_task_with_the_message(t
     at = open_page(engine, user, task=aid)
     type_text(at, aid, FIRST)
     with write_lock_held(sqlite_url):
-        at.button(key=f"tx{aid}_submit").click().run()
-        assert not at.exception, at.exception
+        commit(at, aid, "submit")  # the editor's Submit (commit asserts no exception)
         assert ProjectBusy.MESSAGE in [e.value for e in at.error]
         assert at.session_state[f"tx{aid}_text"] == FIRST
     with Session(engine) as session:
         assert session.scalars(select(Translation.status)).one() == "draft"  # the autosave's, not a submission
-    at.button(key=f"tx{aid}_submit").click().run()
-    assert not at.exception, at.exception
+    commit(at, aid, "submit")
     with Session(engine) as session:
         assert session.scalars(select(Translation.status)).one() == "submitted"
 
