@@ -26,7 +26,7 @@ from corpus import transliterate, word_context
 from corpus.tokens import normalize, words
 from corpus.vocabulary import Role
 from db.auth import SessionEnded, check_writer
-from db.engine import reader, transaction
+from db.engine import INTERACTIVE_BUSY_S, reader, transaction
 from db.models import GlossaryTerm, SourceSentence, Translation, TypedForm, User, utcnow
 from db.schema import default_project_id
 
@@ -96,7 +96,7 @@ def record_accepted(engine: Engine, project_id: int, user_id: int | None, pairs:
     if not batch:
         return 0
     now = utcnow()
-    with transaction(engine) as session:
+    with transaction(engine, busy_timeout_s=INTERACTIVE_BUSY_S) as session:  # a page's write: ProjectBusy within 3 s
         try:
             check_writer(session, user_id, roles=(Role.TRANSLATOR,))
         except SessionEnded:  # an ended session teaches nothing; the save that follows says why

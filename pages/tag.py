@@ -19,6 +19,7 @@ from corpus.bio import spans_to_tags
 from corpus.guidelines import load_guidelines
 from corpus.reopen import WorkKind
 from corpus.vocabulary import Status
+from db.engine import ProjectBusy
 from db.projection import shown_records
 from db.tagging import (
     AnnotationState,
@@ -94,6 +95,9 @@ def _persist(tid: int, action: str = "autosave") -> bool:
         state = save_annotation(engine, user.id, view.item_id, tags, work["no_aspects"], work["version"], action,
                                 rejected=sorted(work["rejected"]), session_token=session_token(),
                                 shown=shown_records(view.suggestions), keys=work.get("keys"))
+    except ProjectBusy:  # an import holds the write lock: nothing written, the editor keeps its spans
+        _status(tid, "error", ProjectBusy.MESSAGE)
+        return False
     except StaleAnnotation as exc:
         st.session_state[f"tag_conflict_{tid}"] = exc
         _status(tid, "error", "Not saved: changed in another tab or window (see below).")

@@ -11,7 +11,9 @@ opens the next task.
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 import time
 
 import streamlit as st
@@ -25,6 +27,7 @@ from corpus.tokens import tokenize_with_offsets
 from corpus.transliterate import SCHEME_KEYS, cheat_sheet, scheme_label, to_devanagari
 from corpus.vocabulary import Status
 from db.assignment import my_queue, next_task_id
+from db.engine import ProjectBusy
 from db.project_settings import load_settings
 from db.translation import (
     Draft,
@@ -48,7 +51,7 @@ from ui.common import get_engine, project_id, require_role
 from ui.conflict import Choice, Side, conflict_panel
 from ui.reopen import worker_reopen_panel
 from ui.text import md_escape
-from ui.translation_editor import KEYS_HELP, MAP_KEYS_HELP, PHONETIC, MapEntry, editor_commit, translation_editor
+from ui.translation_editor import BUSY_RETRY_S, KEYS_HELP, MAP_KEYS_HELP, PHONETIC, MapEntry, editor_commit, translation_editor
 
 TASK_PARAM = "task"
 TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)
@@ -71,6 +74,7 @@ st.title("Translate")
 # Banners live in fixed places above the editor: one shown or gone never moves the editor, so a rerun
 # never re-creates it (a re-created editor would lose what was typed during the round trip).
 banner = st.empty()
+retry_box = st.container()  # the background retry of a busy save (draws nothing; here so it moves nothing)
 queue = my_queue(engine, user.id)
 if not queue:
     banner.info("Your queue is empty. Your lead will assign sentences to you.")
@@ -226,8 +230,33 @@ def _collect() -> tuple[Draft, list[str]]:
     return draft, problems
 
 
+if "tx_lock" not in st.session_state:
+    st.session_state["tx_lock"] = threading.RLock()
+
+
+def _one_at_a_time(callback):
+    """The callbacks of one browser session take turns (as on the tag page): with fast reruns a new run
+    starts while the stopped one still finishes its save, and the later save must see the version the
+    earlier one stored, never send the same expected version again."""
+
+    @functools.wraps(callback)
+    def serialized(*args, **kwargs):
+        with st.session_state["tx_lock"]:
+            return callback(*args, **kwargs)
+
+    return serialized
+
+
+def _busy() -> None:
+    """A write was refused as busy: say so and retry from this moment on."""
+    st.session_state[K + "busy"] = True
+    st.session_state[K + "busy_at"] = time.monotonic()
+
+
 def _write(draft: Draft, action: str) -> bool:
-    """One save through the service; on success the editor's version follows the stored row."""
+    """One save through the service; on success the editor's version follows the stored row. Busy (an
+    import holds the write lock past the short wait): nothing was written, the draft stays in the editor
+    and in this session with its version unmoved, and the page retries it in the background."""
     now = time.monotonic()
     elapsed = now - st.session_state.get(K + "mark", now)
     try:
@@ -235,14 +264,21 @@ def _write(draft: Draft, action: str) -> bool:
             engine, user.id, aid, draft, expected_version=st.session_state.get(K + "version", 0),
             action=action, elapsed_s=elapsed, guidelines_version=guidelines_version,
         )
+    except ProjectBusy:  # before StaleTranslation and InputRefused: TranslationBusy is an InputRefused
+        _busy()
+        return False
     except StaleTranslation as exc:
+        st.session_state.pop(K + "busy", None)
         st.session_state[K + "conflict"] = exc
         return False
     except (TaskLocked, TaskNotFound) as exc:
+        st.session_state.pop(K + "busy", None)
         st.session_state[K + "problems"] = [str(exc)]
         return False
+    st.session_state.pop(K + "busy", None)
     st.session_state[K + "mark"] = now
-    st.session_state[K + "version"] = view.version
+    # Saves take turns, so replies come in order; even so a reply never lowers the version held.
+    st.session_state[K + "version"] = max(view.version, st.session_state.get(K + "version", 0))
     st.session_state[K + "stored_text"] = view.text
     st.session_state[K + "saved_at"] = time.strftime("%H:%M:%S")
     return True
@@ -263,6 +299,22 @@ def _save(action: str) -> bool:
         return False
 
 
+def _learn_picks(new: list[tuple[str, str]]) -> bool:
+    """Record the forms picked for Roman words (with any a busy project refused before). Busy: they are
+    kept in this session and sent again with the next commit or retry; False."""
+    pairs = st.session_state.pop(K + "picks", []) + list(new)
+    if not pairs:
+        return True
+    try:
+        record_accepted(engine, project_id(), user.id, pairs)
+    except ProjectBusy:
+        st.session_state[K + "picks"] = pairs
+        _busy()
+        return False
+    return True
+
+
+@_one_at_a_time
 def _on_commit() -> None:
     """The editor committed a change: take it once (a sequence number orders its sends; a commit made on
     another task is not this one's), learn the forms picked for Roman words, then do what it asked."""
@@ -274,15 +326,19 @@ def _on_commit() -> None:
         if commit.scheme in TYPING_SCHEMES and not st.session_state.get("tx_scheme_chosen"):
             st.session_state["tx_scheme"] = commit.scheme
         return
+    if commit.action == "select":  # the caret moved with no edit: only where the ITRANS box inserts
+        if commit.selection is not None and commit.text == st.session_state.get(K + "text"):
+            st.session_state[K + "selection"] = commit.selection
+        return
     st.session_state[K + "text"] = commit.text
     st.session_state[K + "selection"] = commit.selection
     st.session_state[K + "map"] = {m.aspect: m for m in commit.mapping if m.aspect in aspect_ids}
     st.session_state[K + "untr"] = commit.untranslatable
     st.session_state[K + "reason"] = commit.reason if commit.reason in UNTRANSLATABLE_REASONS else None
     st.session_state[K + "note"] = commit.note or ""
-    pairs = accepted_pairs([list(p) for p in commit.accepted])
-    if pairs:
-        record_accepted(engine, project_id(), user.id, pairs)
+    if not _learn_picks(accepted_pairs([list(p) for p in commit.accepted])):
+        st.session_state.pop(K + "problems", None)
+        return  # busy: the save would meet the same lock; the draft is kept and retried in the background
     if commit.action == "submit":
         _submit()
     elif commit.action == "skip":
@@ -304,8 +360,13 @@ def _submit() -> None:
 
 def _skip() -> None:
     _save("autosave")
+    if st.session_state.get(K + "busy"):  # the skip would meet the same lock: one wait, then the message
+        return
     try:
         skip_task(engine, user.id, aid)
+    except ProjectBusy:  # TranslationBusy: nothing skipped, the draft kept
+        _busy()
+        return
     except SubmissionRefused as exc:
         st.session_state[K + "problems"] = exc.problems
         return
@@ -322,12 +383,14 @@ def _skip() -> None:
     )
 
 
+@_one_at_a_time
 def _keep_mine() -> None:
     conflict: StaleTranslation = st.session_state.pop(K + "conflict")
     st.session_state[K + "version"] = conflict.theirs.version
     _save("save")
 
 
+@_one_at_a_time
 def _take_theirs() -> None:
     conflict: StaleTranslation = st.session_state.pop(K + "conflict")
     _init_state(conflict.theirs)
@@ -340,8 +403,12 @@ def _as_text(draft: Draft) -> str:
     return draft.text or ""
 
 
+@_one_at_a_time
 def _insert() -> None:
-    """The ITRANS box's text replaces the editor's selection (or goes in at the caret)."""
+    """The ITRANS box's text replaces the editor's selection (or goes in at the caret). The editor's
+    latest commit is taken first (its callback may not have run yet in this rerun): leaving the editor for
+    the box sends the caret as a ``select`` commit, so the insert lands where the caret is now."""
+    _on_commit()
     roman = st.session_state.get(K + "roman", "")
     converted = to_devanagari(roman, st.session_state.get("tx_scheme", SCHEME_KEYS[0]))
     if not converted.strip():
@@ -362,11 +429,37 @@ def _scheme_chosen() -> None:
     st.session_state["tx_scheme_chosen"] = True
 
 
+@_one_at_a_time
+def _retry() -> None:
+    """Send the draft a busy project refused again, as an autosave (a submit refused as busy waits for the
+    translator's next Submit); its picks first. A retry of text stored meanwhile is done, not a conflict.
+    Not in the run that was just refused: the message shows first, after at most one wait."""
+    if not st.session_state.get(K + "busy"):
+        return
+    if time.monotonic() - st.session_state.get(K + "busy_at", 0.0) < BUSY_RETRY_S:
+        return
+    if _learn_picks([]):
+        _save("autosave")
+
+
+@st.fragment(run_every=BUSY_RETRY_S)
+def _retry_in_background() -> None:
+    was_busy = st.session_state.get(K + "busy")
+    _retry()
+    if was_busy and not st.session_state.get(K + "busy"):
+        st.rerun()  # stored (or answered): the whole page drops the message and shows the save state
+
+
 guidelines_version, guidelines_md = load_guidelines("translation", phase=task.phase)
 entries = glossary(engine, project_id())
 
+if st.session_state.get(K + "busy") and editable:
+    with retry_box:
+        _retry_in_background()
 flash = st.session_state.pop("tx_flash", None)
-if flash:
+if st.session_state.get(K + "busy"):
+    banner.error(ProjectBusy.MESSAGE)  # the draft stays in the editor; the retry clears this once stored
+elif flash:
     banner.success(flash)
 if st.session_state.get("tx_scheme") not in TYPING_SCHEMES:  # the project's default until the translator chooses
     default = settings.transliteration_scheme
@@ -425,7 +518,8 @@ with left:
         untranslatable=bool(st.session_state.get(K + "untr")), reason=st.session_state.get(K + "reason"),
         note=st.session_state.get(K + "note"), reasons=UNTRANSLATABLE_REASONS,
         ack=st.session_state.get(K + "seq", 0),
-        status=("error", "Not saved yet: see below.") if problems or conflict
+        status=("saving", "Kept here: the project is busy, saving again shortly…") if st.session_state.get(K + "busy")
+        else ("error", "Not saved yet: see below.") if problems or conflict
         else (("ok", f"Draft saved at {saved_at}") if saved_at else ("", "")),
         danda=settings.danda, caret=st.session_state.get(K + "caret"), on_commit=_on_commit,
         item_key=f"{task.domain} · {task.split} · sentence {task.sentence_id} · {task.phase}",

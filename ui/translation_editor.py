@@ -40,7 +40,8 @@ from db.project_settings import PHONETIC_SCHEME
 
 PHONETIC = PHONETIC_SCHEME
 AUTOSAVE_PAUSE_MS = 1500
-ACTIONS = ("autosave", "save", "submit", "skip", "restore", "scheme")
+BUSY_RETRY_S = 2  # the page sends a draft a busy project refused again this often until it is stored
+ACTIONS = ("autosave", "save", "submit", "skip", "restore", "scheme", "select")
 
 KEYS_HELP = (
     ("space or punctuation", "turns the Roman word before the caret into its top candidate"),

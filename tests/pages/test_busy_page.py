@@ -5,6 +5,7 @@ the lock is gone, stores the kept text. The database-level version: tests/db/tes
 from __future__ import annotations
 
 import sqlite3
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -12,10 +13,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import db.engine
-from db.engine import ProjectBusy, reader
-from db.models import Translation
-from tests.pages.test_translate_page import commit, open_page, type_text
+from db.engine import INTERACTIVE_BUSY_S, ProjectBusy, reader
+from db.models import Translation, TypedForm
+from tests.pages.test_translate_page import commit, editor_data, open_page, type_text
 from tests.support.translation_fixtures import add_sentence, add_user, assign
+from ui.translation_editor import BUSY_RETRY_S
 
 FIRST = "खाना बढ़िया था।"
 SECOND = "खाना बढ़िया था, सेवा धीमी थी।"
@@ -106,3 +108,69 @@ def test_a_tag_save_while_the_project_is_busy_says_so_and_the_next_change_saves_
     assert not at.exception, at.exception
     with Session(reader(engine)) as session:
         assert session.scalars(select(Annotation.tags)).all() == [["O", "B", "I", "O", "O", "O", "O"]]
+
+
+def test_a_save_refused_as_busy_is_retried_in_the_background_until_stored_then_the_message_goes(task, sqlite_url):
+    engine, user, aid = task
+    at = open_page(engine, user, task=aid)
+    type_text(at, aid, FIRST)
+    version = at.session_state[f"tx{aid}_version"]
+    with write_lock_held(sqlite_url):
+        type_text(at, aid, SECOND)
+        assert [e.value for e in at.error] == [ProjectBusy.MESSAGE]
+        assert at.session_state[f"tx{aid}_version"] == version  # the version is not moved by a refusal
+        time.sleep(BUSY_RETRY_S)
+        at.run()  # the background retry (a fragment every BUSY_RETRY_S s; a full run runs it too) meets the lock
+        assert not at.exception, at.exception
+        assert [e.value for e in at.error] == [ProjectBusy.MESSAGE]
+        assert at.session_state[f"tx{aid}_text"] == SECOND
+        assert stored_text(engine) == FIRST
+    time.sleep(BUSY_RETRY_S)
+    at.run()  # nothing typed since: the retry alone stores the kept draft
+    assert not at.exception, at.exception
+    assert not at.error
+    assert stored_text(engine) == SECOND
+    assert at.session_state[f"tx{aid}_version"] == version + 1
+    assert editor_data(at, aid)["status"]["kind"] == "ok"
+
+
+def test_a_retry_right_after_the_refusal_waits_its_turn_so_the_message_comes_after_one_wait(task, sqlite_url):
+    engine, user, aid = task
+    at = open_page(engine, user, task=aid)
+    with write_lock_held(sqlite_url):
+        started = time.monotonic()
+        type_text(at, aid, FIRST)
+        waited = time.monotonic() - started
+        assert [e.value for e in at.error] == [ProjectBusy.MESSAGE]
+    # One interactive wait (3 s) and the page's own work, not a second wait by a retry in the same run.
+    assert waited < 2 * INTERACTIVE_BUSY_S, waited
+
+
+def test_forms_picked_while_busy_are_sent_again_with_the_retry(task, sqlite_url):
+    engine, user, aid = task
+    at = open_page(engine, user, task=aid)
+    with write_lock_held(sqlite_url):
+        type_text(at, aid, FIRST, accepted=[("khana", "खाना")])  # the picks meet the lock first: no save tried
+        assert [e.value for e in at.error] == [ProjectBusy.MESSAGE]
+        assert at.session_state[f"tx{aid}_picks"] == [("khana", "खाना")]
+    with Session(reader(engine)) as session:
+        assert session.scalars(select(TypedForm.roman)).all() == []
+    time.sleep(BUSY_RETRY_S)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error
+    assert stored_text(engine) == FIRST
+    with Session(reader(engine)) as session:
+        assert [(f.roman, f.devanagari, f.uses) for f in session.scalars(select(TypedForm))] == [("khana", "खाना", 1)]
+    assert f"tx{aid}_picks" not in at.session_state
+
+
+def test_a_skip_while_the_project_is_busy_keeps_the_task_open_with_the_message(task, sqlite_url):
+    engine, user, aid = task
+    at = open_page(engine, user, task=aid)
+    type_text(at, aid, FIRST)
+    with write_lock_held(sqlite_url):
+        commit(at, aid, "skip")
+        assert ProjectBusy.MESSAGE in [e.value for e in at.error]
+        assert at.session_state["tx_active"] == aid
+        assert at.session_state[f"tx{aid}_text"] == FIRST
