@@ -527,7 +527,10 @@ def cmd_worker(args: argparse.Namespace, engine) -> int:
     where = engine.url.render_as_string(hide_password=True)
     if args.once:
         done = runner.run_until_idle()
-        print(f"worker {runner.owner}: ran {len(done)} job(s) on {where}")
+        if getattr(args, "json", False):
+            print(json.dumps({"worker": runner.owner, "database": where, "jobs": len(done)}))
+        else:
+            print(f"worker {runner.owner}: ran {len(done)} job(s) on {where}")
         return 0
     stop = threading.Event()
     if threading.current_thread() is threading.main_thread():  # (tests may run a command in a thread)
@@ -688,6 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lease", type=float, default=LEASE_S, metavar="S",
                    help=f"seconds a job stays this worker's without a renewal (default {LEASE_S:g}; renewed every S/4)")
     p.add_argument("--poll", type=float, default=1.0, metavar="S", help="seconds between looks for work (default 1)")
+    p.add_argument("--json", action="store_true", help="with --once: how many jobs ran, as JSON on stdout")
     p.set_defaults(func=cmd_worker)
     return parser
 

@@ -32,6 +32,15 @@ def test_worker_once_runs_the_waiting_jobs_and_records_a_failure(engine, sqlite_
     assert "ran 0 job(s)" in capsys.readouterr().out
 
 
+def test_worker_once_says_how_many_jobs_ran_as_json(engine, sqlite_url, capsys):
+    import json
+
+    jobs.enqueue(engine, default_project(engine), JobKind.LEADERBOARD_BASELINE)
+    assert main(["--db", sqlite_url, "worker", "--once", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["jobs"] == 1 and report["worker"]
+
+
 def test_worker_refuses_a_lease_of_zero(sqlite_url, engine, capsys):
     assert main(["--db", sqlite_url, "worker", "--lease", "0"]) == 1
     assert capsys.readouterr().err.strip() == "--lease: must be more than 0 seconds"
