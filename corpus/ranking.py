@@ -116,8 +116,12 @@ def table2_basis(data: MetricsInput, agreement: Agreement) -> str:
     translators = len({t.translator for t in agreement.rouge.translations})
     annotators = len({ts.annotator for ts in agreement.tag_sources})
     units = rouge["units"]["aware"] + rouge["units"]["blind"]
+    translated = len({t.sentence_pk for t in data.translations})
+    waiting = len(data.sentences) - translated  # not translated yet: no figure can say anything of them
     return (
-        f"Over {len(data.sentences):,} sentences: ROUGE-L over {rouge['pairs']:,} translation pairs in {units:,} "
+        f"Over {translated:,} translated sentences"
+        + (f" ({waiting:,} of {len(data.sentences):,} not translated yet)" if waiting else "")
+        + f": ROUGE-L over {rouge['pairs']:,} translation pairs in {units:,} "
         f"sentence-phase units by {translators} translators; Fleiss' kappa over {fleiss['items']:,} tokens of "
         f"{fleiss['translations']:,} translations tagged by {agreement.fleiss_kappa['annotators_per_item']} "
         f"annotators each ({annotators} annotators in all)."

@@ -81,7 +81,7 @@ def test_table_2_shows_the_known_figures_with_a_dash_where_undefined(project_db)
     assert t2.loc[KAPPA].tolist() == [f"{43 / 59:.3f}", "—", f"{13 / 17:.3f}", "—"]  # blind: a single label
     assert not any(v in ("None", "nan", "NaN") for v in t2.to_numpy().ravel())
     shown = "\n".join(texts(at))
-    assert ("Over 2 sentences: ROUGE-L over 4 translation pairs in 2 sentence-phase units by 3 translators; "
+    assert ("Over 2 translated sentences: ROUGE-L over 4 translation pairs in 2 sentence-phase units by 3 translators; "
             "Fleiss' kappa over 14 tokens of 4 translations tagged by 2 annotators each (2 annotators in all).") in shown
 
 

@@ -82,9 +82,19 @@ def test_table_2_shows_dashes_where_a_figure_is_undefined(figures):
 def test_table_2_says_what_it_is_over(figures):
     data, agreement = figures
     assert table2_basis(data, agreement) == (
-        "Over 3 sentences: ROUGE-L over 3 translation pairs in 3 sentence-phase units by 3 translators; "
+        "Over 3 translated sentences: ROUGE-L over 3 translation pairs in 3 sentence-phase units by 3 translators; "
         "Fleiss' kappa over 8 tokens of 3 translations tagged by 2 annotators each (3 annotators in all)."
     )
+
+
+def test_table_2_counts_only_translated_sentences_and_says_how_many_wait(figures):
+    from dataclasses import replace
+
+    data, agreement = figures
+    waiting = replace(data, sentences=[*data.sentences, SentenceInfo(4, "s4", "laptop", "test", "Nobody yet", 0, 4),
+                                       SentenceInfo(5, "s5", "laptop", "test", "Nor this", 0, 5)])
+    assert table2_basis(waiting, agreement).startswith(
+        "Over 3 translated sentences (2 of 5 not translated yet): ROUGE-L over 3 translation pairs")
 
 
 def test_sentences_come_worst_first_with_their_row_id_english_and_hindi_kept(figures):
