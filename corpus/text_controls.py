@@ -47,3 +47,12 @@ def line_break_in(text: str) -> str | None:
         return None
     char = found.group()
     return f"U+{ord(char):04X} ({_NAMES[char]}) at position {found.start()}"
+
+
+def breaks_as_spaces(text: str) -> str:
+    """Each character ``line_break_in`` refuses, replaced by one space, so a translation stored before saves
+    made it one line still goes into a work file that its import accepts (CR LF becomes two spaces: the
+    length stays, so aspect-map offsets still point at the same words)."""
+    if text.isprintable():
+        return text
+    return _BREAK_IN_FILE.sub(" ", text)

@@ -33,7 +33,7 @@ from corpus.records import (
     TranslationRecord,
     WorkFile,
 )
-from corpus.text_controls import line_break_in
+from corpus.text_controls import breaks_as_spaces, line_break_in
 from corpus.tokens import normalize, tokenize
 from corpus.vocabulary import Status
 
@@ -538,7 +538,8 @@ def sentence_object(r: SentenceRecord) -> dict:
 
 def translation_object(r: TranslationRecord) -> dict:
     obj: dict[str, Any] = {"type": "translation", "sentence_id": r.key.id, "domain": r.key.domain, "split": r.key.split,
-                           "phase": r.phase, "translator": r.translator, "text": r.text, "untranslatable": r.untranslatable}
+                           "phase": r.phase, "translator": r.translator,
+                           "text": None if r.text is None else breaks_as_spaces(r.text), "untranslatable": r.untranslatable}
     if r.reason is not None:
         obj["reason"] = r.reason
     if r.reason_text:

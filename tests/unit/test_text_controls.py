@@ -68,3 +68,26 @@ def test_a_work_file_translation_with_a_line_break_is_refused_with_file_line_sen
 def test_a_work_file_of_one_line_translations_is_read():
     work, errors = parse_work_file(_work_file("अच्छा खाना"), "work.jsonl")
     assert errors == [] and [t.text for t in work.translations] == ["अच्छा खाना"]
+
+
+def test_a_translation_stored_with_line_breaks_dumps_into_a_work_file_its_import_accepts():
+    """Saves made translations one line only lately: older rows may hold CR LF; the dump writes each break as
+    one space (length kept, so the aspect map still points at the same words) and the import takes it."""
+    import json
+
+    from corpus.records import AspectLink, SentenceKey, TranslationRecord
+    from corpus.text_controls import breaks_as_spaces
+    from corpus.workfile import parse_work_file, translation_object
+
+    assert breaks_as_spaces("खाना\r\nअच्छा\tथा") == "खाना  अच्छा था"
+    key = SentenceKey("restaurant", "train", "3121")
+    old = TranslationRecord(key, "aware", "asha", "लेकिन\r\nस्टाफ़ बुरा था।",
+                            aspect_map=(AspectLink(0, 7, 13),))
+    sentence = {"type": "sentence", "id": "3121", "domain": "restaurant", "split": "train",
+                "text": "But the staff was bad.", "aspects": [{"term": "staff", "from": 8, "to": 13}]}
+    line = json.dumps(translation_object(old), ensure_ascii=False)
+    work, errors = parse_work_file((json.dumps(sentence) + "\n" + line + "\n").encode(), "w.jsonl")
+    assert errors == []
+    stored = work.translations[0]
+    assert stored.text == "लेकिन  स्टाफ़ बुरा था।"
+    assert stored.text[7:13] == "स्टाफ़"
