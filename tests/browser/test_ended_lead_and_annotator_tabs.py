@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from journey_steps import choose, login, page_text, screenshot, watch_runs
+from playwright.sync_api import Error as BrowserError
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -23,6 +24,16 @@ def _other_browser(page):
     other = context.new_page()
     other.set_default_timeout(45000)
     return other
+
+
+def _wait_until_it_says_the_session_ended(page, picture: str) -> None:
+    """Wait for the page's "session ended" warning; on a timeout, fail with what the page shows instead."""
+    try:
+        page.get_by_text(ENDED).first.wait_for()
+    except BrowserError:
+        screenshot(page, f"{picture}-failed", always=True)
+        raise AssertionError(page_text(page)) from None
+    screenshot(page, picture)
 
 
 def _admin_deactivates(page, base_url: str, username: str) -> None:
@@ -58,12 +69,7 @@ def test_a_deactivated_leads_open_assignments_tab_creates_no_assignment_and_says
 
     expect(page.get_by_text(ENDED)).to_have_count(0)
     assign.click()
-    try:
-        page.get_by_text(ENDED).first.wait_for()
-    except Exception:
-        screenshot(page, "assign-tab-session-ended-failed", always=True)
-        raise AssertionError(page_text(page)) from None
-    screenshot(page, "assign-tab-session-ended")
+    _wait_until_it_says_the_session_ended(page, "assign-tab-session-ended")
     with Session(demo_db) as session:
         assert session.scalar(select(func.count()).select_from(TranslationAssignment)) == before
 
@@ -107,12 +113,7 @@ def test_an_annotators_reopen_after_she_logged_out_elsewhere_keeps_it_submitted_
 
     expect(page.get_by_text(ENDED)).to_have_count(0)
     reopen.click()
-    try:
-        page.get_by_text(ENDED).first.wait_for()
-    except Exception:
-        screenshot(page, "reopen-session-ended-failed", always=True)
-        raise AssertionError(page_text(page)) from None
-    screenshot(page, "reopen-session-ended")
+    _wait_until_it_says_the_session_ended(page, "reopen-session-ended")
     with Session(demo_db) as session:
         annotation = session.get(Annotation, annotation_id)
         assert (annotation.status, annotation.version) == ("submitted", version)
