@@ -178,6 +178,19 @@ def _set_text(text: str, caret: tuple[int, int] | None = None) -> None:
     st.session_state[K + "text"] = text
     st.session_state[K + "caret"] = caret
     st.session_state[K + "rev"] = st.session_state.get(K + "rev", 0) + 1
+    if caret is not None:  # where the editor puts its caret is where the next insert goes
+        _live()["selection"] = caret
+
+
+def _live() -> dict:
+    """The task's save bookkeeping (the stored version, the last commit taken), as items of one dict kept
+    in session state and changed in place. A run that starts while a stopped one still finishes its
+    callback compacts session state at the same moment, and a key set then can be lost (a lost version is a
+    false "saved from another tab"); an item changed inside a dict it holds is not."""
+    live = st.session_state.get(K + "live")
+    if live is None:
+        live = st.session_state[K + "live"] = {"version": 0, "seq": 0}
+    return live
 
 
 def _init_state(view: TaskView) -> None:
@@ -189,7 +202,7 @@ def _init_state(view: TaskView) -> None:
     st.session_state[K + "untr"] = view.untranslatable
     st.session_state[K + "reason"] = view.reason
     st.session_state[K + "note"] = view.note or ""
-    st.session_state[K + "version"] = view.version
+    _live()["version"] = view.version
     st.session_state[K + "stored_text"] = view.text
     st.session_state[K + "mark"] = time.monotonic()
     st.session_state.pop(K + "conflict", None)
@@ -261,7 +274,7 @@ def _write(draft: Draft, action: str) -> bool:
     elapsed = now - st.session_state.get(K + "mark", now)
     try:
         view = save_translation(
-            engine, user.id, aid, draft, expected_version=st.session_state.get(K + "version", 0),
+            engine, user.id, aid, draft, expected_version=_live()["version"],
             action=action, elapsed_s=elapsed, guidelines_version=guidelines_version,
         )
     except ProjectBusy:  # before StaleTranslation and InputRefused: TranslationBusy is an InputRefused
@@ -278,7 +291,7 @@ def _write(draft: Draft, action: str) -> bool:
     st.session_state.pop(K + "busy", None)
     st.session_state[K + "mark"] = now
     # Saves take turns, so replies come in order; even so a reply never lowers the version held.
-    st.session_state[K + "version"] = max(view.version, st.session_state.get(K + "version", 0))
+    _live()["version"] = max(view.version, _live()["version"])
     st.session_state[K + "stored_text"] = view.text
     st.session_state[K + "saved_at"] = time.strftime("%H:%M:%S")
     return True
@@ -319,19 +332,19 @@ def _on_commit() -> None:
     """The editor committed a change: take it once (a sequence number orders its sends; a commit made on
     another task is not this one's), learn the forms picked for Roman words, then do what it asked."""
     commit = editor_commit(EDITOR, TASK_KEY)
-    if commit is None or commit.seq <= st.session_state.get(K + "seq", 0):
+    if commit is None or commit.seq <= _live()["seq"]:
         return
-    st.session_state[K + "seq"] = commit.seq
+    _live()["seq"] = commit.seq
     if commit.action == "scheme":  # the scheme this translator chose in this browser
         if commit.scheme in TYPING_SCHEMES and not st.session_state.get("tx_scheme_chosen"):
             st.session_state["tx_scheme"] = commit.scheme
         return
     if commit.action == "select":  # the caret moved with no edit: only where the ITRANS box inserts
         if commit.selection is not None and commit.text == st.session_state.get(K + "text"):
-            st.session_state[K + "selection"] = commit.selection
+            _live()["selection"] = commit.selection
         return
     st.session_state[K + "text"] = commit.text
-    st.session_state[K + "selection"] = commit.selection
+    _live()["selection"] = commit.selection
     st.session_state[K + "map"] = {m.aspect: m for m in commit.mapping if m.aspect in aspect_ids}
     st.session_state[K + "untr"] = commit.untranslatable
     st.session_state[K + "reason"] = commit.reason if commit.reason in UNTRANSLATABLE_REASONS else None
@@ -386,7 +399,7 @@ def _skip() -> None:
 @_one_at_a_time
 def _keep_mine() -> None:
     conflict: StaleTranslation = st.session_state.pop(K + "conflict")
-    st.session_state[K + "version"] = conflict.theirs.version
+    _live()["version"] = conflict.theirs.version
     _save("save")
 
 
@@ -414,7 +427,7 @@ def _insert() -> None:
     if not converted.strip():
         return
     text = st.session_state.get(K + "text") or ""
-    start, end = st.session_state.get(K + "selection") or (len(text), len(text))
+    start, end = _live().get("selection") or (len(text), len(text))
     before, after = text[:start], text[end:]
     if before and not before.endswith((" ", "\n")):
         converted = " " + converted
@@ -517,7 +530,7 @@ with left:
         mapping=st.session_state.get(K + "map", {}) if aware else {},
         untranslatable=bool(st.session_state.get(K + "untr")), reason=st.session_state.get(K + "reason"),
         note=st.session_state.get(K + "note"), reasons=UNTRANSLATABLE_REASONS,
-        ack=st.session_state.get(K + "seq", 0),
+        ack=_live()["seq"],
         status=("saving", "Kept here: the project is busy, saving again shortly…") if st.session_state.get(K + "busy")
         else ("error", "Not saved yet: see below.") if problems or conflict
         else (("ok", f"Draft saved at {saved_at}") if saved_at else ("", "")),

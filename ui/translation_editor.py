@@ -4,7 +4,9 @@ submit / save / skip buttons. Typing, candidate lists, conversions and aspect se
 the browser; the server hears one ``commit`` state per committed change (an autosave after a pause, a
 save, a submit, a skip, a restore), carrying the task it was made on, the whole text, the map (token
 spans per aspect, or dropped with a reason), untranslatable with reason and note, and a sequence
-number. The page ignores a commit for another task or one older than what it has taken.
+number. The page ignores a commit for another task or one older than what it has taken. Leaving the
+text area with the caret moved and nothing edited sends a ``select`` commit (the selection only, no
+save), so the ITRANS box's Insert replaces the selection of the moment.
 
 Typing: in phonetic mode a Roman word becomes its top candidate when a space or punctuation follows it
 (handled on ``input`` events, so a phone's virtual keyboard converts too); a tappable list under the
@@ -284,6 +286,7 @@ class Editor {
     this.rev = data.rev;
     this.seq = 0;
     this.accepted = [];
+    this.sentSel = null;  // the selection the page last heard of
     this.pending = [];
     this.waits = [];
     this.converted = new Map();  // Devanagari form -> the Roman word it was typed as
@@ -412,6 +415,7 @@ class Editor {
     area.addEventListener("blur", () => {
       this.hideList();
       this.send("autosave");
+      this.sendSelection();  // leaving for the ITRANS box or its Insert: where the caret is now
       setTimeout(() => { if (this.root.isConnected && !this.root.contains(this.root.getRootNode().activeElement)) this.focused = false; }, 0);
     });
     this.root.addEventListener("keydown", (e) => this.onRootKey(e), true);
@@ -456,7 +460,11 @@ class Editor {
     if (data.rev !== this.rev) {  // the page changed the text (a conflict resolved, an insert): show it
       this.rev = data.rev;
       this.adoptState(data);
-      if (Array.isArray(data.caret)) { this.area.setSelectionRange(data.caret[0], data.caret[1]); this.focusText(false); }
+      if (Array.isArray(data.caret)) {
+        this.area.setSelectionRange(data.caret[0], data.caret[1]);
+        this.sentSel = [data.caret[0], data.caret[1]];  // the page put it there: it knows
+        this.focusText(false);
+      }
       this.lastSent = this.snapshot();
     }
     this.showMode();
@@ -479,7 +487,7 @@ class Editor {
 
   showSaveState() {
     const s = this.data.status || {};
-    const waiting = this.seq > (this.data.ack || 0);
+    const waiting = (this.saveSeq || 0) > (this.data.ack || 0);  // a save sent, not yet answered
     this.saveState.dataset.kind = waiting ? "saving" : (s.kind || "");
     this.saveState.textContent = waiting ? "Saving…" : (s.text || "");
   }
@@ -511,14 +519,28 @@ class Editor {
     const snap = this.snapshot();
     if (!force && snap === this.lastSent && this.accepted.length === 0) return;
     this.lastSent = snap;
-    this.seq = Math.max(this.seq + 1, Date.now());
+    this.seq = this.saveSeq = Math.max(this.seq + 1, Date.now());
     const accepted = this.accepted.splice(0);
     this.setState("commit", {
       task: this.task, seq: this.seq, action, text: this.area.value, accepted, map: this.mapList(),
       untr: this.untrBox.checked, reason: this.reasonBox.value, note: this.noteBox.value,
-      sel: [this.area.selectionStart, this.area.selectionEnd],
+      sel: (this.sentSel = [this.area.selectionStart, this.area.selectionEnd]),
     });
     this.showSaveState();
+  }
+
+  // The caret or selection moved with no edit (nothing to save): tell the page, so that the ITRANS box's
+  // Insert replaces what is selected now, not what was selected at the last save. No save follows.
+  sendSelection() {
+    const sel = [this.area.selectionStart, this.area.selectionEnd];
+    if (this.timer || this.snapshot() !== this.lastSent) return;  // an edit is pending: its commit carries sel
+    if (this.sentSel && this.sentSel[0] === sel[0] && this.sentSel[1] === sel[1]) return;
+    this.sentSel = sel;
+    this.seq = Math.max(this.seq + 1, Date.now());
+    this.setState("commit", {
+      task: this.task, seq: this.seq, action: "select", text: this.area.value, accepted: [], map: this.mapList(),
+      untr: this.untrBox.checked, reason: this.reasonBox.value, note: this.noteBox.value, sel,
+    });
   }
 
   // Submit, save or skip: the word at the caret is committed first (waiting briefly for its candidates).

@@ -330,3 +330,68 @@ def test_a_sentence_ends_with_a_danda(two_tasks, start_app, browser_page):
     page.keyboard.press("Control+Enter")
     page.get_by_test_id("item-key").filter(has_text="sentence K-2").wait_for()
     assert stored(engine, "K-1") == "मेरा कीबोर्ड अच्छा है।"
+
+
+# ----------------------------------------------------------------------------- the ITRANS box's Insert
+
+ITRANS_DRAFT = "एक दो तीन"
+
+
+@pytest.fixture
+def itrans_task(database):
+    """One blind task with a stored draft, on a project whose typing scheme is ITRANS (the Roman box)."""
+    from dataclasses import replace
+
+    from db.project_settings import load_settings, save_settings
+    from tests.support.translation_fixtures import project_id
+
+    url, engine = database
+    asha = add_user(engine, "asha", "translator")
+    save_settings(engine, project_id(engine),
+                  replace(load_settings(engine, project_id(engine)), transliteration_scheme="itrans"), None)
+    aid = assign(engine, asha, add_sentence(engine, "K-1", "One two three.", ["two"], domain="laptop"), "blind")
+    save_translation(engine, asha, aid, Draft(ITRANS_DRAFT), expected_version=0, action="save")
+    return url, engine
+
+
+def insert_roman(page, roman: str) -> None:
+    """Type ``roman`` in the ITRANS box (Enter previews it), then press Insert."""
+    from corpus.transliterate import to_devanagari
+
+    idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    box = page.get_by_role("textbox", name="Roman")
+    box.click()  # leaving the editor: it tells the page where its caret is
+    idle.wait_for(state="attached")
+    box.fill(roman)
+    box.press("Enter")
+    page.get_by_text("Preview: " + to_devanagari(roman, "itrans")).wait_for()
+    idle.wait_for(state="attached")
+    page.get_by_role("button", name="Insert into translation").click()
+
+
+def test_insert_replaces_the_selection_made_by_moving_the_caret_without_an_edit(itrans_task, start_app,
+                                                                                 browser_page):
+    url, engine = itrans_task
+    page = browser_page
+    enter_as(page, start_app(url), "asha", "translate")
+    page.get_by_test_id("item-key").filter(has_text="sentence K-1").wait_for()
+    box = editor_box(page)
+    expect(box).to_have_value(ITRANS_DRAFT, timeout=WAIT)
+    box.click()
+    page.keyboard.press("End")
+    type_keys(page, " ")  # an edit: its autosave tells the page the caret was at the end
+    wait_for_stored(page, engine, "K-1", ITRANS_DRAFT)  # stored text is trimmed
+    page.wait_for_timeout(500)
+    page.keyboard.press("Control+Home")  # then only the caret moves: no edit, no save
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")  # "एक" selected
+    insert_roman(page, "chAra")
+    expect(box).to_have_value("चार दो तीन ", timeout=WAIT)  # the selection replaced, not the old caret's place
+    wait_for_stored(page, engine, "K-1", "चार दो तीन")
+    box.click()
+    page.keyboard.press("End")
+    for _ in range(4):
+        page.keyboard.press("ArrowLeft")  # the caret right after "दो" (ArrowLeft moves a letter with its sign)
+    insert_roman(page, "pA.Ncha")
+    expect(box).to_have_value("चार दो पाँच तीन ", timeout=WAIT)  # at the caret, a space put before it
+    wait_for_stored(page, engine, "K-1", "चार दो पाँच तीन")

@@ -114,11 +114,11 @@ def test_a_save_refused_as_busy_is_retried_in_the_background_until_stored_then_t
     engine, user, aid = task
     at = open_page(engine, user, task=aid)
     type_text(at, aid, FIRST)
-    version = at.session_state[f"tx{aid}_version"]
+    version = at.session_state[f"tx{aid}_live"]["version"]
     with write_lock_held(sqlite_url):
         type_text(at, aid, SECOND)
         assert [e.value for e in at.error] == [ProjectBusy.MESSAGE]
-        assert at.session_state[f"tx{aid}_version"] == version  # the version is not moved by a refusal
+        assert at.session_state[f"tx{aid}_live"]["version"] == version  # the version is not moved by a refusal
         time.sleep(BUSY_RETRY_S)
         at.run()  # the background retry (a fragment every BUSY_RETRY_S s; a full run runs it too) meets the lock
         assert not at.exception, at.exception
@@ -130,7 +130,7 @@ def test_a_save_refused_as_busy_is_retried_in_the_background_until_stored_then_t
     assert not at.exception, at.exception
     assert not at.error
     assert stored_text(engine) == SECOND
-    assert at.session_state[f"tx{aid}_version"] == version + 1
+    assert at.session_state[f"tx{aid}_live"]["version"] == version + 1
     assert editor_data(at, aid)["status"]["kind"] == "ok"
 
 
