@@ -122,8 +122,8 @@ def commit(at: AppTest, aid: int, action: str = "autosave", text: str | None = N
     return at
 
 
-def type_text(at: AppTest, aid: int, text: str, accepted=()) -> AppTest:
-    return commit(at, aid, "autosave", text, accepted)
+def type_text(at: AppTest, aid: int, text: str, accepted=(), sel=None) -> AppTest:
+    return commit(at, aid, "autosave", text, accepted, sel=sel)
 
 
 def submit(at: AppTest, aid: int, text: str | None = None, **kw) -> AppTest:
@@ -541,3 +541,32 @@ def test_project_settings_offer_phonetic_as_the_default_scheme_and_the_danda_swi
     assert scheme.options[0] == "Phonetic (suggestions)" and scheme.value == "phonetic"
     (danda,) = [c for c in settings.checkbox if "danda" in c.label]
     assert danda.value is True
+
+
+def test_a_select_commit_moves_where_insert_goes_and_saves_nothing(world):
+    engine, aid = world["engine"], world["blind"]
+    at = open_page(engine, world["asha"], task=aid)
+    at.selectbox(key="tx_scheme").select("itrans").run()
+    type_text(at, aid, "एक दो तीन", sel=(9, 9))  # the autosave's caret: at the end
+    with Session(engine) as session:
+        before = session.scalars(select(Revision.id)).all()
+    commit(at, aid, "select", sel=(0, 2))  # then only the caret moved: "एक" selected
+    with Session(engine) as session:
+        assert session.scalars(select(Revision.id)).all() == before  # nothing saved for a caret move
+    at.text_input(key=f"tx{aid}_roman").input("chAra")
+    at.button(key=f"tx{aid}_insert").click().run()
+    assert not at.exception, at.exception
+    assert text_of(at, aid) == "चार दो तीन"
+    with Session(engine) as session:
+        assert session.scalars(select(Translation.text)).one() == "चार दो तीन"  # the only translation
+
+
+def test_a_select_commit_made_on_older_text_is_not_where_insert_goes(world):
+    engine, aid = world["engine"], world["blind"]
+    at = open_page(engine, world["asha"], task=aid)
+    at.selectbox(key="tx_scheme").select("itrans").run()
+    type_text(at, aid, "एक दो तीन", sel=(9, 9))
+    commit(at, aid, "select", text="एक दो", sel=(0, 2))  # a caret in text the page no longer holds
+    at.text_input(key=f"tx{aid}_roman").input("chAra")
+    at.button(key=f"tx{aid}_insert").click().run()
+    assert text_of(at, aid) == "एक दो तीन चार"
