@@ -42,6 +42,9 @@ def login_page() -> None:
         return
     if st.session_state.pop("session_ended", False):
         st.warning(ENDED)
+    from ui.translation_editor import kept_text_question
+
+    kept_text_question()  # N10: this browser's kept copies of the ended session's unsaved text: discard or keep
     with st.form("login"):
         username = st.text_input("Username", key="login_username")
         password = st.text_input("Password", type="password", key="login_password")

@@ -106,9 +106,15 @@ def current_user() -> CurrentUser | None:
     if user is None:
         if token and "user" in st.session_state:
             st.session_state["session_ended"] = True  # the login form says why
+            ended = st.session_state["user"]  # whose kept text this browser may hold (N10)
+            st.session_state["ended_user_id"] = ended.id
+            st.session_state["ended_user_name"] = ended.username
+            st.session_state.pop("kept_text_choice", None)
         st.session_state.pop("user", None)
         return None
     st.session_state["user"] = user
+    for key in ("ended_user_id", "ended_user_name", "kept_text_choice"):  # logged in again: nothing to ask
+        st.session_state.pop(key, None)
     return user
 
 
@@ -124,6 +130,10 @@ def require_role(*roles: str) -> CurrentUser:
     user = current_user()
     if user is None:  # a click in a tab whose session ended elsewhere was refused by its service: say why
         st.warning(SESSION_ENDED if st.session_state.get("session_ended") else "Please log in.")
+        if st.session_state.get("session_ended"):
+            from ui.translation_editor import kept_text_question
+
+            kept_text_question()  # discard this browser's kept copies of unsaved text, or keep them
         st.stop()
     if not may_open(user.roles, roles):
         st.error("You do not have access to this page.")

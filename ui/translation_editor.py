@@ -195,7 +195,7 @@ const SEPARATORS = " .,;:!?)]}\"'\u0964\u0965/-|\n";
 const MODE_KEY = "corpus-tool:typing-mode";
 const SCHEME_KEY = "corpus-tool:typing-scheme";
 const TAB_KEY = "corpus-tool:tab";
-const KEPT_PREFIX = "corpus-tool:unsaved-text:";
+const KEPT_PREFIX = "corpus-tool:unsaved-text:";  // + "<user id>:<assignment>:<tab>" (KEPT_PREFIX in Python)
 const LOOKUP_TIMEOUT_MS = 20000;  // a busy server's first look-up loads the model
 const PREFETCH_PAUSE_MS = 120;  // a look-up once typing pauses this long, not one per keystroke
 const LIVE = new Map();  // task -> its editor, kept across re-mounts of the element
@@ -1049,6 +1049,99 @@ _CSS = """
 """
 
 _component = st.components.v2.component("corpus_tool_translation_editor", js=_JS, css=_CSS)
+
+#: Where the editor keeps a task's unsaved text in localStorage: ``KEPT_PREFIX + "<user id>:<assignment>:<tab>"``
+#: (the task key starts with the user's id, so one user's copy is never restored into another's editor).
+KEPT_PREFIX = "corpus-tool:unsaved-text:"
+KEPT_CHOICES = ("discard", "keep")
+
+
+def kept_prefix(user_id: int) -> str:
+    """The localStorage keys of one user's kept copies (every task, every tab)."""
+    return f"{KEPT_PREFIX}{int(user_id)}:"
+
+
+def unsaved_in_session(state: Mapping[str, Any]) -> list[int]:
+    """The tasks whose editor text this browser session took but the database does not hold (a save refused,
+    for one because the session ended): those whose copies this browser keeps. Pure: reads a mapping."""
+    out = []
+    for key, value in list(state.items()):
+        if not (isinstance(key, str) and key.startswith("tx") and key.endswith("_text")):
+            continue
+        aid = key[2:-len("_text")]
+        if not aid.isdigit() or not isinstance(value, str):
+            continue
+        if value.strip() != str(state.get(f"tx{aid}_stored_text") or "").strip():
+            out.append(int(aid))
+    return sorted(out)
+
+
+def should_ask_about_kept_text(state: Mapping[str, Any]) -> bool:
+    """Ask whether to discard this browser's kept copies only when a session ended (its user known) left text
+    unsaved, and only until the question is answered."""
+    return (isinstance(state.get("ended_user_id"), int) and state.get("kept_text_choice") not in KEPT_CHOICES
+            and bool(unsaved_in_session(state)))
+
+
+_KEPT_JS = r"""
+export default function ({ parentElement, data, setStateValue }) {
+  const keys = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (key && key.startsWith(data.prefix)) keys.push(key);
+  }
+  const box = document.createElement("div");
+  box.className = "kt-box";
+  box.setAttribute("data-testid", "kept-text-question");
+  const say = (text) => { const p = document.createElement("p"); p.textContent = text; box.append(p); };
+  if (data.choice === "discard") say("Discarded: this browser no longer keeps your unsaved text.");
+  else if (data.choice === "keep") say("Kept: your unsaved text comes back in your editor when you log in again as " + data.name + ". No other user sees it.");
+  else if (keys.length === 0) say("");
+  else {
+    say("This browser keeps unsaved text of yours (" + keys.length + " cop" + (keys.length === 1 ? "y" : "ies") + "). On a shared computer, discard it.");
+    for (const [label, choice] of [["Discard the kept text", "discard"], ["Keep it for when I log in again", "keep"]]) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.addEventListener("click", () => {
+        if (choice === "discard") for (const key of keys) localStorage.removeItem(key);
+        setStateValue("choice", choice);
+      });
+      box.append(b);
+    }
+  }
+  parentElement.replaceChildren(box);
+}
+"""
+
+_KEPT_CSS = """
+.kt-box { font-size: 0.95rem; }
+.kt-box button { margin-right: 8px; padding: 4px 12px; border-radius: 8px; border: 1px solid #c9ccd6; background: white;
+  cursor: pointer; font: inherit; color: #1f2330; }
+"""
+
+_kept_component = st.components.v2.component("corpus_tool_kept_text", js=_KEPT_JS, css=_KEPT_CSS)
+
+
+def _kept_chosen() -> None:
+    choice = getattr(st.session_state.get("kept_text_question"), "choice", None)
+    if choice in KEPT_CHOICES:
+        st.session_state["kept_text_choice"] = choice
+
+
+def kept_text_question() -> None:
+    """After a session ended elsewhere with text unsaved: ask whether this browser forgets that user's kept
+    copies (discarded in the browser) or keeps them to restore after logging in again as the same user.
+    Once answered, says what was done."""
+    state = st.session_state
+    choice = state.get("kept_text_choice")
+    if not should_ask_about_kept_text(state) and choice not in KEPT_CHOICES:
+        return
+    if not isinstance(state.get("ended_user_id"), int):
+        return
+    _kept_component(key="kept_text_question", data={
+        "prefix": kept_prefix(state["ended_user_id"]), "choice": choice,
+        "name": str(state.get("ended_user_name") or "the same user")}, on_choice_change=_kept_chosen)
 
 
 def translation_editor(

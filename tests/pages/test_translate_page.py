@@ -570,3 +570,68 @@ def test_a_select_commit_made_on_older_text_is_not_where_insert_goes(world):
     at.text_input(key=f"tx{aid}_roman").input("chAra")
     at.button(key=f"tx{aid}_insert").click().run()
     assert text_of(at, aid) == "एक दो तीन चार"
+
+
+# ----------------------------------------------------------------------------- N10: kept text after a session ended
+
+def kept_question(at: AppTest):
+    found = [e for e in at.get("bidi_component") if e.key == "kept_text_question"]
+    return json.loads(found[0].proto.json) if found else None
+
+
+def answer_kept_question(at: AppTest, choice: str) -> AppTest:
+    el = [e for e in at.get("bidi_component") if e.key == "kept_text_question"][0]
+    states = at._tree.get_widget_states()
+    w = states.widgets.add()
+    w.id, w.json_value = el.proto.id, json.dumps({"choice": choice})
+    at._tree._runner._run(states)
+    assert not at.exception, at.exception
+    return at
+
+
+def test_unsaved_text_is_what_the_session_took_but_the_database_does_not_hold():
+    from ui.translation_editor import should_ask_about_kept_text, unsaved_in_session
+
+    state = {"tx3_text": "खाना ", "tx3_stored_text": "खाना", "tx4_text": "नया", "tx4_stored_text": "पुराना",
+             "tx5_text": "", "tx_text": "x", "tx_scheme": "itrans"}
+    assert unsaved_in_session(state) == [4]
+    assert not should_ask_about_kept_text(state)  # no session ended
+    assert should_ask_about_kept_text({**state, "ended_user_id": 7})
+    assert not should_ask_about_kept_text({**state, "ended_user_id": 7, "kept_text_choice": "keep"})  # answered
+    assert not should_ask_about_kept_text({"tx3_text": "a", "tx3_stored_text": "a", "ended_user_id": 7})
+
+
+def test_a_session_ended_elsewhere_with_text_unsaved_asks_to_discard_this_users_kept_copies(world):
+    from db.auth import SESSION_ENDED, end_session
+    from ui.translation_editor import kept_prefix
+
+    engine, aid = world["engine"], world["blind"]
+    token = token_for(engine, world["asha"])
+    at = open_page(engine, world["asha"], task=aid, token=token)
+    type_text(at, aid, HINDI)
+    end_session(engine, token)  # logged out in another tab
+    type_text(at, aid, HINDI + " और")  # its save is refused: the session ended
+    assert SESSION_ENDED in [w.value for w in at.warning]
+    asked = kept_question(at)
+    # The keys of this user's copies only: another user's kept text in this browser is not touched.
+    assert asked["prefix"] == kept_prefix(world["asha"]) == f"corpus-tool:unsaved-text:{world['asha']}:"
+    assert asked["choice"] is None and asked["name"] == "asha"
+    answer_kept_question(at, "discard")
+    assert at.session_state["kept_text_choice"] == "discard"
+    assert kept_question(at)["choice"] == "discard"  # the browser says it discarded them
+    with Session(engine) as session:
+        assert session.scalars(select(Translation.text)).one() == HINDI  # nothing written after the end
+
+
+def test_a_session_ended_with_everything_saved_asks_nothing_and_the_copies_are_keyed_by_user(world):
+    from db.auth import SESSION_ENDED, end_session
+
+    engine, aid = world["engine"], world["blind"]
+    token = token_for(engine, world["asha"])
+    at = open_page(engine, world["asha"], task=aid, token=token)
+    type_text(at, aid, HINDI)
+    assert editor_data(at, aid)["task"] == f"{world['asha']}:{aid}"  # the kept copy's key starts with the user
+    end_session(engine, token)
+    at.run()
+    assert SESSION_ENDED in [w.value for w in at.warning]
+    assert kept_question(at) is None
