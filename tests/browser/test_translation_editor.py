@@ -395,3 +395,34 @@ def test_insert_replaces_the_selection_made_by_moving_the_caret_without_an_edit(
     insert_roman(page, "pA.Ncha")
     expect(box).to_have_value("चार दो पाँच तीन ", timeout=WAIT)  # at the caret, a space put before it
     wait_for_stored(page, engine, "K-1", "चार दो पाँच तीन")
+
+
+# ----------------------------------------------------------------------------- N10: kept text after the session ended
+
+def kept_keys(page) -> list[str]:
+    return page.evaluate("""() => Object.keys(localStorage).filter((k) => k.startsWith("corpus-tool:unsaved-text:"))""")
+
+
+def test_text_unsaved_when_the_session_ended_elsewhere_is_discarded_from_this_browser_after_asking(
+        itrans_task, start_app, browser_page):
+    from db.users import deactivate_user
+
+    url, engine = itrans_task
+    page = browser_page
+    enter_as(page, start_app(url), "asha", "translate")
+    page.get_by_test_id("item-key").filter(has_text="sentence K-1").wait_for()
+    box = editor_box(page)
+    expect(box).to_have_value(ITRANS_DRAFT, timeout=WAIT)
+    lead = add_user(engine, "lena", "lead")
+    with Session(engine) as session:
+        asha = session.scalars(select(Translation.translator_id)).first()
+    deactivate_user(engine, asha, actor_id=lead)  # the session ends elsewhere
+    box.click()
+    page.keyboard.press("End")
+    type_keys(page, " chAra")  # kept in this browser at once; its autosave is refused
+    assert kept_keys(page) and all(k.startswith(f"corpus-tool:unsaved-text:{asha}:") for k in kept_keys(page))
+    question = page.get_by_test_id("kept-text-question")
+    question.get_by_role("button", name="Discard the kept text").click(timeout=WAIT)
+    question.get_by_text("Discarded: this browser no longer keeps your unsaved text.").wait_for(timeout=WAIT)
+    assert kept_keys(page) == []
+    assert stored(engine, "K-1") == ITRANS_DRAFT
