@@ -426,3 +426,36 @@ def test_text_unsaved_when_the_session_ended_elsewhere_is_discarded_from_this_br
     question.get_by_text("Discarded: this browser no longer keeps your unsaved text.").wait_for(timeout=WAIT)
     assert kept_keys(page) == []
     assert stored(engine, "K-1") == ITRANS_DRAFT
+
+
+# ----------------------------------------------------------------------------- N6: a save while an import writes
+
+def test_a_save_during_an_import_says_busy_keeps_the_text_and_is_stored_in_the_background_once_it_ends(
+        itrans_task, start_app, browser_page):
+    import sqlite3
+
+    from db.engine import ProjectBusy
+
+    url, engine = itrans_task
+    page = browser_page
+    enter_as(page, start_app(url), "asha", "translate")
+    page.get_by_test_id("item-key").filter(has_text="sentence K-1").wait_for()
+    box = editor_box(page)
+    expect(box).to_have_value(ITRANS_DRAFT, timeout=WAIT)
+    importer = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+    importer.execute("BEGIN IMMEDIATE")  # another process writing, as `import-work` does
+    try:
+        box.click()
+        page.keyboard.press("End")
+        type_keys(page, " chAra")  # its autosave meets the lock
+        busy = page.get_by_text(ProjectBusy.MESSAGE)
+        busy.wait_for(timeout=WAIT)
+        expect(box).to_have_value(ITRANS_DRAFT + " chAra")  # the work stays in the editor
+        assert importer.execute("SELECT text FROM translations").fetchall() == [(ITRANS_DRAFT,)]  # nothing stored
+    finally:
+        importer.execute("ROLLBACK")
+        importer.close()
+    # Nothing typed or clicked since: the page's background retry stores it and the message goes.
+    wait_for_stored(page, engine, "K-1", ITRANS_DRAFT + " chAra")
+    expect(busy).to_have_count(0, timeout=WAIT)
+    expect(box).to_have_value(ITRANS_DRAFT + " chAra")
