@@ -459,3 +459,40 @@ def test_a_save_during_an_import_says_busy_keeps_the_text_and_is_stored_in_the_b
     wait_for_stored(page, engine, "K-1", ITRANS_DRAFT + " chAra")
     expect(busy).to_have_count(0, timeout=WAIT)
     expect(box).to_have_value(ITRANS_DRAFT + " chAra")
+
+
+def test_text_kept_after_asking_comes_back_for_the_same_user_only(itrans_task, start_app, browser_page):
+    from db.auth import end_session
+    from ui.auth_routes import SESSION_COOKIE
+
+    url, engine = itrans_task
+    page = browser_page
+    server = start_app(url)
+    enter_as(page, server, "asha", "translate")
+    page.get_by_test_id("item-key").filter(has_text="sentence K-1").wait_for()
+    box = editor_box(page)
+    expect(box).to_have_value(ITRANS_DRAFT, timeout=WAIT)
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == SESSION_COOKIE)
+    assert end_session(engine, token) is not None  # logged out in another tab
+    box.click()
+    page.keyboard.press("End")
+    type_keys(page, " chAra")
+    question = page.get_by_test_id("kept-text-question")
+    question.get_by_role("button", name="Keep it for when I log in again").click(timeout=WAIT)
+    question.get_by_text("Kept: your unsaved text comes back").wait_for(timeout=WAIT)
+    assert kept_keys(page)
+    # Another translator logs in in this browser: her editor shows her own text, never asha's kept copy.
+    ravi = add_user(engine, "ravi", "translator")
+    with Session(engine) as session:
+        sid = session.scalars(select(SourceSentence.id).where(SourceSentence.sentence_id == "K-1")).one()
+    assign(engine, ravi, sid, "blind")
+    enter_as(page, server, "ravi", "translate")
+    page.get_by_test_id("item-key").filter(has_text="sentence K-1").wait_for()
+    expect(editor_box(page)).to_have_value("", timeout=WAIT)
+    page.wait_for_timeout(1000)
+    expect(editor_box(page)).to_have_value("")
+    # asha logs in again: her kept text is put back (and saved).
+    enter_as(page, server, "asha", "translate")
+    page.get_by_test_id("item-key").filter(has_text="sentence K-1").wait_for()
+    expect(editor_box(page)).to_have_value(ITRANS_DRAFT + " chAra", timeout=WAIT)
+    wait_for_stored(page, engine, "K-1", ITRANS_DRAFT + " chAra")
