@@ -3,11 +3,13 @@
 For an item with no complete aspect map of its own, the English aspects of its sentence, the Hindi every aspect-
 aware translator of the same sentence mapped to each (their submitted translations, one query), the project's
 glossary and which sources the project has switched on. The projection itself runs after the read, outside any
-transaction (the loanword rule asks the transliteration model, which loads once per process).
+transaction (the loanword rule asks the transliteration model, which loads once per process, in the background:
+no item waits for it).
 """
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -112,10 +114,36 @@ def projection_inputs(session: Session, item_id: int) -> ProjectionInputs | None
                             glossary, sources, english or "", llm)
 
 
-def _transliterator() -> Transliterator:
-    from corpus.transliterate import suggest  # loads the phonetic model once per process
+_model_loading = threading.Lock()
 
-    return suggest
+
+def _load_model_in_background() -> None:
+    if not _model_loading.acquire(blocking=False):
+        return  # a thread is loading it already
+
+    def load() -> None:
+        try:
+            from db.typing import warm_model
+
+            warm_model()
+        finally:
+            _model_loading.release()
+
+    threading.Thread(target=load, name="projection-model-load", daemon=True).start()
+
+
+def _transliterator() -> Transliterator | None:
+    """The phonetic model's ``suggest`` once this process has it; until then None, and a thread loads it. The
+    model takes seconds to read (many more on a busy machine): an annotator's first item never waits for it,
+    it only lacks the loanword rule's suggestions (the items after it have them)."""
+    from corpus.romanization import load_model
+
+    if load_model.cache_info().currsize:
+        from corpus.transliterate import suggest
+
+        return suggest
+    _load_model_in_background()
+    return None
 
 
 def with_projection(engine: Engine, view, transliterate: Transliterator | None = None):

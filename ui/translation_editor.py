@@ -412,10 +412,13 @@ class Editor {
     area.addEventListener("click", () => this.reopenAtCaret());
     area.addEventListener("focus", () => { this.focused = true; });
     // Taken out of the page by a rerun is not leaving the editor: it keeps its focus when put back.
-    area.addEventListener("blur", () => {
+    area.addEventListener("blur", (e) => {
       this.hideList();
       this.send("autosave");
-      this.sendSelection();  // leaving for the ITRANS box or its Insert: where the caret is now
+      // Leaving for the ITRANS box or its Insert: where the caret is now. Only where that box exists, and never
+      // on the way to a link: a commit's rerun would race the page change and bring the translator back here.
+      const toLink = e.relatedTarget && e.relatedTarget.closest && e.relatedTarget.closest("a");
+      if (this.data.scheme !== "phonetic" && !toLink) this.sendSelection();
       setTimeout(() => { if (this.root.isConnected && !this.root.contains(this.root.getRootNode().activeElement)) this.focused = false; }, 0);
     });
     this.root.addEventListener("keydown", (e) => this.onRootKey(e), true);

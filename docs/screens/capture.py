@@ -86,7 +86,7 @@ def capture() -> list[Path]:
                     page.goto(base)
                     page.get_by_role("textbox", name="Username").fill("lead")
                     page.get_by_role("textbox", name="Password").fill("lead-demo-pass")
-                    page.get_by_role("button", name="Log in").click()
+                    page.get_by_role("button", name="Log in", exact=True).click()
                     page.get_by_text("Waiting for you").wait_for()
                     sentence_path = None
                     for name, path, ready in SCREENS:

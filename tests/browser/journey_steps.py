@@ -115,7 +115,7 @@ def login(page, base_url: str, username: str, password: str) -> None:
     page.goto(base_url)
     page.get_by_role("textbox", name="Username").fill(username)
     page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("button", name="Log in", exact=True).click()
     page.get_by_role("button", name="Log out").wait_for()
 
 

@@ -272,7 +272,7 @@ def test_nginx_config_serves_two_servers_over_https_and_keeps_each_browser_on_on
             context = new_context()
             other = context.new_page()
             other.goto(origin)
-            other.get_by_role("button", name="Log in").wait_for(timeout=45000)
+            other.get_by_role("button", name="Log in", exact=True).wait_for(timeout=45000)
             if proxy.upstreams(_affinity(context)) != {home}:
                 other_server = context
                 break

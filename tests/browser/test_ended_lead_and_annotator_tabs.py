@@ -107,7 +107,7 @@ def test_an_annotators_reopen_after_she_logged_out_elsewhere_keeps_it_submitted_
     try:
         login(elsewhere, server.url, "meera", "meera-demo-pass")
         elsewhere.get_by_role("button", name="Log out").click()
-        elsewhere.get_by_role("button", name="Log in").wait_for()
+        elsewhere.get_by_role("button", name="Log in", exact=True).wait_for()
     finally:
         elsewhere.context.close()
 

@@ -54,7 +54,7 @@ def test_wrong_password_shows_an_error_in_the_browser(shared_demo, browser_page)
     page.goto(server.url)
     page.get_by_role("textbox", name="Username").fill("lead")
     page.get_by_role("textbox", name="Password").fill("not-the-password")
-    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("button", name="Log in", exact=True).click()
     page.get_by_text("unknown user or wrong password").wait_for()
 
 
@@ -84,12 +84,12 @@ def test_the_address_bar_holds_no_credential_a_reload_stays_and_another_browser_
         stranger = other.new_page()
         stranger.set_default_timeout(45000)
         stranger.goto(page.url)
-        stranger.get_by_role("button", name="Log in").wait_for()
+        stranger.get_by_role("button", name="Log in", exact=True).wait_for()
         expect(stranger.get_by_role("button", name="Log out")).to_have_count(0)
         expect(stranger.get_by_text("13 sentences shown")).to_have_count(0)
         for code_url in (u for u in visited if "/auth/session?code=" in u):  # a copied code URL is spent
             stranger.goto(code_url)
-            stranger.get_by_role("button", name="Log in").or_(stranger.get_by_text("does not log anyone in")).wait_for()
+            stranger.get_by_role("button", name="Log in", exact=True).or_(stranger.get_by_text("does not log anyone in")).wait_for()
             assert not [c for c in other.cookies() if c["name"] == "corpus_session"]
     finally:
         other.close()
@@ -102,7 +102,7 @@ def test_an_old_session_link_logs_nobody_in(shared_demo, browser_page):
     server, demo_db = shared_demo
     page = browser_page
     page.goto(_url(server, f"?session={session_token(demo_db, 'lead')}"))
-    page.get_by_role("button", name="Log in").wait_for()
+    page.get_by_role("button", name="Log in", exact=True).wait_for()
     expect(page).not_to_have_url(re.compile("session="))
     expect(page.get_by_role("button", name="Log out")).to_have_count(0)
 
@@ -201,7 +201,7 @@ def test_the_session_ends_in_every_tab_and_an_open_tab_writes_nothing_and_says_w
 
     if ending == "logout":
         tab_a.get_by_role("button", name="Log out").click()
-        tab_a.get_by_role("button", name="Log in").wait_for()
+        tab_a.get_by_role("button", name="Log in", exact=True).wait_for()
         assert not [c for c in tab_a.context.cookies() if c["name"] == "corpus_session"]
     elif ending == "password change":
         _change_password_in(tab_a, "asha-demo-pass", "asha-new-password-7")
@@ -216,7 +216,7 @@ def test_the_session_ends_in_every_tab_and_an_open_tab_writes_nothing_and_says_w
     tab_b.get_by_role("textbox", name="Your Hindi translation").fill("यह अनुवाद सहेजा नहीं जाना चाहिए")
     tab_b.get_by_role("button", name="Submit & next").click()
     tab_b.get_by_text(ENDED).first.wait_for()
-    tab_b.get_by_role("button", name="Log in").wait_for()
+    tab_b.get_by_role("button", name="Log in", exact=True).wait_for()
     screenshot(tab_b, f"session-ended-{ending.replace(' ', '-')}")
     assert _translations_of(demo_db, ids["asha"]) == before
     if ending == "password change":

@@ -147,7 +147,7 @@ def test_a_copy_planted_under_a_longer_path_logs_out_not_in_as_someone_else(app,
     page.locator("#planted").wait_for()
     assert {c["path"] for c in _session_cookies(page)} == {"/", "/_stcore"}
     page.goto(server.url)
-    page.get_by_role("button", name="Log in").wait_for()  # two session cookies: neither is trusted
+    page.get_by_role("button", name="Log in", exact=True).wait_for()  # two session cookies: neither is trusted
     assert not page.get_by_role("button", name="Log out").count()
     login(page, server.url, "admin", "admin-demo-pass")  # the login expires the planted copy
     assert {c["path"] for c in _session_cookies(page)} == {"/"}
@@ -205,6 +205,6 @@ def test_a_backup_link_serves_the_admins_live_session_only(app, browser_page):
         assert f.read() == body
     assert _fetch(url, None)[0] == 401  # no cookie
     page.get_by_role("button", name="Log out").click()
-    page.get_by_role("button", name="Log in").wait_for()
+    page.get_by_role("button", name="Log in", exact=True).wait_for()
     status, body = _fetch(url, cookie["value"])  # the cookie the admin held, after logout
     assert status == 401 and b"users.jsonl" not in body

@@ -138,7 +138,7 @@ def test_two_servers_and_a_worker_share_one_postgresql_database(pg_url, start_ap
         page_a.goto(a.url, wait_until="commit")  # both servers' first runs migrate at about the same moment
         page_b.goto(b.url, wait_until="commit")
         for page in (page_a, page_b):
-            page.get_by_role("button", name="Log in").wait_for()
+            page.get_by_role("button", name="Log in", exact=True).wait_for()
         engine = make_engine(pg_url)
         with engine.connect() as conn:
             assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [script_head()]

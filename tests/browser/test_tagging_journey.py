@@ -112,7 +112,7 @@ def test_html_in_a_translation_renders_as_text_in_tagging_and_adjudication(datab
 
     page.get_by_role("button", name="Log out").click()
     # The login form, not the address: loading / before the logout has cleared the cookie opens meera's pages.
-    page.get_by_role("button", name="Log in").wait_for()
+    page.get_by_role("button", name="Log in", exact=True).wait_for()
     login(page, server.url, "lena", PASSWORD)
     page.get_by_role("link", name="Adjudication").click()
     page.get_by_role("heading", name="Annotators side by side").wait_for()

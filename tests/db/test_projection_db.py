@@ -73,7 +73,34 @@ def test_an_aware_item_with_an_incomplete_map_gets_the_rest_projected(sisters):
     assert _found(view) == [((0, 1), "map", "staff"), ((4, 6), "aware", "miso soup"), ((8, 9), "aware", "seats")]
 
 
-def test_each_source_switches_off(sisters):
+@pytest.fixture
+def loaded_model():
+    """The phonetic model in this process (the app loads it in the background; a test that counts on the
+    loanword rule's spans loads it first)."""
+    from db.typing import warm_model
+
+    warm_model()
+
+
+def test_an_items_first_open_never_waits_for_the_phonetic_model(sisters):
+    import threading
+
+    from corpus.romanization import load_model
+
+    engine, meera, tids = sisters
+    _settings(engine, suggest_from_aware=False, suggest_from_glossary=False)
+    load_model.cache_clear()  # as in a server that has not loaded it yet
+    first = open_item(engine, meera, tids["neha"])
+    assert first.suggestions == []  # no loanword spans yet, and no wait for the model
+    loading = [t for t in threading.enumerate() if t.name == "projection-model-load"]
+    assert len(loading) == 1
+    loading[0].join(timeout=300)
+    assert load_model.cache_info().currsize == 1
+    assert [(s.span, s.source) for s in open_item(engine, meera, tids["neha"]).suggestions] == \
+        [((4, 6), "transliteration"), ((9, 10), "transliteration")]
+
+
+def test_each_source_switches_off(sisters, loaded_model):
     engine, meera, tids = sisters
     _settings(engine, suggest_from_aware=False, suggest_from_glossary=False)
     # the loanword rule alone: मिसो सूप and सीट (from "seats") are how Hindi writes them
