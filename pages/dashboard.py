@@ -55,7 +55,7 @@ from corpus.ranking import (
 from corpus.spreadsheet import frame_csv
 from corpus.vocabulary import Status
 from db.browse import domains_and_splits
-from db.export_data import left_out_counts
+from db.export_data import left_out_counts, left_out_stamp
 from db.metrics_data import MetricsSnapshot, latest_save, load_metrics_snapshot, load_progress, project_settings
 from db.model_store import suggestion_exposure
 from db.projection import suggestion_figures
@@ -324,7 +324,8 @@ with st.spinner("Computing agreement over the whole corpus…"):
 
 # --- What keeps sentences out of the dataset (the Export page's counts) --------------------------------
 @st.cache_data(show_spinner=False, max_entries=4)
-def _left_out(db: str, project: int, stamp: tuple) -> tuple[int, int, int]:
+def _left_out(db: str, project: int, generation: int, decisions: tuple) -> tuple[int, int, int]:
+    """Keyed by the counted corpus and the decisions beside it, not by every save (a draft moves neither)."""
     return tuple(left_out_summary(left_out_counts(engine, project)))
 
 
@@ -335,7 +336,7 @@ def _resolve_link(where, page: str, label: str, params: dict[str, str]) -> None:
         where.markdown(f"[{label}](/{page.removeprefix('pages/').removesuffix('.py')}?{urlencode(params)})")
 
 
-not_translated, awaiting, for_a_reason = _left_out(DB_KEY, pid, stamp)
+not_translated, awaiting, for_a_reason = _left_out(DB_KEY, pid, generation, left_out_stamp(engine, pid))
 o1, o2, o3 = st.columns(3)
 o1.metric("Not translated yet", f"{not_translated:,}",
           help="No translator has submitted a translation yet (these three: the whole project, as Export counts).")

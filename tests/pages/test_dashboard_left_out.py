@@ -12,7 +12,8 @@ from corpus.export.selection import AWAITING_DECISION, NOT_TRANSLATED_YET, LeftO
 from db.engine import transaction
 from db.export_data import left_out_counts, load_export
 from db.final_choice import mark_untranslatable
-from db.models import FinalChoice, SourceSentence, User
+from corpus.vocabulary import Status
+from db.models import FinalChoice, SourceSentence, Translation, User
 from tests.support.app_pages import open_page
 from tests.support.metrics_fixtures import build_small_project
 from tests.support.translation_fixtures import add_sentence
@@ -87,3 +88,28 @@ def test_a_decision_moves_a_sentence_out_of_awaiting_at_the_next_run(dashboard_d
     metrics = {m.label: m.value for m in at.metric}
     assert (metrics["Awaiting a final decision"], metrics["Left out for a reason"]) == ("0", "2")
     assert not [p for p in at.get("page_link") if p.proto.label.startswith("Decide the")]
+
+
+def test_a_draft_saved_does_not_make_the_dashboard_count_the_left_out_again(dashboard_db, monkeypatch):
+    """The counts run the export's selection (seconds at paper scale): keyed by the counted corpus and the
+    decisions beside it, so an autosaved draft, which moves the save stamp, reads nothing again."""
+    import db.export_data
+    from db.metrics_data import latest_save
+    from db.schema import default_project
+
+    calls = []
+    real = db.export_data.left_out_counts
+    monkeypatch.setattr(db.export_data, "left_out_counts", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = open_page(dashboard_db, "lead", "pages/dashboard.py")
+    assert not at.exception, at.exception
+    before = len(calls)
+    pid = default_project(dashboard_db)
+    stamp = latest_save(dashboard_db, pid)
+    with Session(dashboard_db) as session, session.begin():  # a draft's autosave: a version moves, nothing counted
+        draft = session.scalars(select(Translation).where(Translation.status != Status.SUBMITTED)).first()
+        assert draft is not None
+        draft.version += 1
+    assert latest_save(dashboard_db, pid) != stamp
+    at.run()
+    assert not at.exception, at.exception
+    assert len(calls) == before
