@@ -16,7 +16,14 @@ from db.project_settings import load_settings, save_settings
 from db.projection import shown_records, suggestion_figures
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.llm_stub import llm_stub
-from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
+from tests.support.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    change_settings,
+    project_id,
+    set_project,
+)
 
 SENTENCE = "The staff were nice, the miso soup was great but the seats were dirty."
 ASPECTS = ["staff", "miso soup", "seats"]
@@ -39,9 +46,6 @@ def stub():
         yield s
 
 
-def _settings(engine, **changes):
-    pid = project_id(engine)
-    save_settings(engine, pid, replace(load_settings(engine, pid), **changes), None)
 
 
 @pytest.fixture
@@ -49,7 +53,7 @@ def blind_items(engine):
     """A sentence with two aware translations (complete maps, staff as स्टाफ़) and two blind ones that say
     कर्मचारी for the staff, which no rule finds."""
     set_project(engine, annotators_per_item=1)
-    _settings(engine, model_suggestions=False)
+    change_settings(engine, model_suggestions=False)
     asha, ravi, neha, om = (add_user(engine, n, "translator") for n in ("asha", "ravi", "neha", "om"))
     meera = add_user(engine, "meera", "annotator")
     s = add_sentence(engine, "s1", SENTENCE, ASPECTS)
@@ -68,7 +72,7 @@ def _found(view):
 
 
 def _use(engine, stub, timeout=2.0, model="llama3.1:8b"):
-    _settings(engine, llm_base_url=stub.base_url, llm_model=model, llm_timeout_s=timeout)
+    change_settings(engine, llm_base_url=stub.base_url, llm_model=model, llm_timeout_s=timeout)
 
 
 def test_valid_spans_join_the_suggestions_as_llm_and_are_recorded_per_source(blind_items, stub):
@@ -110,7 +114,7 @@ def test_the_model_is_asked_once_per_item_and_model(blind_items, stub):
 def test_an_item_whose_aspects_the_rules_all_found_asks_nothing(blind_items, stub):
     engine, meera, tid, _ = blind_items
     _use(engine, stub)
-    _settings(engine, suggest_from_transliteration=False)
+    change_settings(engine, suggest_from_transliteration=False)
     from db.engine import transaction
     from db.models import GlossaryTerm
 
@@ -150,7 +154,7 @@ def test_after_a_failure_the_endpoint_is_left_alone_for_a_while(blind_items, stu
 
 def test_with_no_address_nothing_is_sent(blind_items, stub, monkeypatch):
     engine, meera, tid, _ = blind_items
-    _settings(engine, llm_model="llama3.1:8b")  # a model, but no address: off
+    change_settings(engine, llm_model="llama3.1:8b")  # a model, but no address: off
 
     def refuse(*args, **kwargs):
         raise AssertionError("no request may leave the machine without an address")

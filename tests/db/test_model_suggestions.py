@@ -28,7 +28,14 @@ from db.model_store import (
 from db.models import Annotation, Revision
 from db.project_settings import load_settings, save_settings, settings_in
 from db.tagging import assign_annotators, open_item, save_annotation, stored_annotation
-from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
+from tests.support.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    change_settings,
+    project_id,
+    set_project,
+)
 
 WORDS = ["यह", "था", "बहुत", "अच्छा", "बुरा", "और", "पर", "काफ़ी"]
 ASPECTS = ["खाना", "स्टाफ़", "पिज़्ज़ा", "सेवा"]
@@ -50,16 +57,13 @@ def _toy(n: int, seed: int = 3) -> list[tuple[list[str], list[str]]]:
     return out
 
 
-def _settings(engine, **changes):
-    pid = project_id(engine)
-    save_settings(engine, pid, replace(load_settings(engine, pid), **changes), None)
 
 
 def _project_with_gold(engine, data, min_gold=10, every=5):
     """One annotator per item; every aware translation tagged and submitted (automatic gold)."""
     set_project(engine, annotators_per_item=1)
     # the model's suggestions alone: the loanword rule of the projection would find पिज़्ज़ा first
-    _settings(engine, suggest_min_gold=min_gold, suggest_retrain_every=every, suggest_from_transliteration=False)
+    change_settings(engine, suggest_min_gold=min_gold, suggest_retrain_every=every, suggest_from_transliteration=False)
     asha = add_user(engine, "asha", "translator")
     meera = add_user(engine, "meera", "annotator")
     for i, (tokens, tags) in enumerate(data):
@@ -141,10 +145,10 @@ def test_no_model_below_the_threshold_and_none_when_the_lead_switches_suggestion
     asha, meera = _project_with_gold(engine, _toy(12), min_gold=20)
     assert not retrain_if_due(engine, project_id(engine))
     assert model_info(engine, project_id(engine)) is None
-    _settings(engine, suggest_min_gold=10)
+    change_settings(engine, suggest_min_gold=10)
     assert load_settings(engine, project_id(engine)).suggest_min_gold == 10
     assert retrain_if_due(engine, project_id(engine))
-    _settings(engine, model_suggestions=False)
+    change_settings(engine, model_suggestions=False)
     tid = _blind(engine, asha, meera, "यह पिज़्ज़ा बहुत अच्छा था")
     assert open_item(engine, meera, tid).suggestions == []
     save_annotation(engine, meera, open_item(engine, meera, tid).item_id, ["O", "B", "O", "O", "O"], False, None,

@@ -4,8 +4,6 @@ what was shown per source, and the figures per source come out of the stored sav
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -13,10 +11,16 @@ from sqlalchemy.orm import Session
 from corpus.suggestions import ACCEPTED_KEY, KEYS_KEY, SUGGESTIONS_KEY
 from db.engine import transaction
 from db.models import GlossaryTerm, Revision
-from db.project_settings import load_settings, save_settings
 from db.projection import projection_inputs, shown_records, suggestion_figures
 from db.tagging import assign_annotators, open_item, save_annotation, stored_annotation
-from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
+from tests.support.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    change_settings,
+    project_id,
+    set_project,
+)
 
 SENTENCE = "The staff were nice, the miso soup was great but the seats were dirty."
 ASPECTS = ["staff", "miso soup", "seats"]
@@ -25,9 +29,6 @@ BLIND_OM = "स्टाफ़ बढ़िया था और सूप भी
 AWARE_KIRAN = "स्टाफ़ अच्छा था, मिसो सूप लाजवाब पर सीटें गंदी थीं।"
 
 
-def _settings(engine, **changes):
-    pid = project_id(engine)
-    save_settings(engine, pid, replace(load_settings(engine, pid), **changes), None)
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def sisters(any_engine):
     """One sentence: two aware translations with complete maps, a third with only "staff" mapped, two blind."""
     engine = any_engine
     set_project(engine, annotators_per_item=1)
-    _settings(engine, model_suggestions=False)
+    change_settings(engine, model_suggestions=False)
     asha, ravi, kiran = (add_user(engine, n, "translator") for n in ("asha", "ravi", "kiran"))
     neha, om = (add_user(engine, n, "translator") for n in ("neha", "om"))
     meera = add_user(engine, "meera", "annotator")
@@ -88,7 +89,7 @@ def test_an_items_first_open_never_waits_for_the_phonetic_model(sisters):
     from corpus.romanization import load_model
 
     engine, meera, tids = sisters
-    _settings(engine, suggest_from_aware=False, suggest_from_glossary=False)
+    change_settings(engine, suggest_from_aware=False, suggest_from_glossary=False)
     load_model.cache_clear()  # as in a server that has not loaded it yet
     first = open_item(engine, meera, tids["neha"])
     assert first.suggestions == []  # no loanword spans yet, and no wait for the model
@@ -102,15 +103,15 @@ def test_an_items_first_open_never_waits_for_the_phonetic_model(sisters):
 
 def test_each_source_switches_off(sisters, loaded_model):
     engine, meera, tids = sisters
-    _settings(engine, suggest_from_aware=False, suggest_from_glossary=False)
+    change_settings(engine, suggest_from_aware=False, suggest_from_glossary=False)
     # the loanword rule alone: मिसो सूप and सीट (from "seats") are how Hindi writes them
     assert [(s.span, s.source) for s in open_item(engine, meera, tids["neha"]).suggestions] == \
         [((4, 6), "transliteration"), ((9, 10), "transliteration")]
-    _settings(engine, suggest_from_transliteration=False, suggest_from_glossary=True)
+    change_settings(engine, suggest_from_transliteration=False, suggest_from_glossary=True)
     with transaction(engine) as session:
         session.add(GlossaryTerm(project_id=project_id(engine), english="miso soup", hindi="मिसो सूप"))
     assert [(s.span, s.source) for s in open_item(engine, meera, tids["neha"]).suggestions] == [((4, 6), "glossary")]
-    _settings(engine, suggest_from_glossary=False)
+    change_settings(engine, suggest_from_glossary=False)
     assert open_item(engine, meera, tids["neha"]).suggestions == []
 
 

@@ -5,8 +5,6 @@ refuses an address that is not http(s)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -14,12 +12,19 @@ from sqlalchemy.orm import Session
 import db.llm_suggestions as llm
 from corpus.suggestions import ACCEPTED_KEY, SUGGESTIONS_KEY
 from db.models import Revision
-from db.project_settings import load_settings, save_settings
+from db.project_settings import load_settings
 from db.tagging import assign_annotators
 from tests.support.app_pages import open_page
 from tests.support.llm_stub import llm_stub
 from tests.support.span_editor_driver import commit, editor_data
-from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
+from tests.support.tagging_fixtures import (
+    add_sentence,
+    add_translation,
+    add_user,
+    change_settings,
+    project_id,
+    set_project,
+)
 
 ENGLISH = "The staff were nice and the miso soup was great."
 BLIND = "कर्मचारी अच्छे थे और मिसो सूप बढ़िया था।"  # कर्मचारी अच्छे थे और मिसो सूप बढ़िया था ।
@@ -39,16 +44,13 @@ def stub():
         yield s
 
 
-def _settings(engine, **changes):
-    pid = project_id(engine)
-    save_settings(engine, pid, replace(load_settings(engine, pid), **changes), None)
 
 
 @pytest.fixture
 def blind_item(app_engine):
     engine = app_engine
     set_project(engine, annotators_per_item=1)
-    _settings(engine, model_suggestions=False, suggest_from_transliteration=False)
+    change_settings(engine, model_suggestions=False, suggest_from_transliteration=False)
     asha, ravi, neha = (add_user(engine, n, "translator") for n in ("asha", "ravi", "neha"))
     meera = add_user(engine, "meera", "annotator")
     s = add_sentence(engine, "s1", ENGLISH, ["staff", "miso soup"])
@@ -67,7 +69,7 @@ def _shown(at):
 
 def test_the_models_spans_arrive_dashed_as_llm_and_a_save_records_them(blind_item, stub):
     engine, meera, tid = blind_item
-    _settings(engine, llm_base_url=stub.base_url, llm_model="llama3.1:8b", llm_timeout_s=2.0)
+    change_settings(engine, llm_base_url=stub.base_url, llm_model="llama3.1:8b", llm_timeout_s=2.0)
     stub.answer_spans({"aspect": "staff", "first": 0, "last": 0, "text": "कर्मचारी"})
     at = open_page(engine, meera, "pages/tag.py", query={"item": str(tid)})
     assert _shown(at) == [([0, 1], "llm", "staff"), *AWARE_ONLY]
@@ -86,7 +88,7 @@ def test_the_models_spans_arrive_dashed_as_llm_and_a_save_records_them(blind_ite
 @pytest.mark.parametrize("mode", ["slow", "fail", "junk"])
 def test_a_slow_failing_or_junk_model_leaves_the_page_working_without_its_spans(blind_item, stub, mode):
     engine, meera, tid = blind_item
-    _settings(engine, llm_base_url=stub.base_url, llm_model="llama3.1:8b", llm_timeout_s=0.5)
+    change_settings(engine, llm_base_url=stub.base_url, llm_model="llama3.1:8b", llm_timeout_s=0.5)
     stub.mode, stub.delay_s = mode, 3.0
     at = open_page(engine, meera, "pages/tag.py", query={"item": str(tid)})  # asserts no exception
     assert _shown(at) == AWARE_ONLY
@@ -98,7 +100,7 @@ def test_a_slow_failing_or_junk_model_leaves_the_page_working_without_its_spans(
 
 def test_with_no_address_the_tag_page_sends_nothing(blind_item, stub, monkeypatch):
     engine, meera, tid = blind_item
-    _settings(engine, llm_model="llama3.1:8b")
+    change_settings(engine, llm_model="llama3.1:8b")
 
     def refuse(*args, **kwargs):
         raise AssertionError("no request may leave the machine without an address")

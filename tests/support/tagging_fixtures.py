@@ -11,7 +11,13 @@ from sqlalchemy import Engine, select
 
 from db.engine import transaction
 from db.models import AspectAlignment, AspectTerm, Translation
-from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, project_id, set_project
+from tests.support.translation_fixtures import (
+    PASSWORD,
+    add_sentence,
+    add_user,
+    project_id,
+    set_project,
+)
 
 __all__ = ["PASSWORD", "T0", "add_sentence", "add_translation", "add_user", "project_id", "set_project"]
 
@@ -40,3 +46,13 @@ def add_translation(
                 session.add(AspectAlignment(translation_id=t.id, aspect_term_id=term.id, start=start,
                                             end=start + len(hindi)))
         return t.id
+
+
+def change_settings(engine: Engine, **changes) -> None:
+    """The project's settings with ``changes`` (field=value), saved as the command line would (no page writer)."""
+    from dataclasses import replace
+
+    from db.project_settings import load_settings, save_settings
+
+    pid = project_id(engine)
+    save_settings(engine, pid, replace(load_settings(engine, pid), **changes), None)
