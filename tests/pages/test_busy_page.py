@@ -184,3 +184,28 @@ def test_a_skip_while_the_project_is_busy_keeps_the_task_open_with_the_message(t
         assert ProjectBusy.MESSAGE in [e.value for e in at.error]
         assert at.session_state["tx_active"] == aid
         assert at.session_state[f"tx{aid}_text"] == FIRST
+
+
+def test_a_save_whose_reply_was_lost_is_followed_not_shown_as_a_conflict(task):
+    """A run stopped by a newer one after its save landed loses the stored version: the next save finds the row
+    one version on holding exactly what this session sent, follows it and stores, with no conflict panel."""
+    engine, user, aid = task
+    at = open_page(engine, user, task=aid)
+    type_text(at, aid, FIRST)
+    assert stored_text(engine) == FIRST
+    live = at.session_state[f"tx{aid}_live"]
+    live["version"] -= 1  # as if the reply of that save never reached this session
+    type_text(at, aid, SECOND)
+    assert not at.exception, at.exception
+    assert stored_text(engine) == SECOND
+    assert f"tx{aid}_conflict" not in at.session_state
+
+
+def test_a_save_over_another_tabs_text_is_still_a_conflict(task):
+    engine, user, aid = task
+    other = open_page(engine, user, task=aid)
+    at = open_page(engine, user, task=aid)
+    type_text(other, aid, FIRST)
+    type_text(at, aid, SECOND)
+    assert stored_text(engine) == FIRST
+    assert f"tx{aid}_conflict" in at.session_state
