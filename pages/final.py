@@ -15,15 +15,12 @@ from corpus.final_choice import (
     SHOW,
     UNTRANSLATABLE_KEY,
     agreement_text,
-    card_order,
     next_sentence,
     progress_text,
     shown_sentence,
     step,
 )
-from corpus.word_diff import word_diff
 from db.final_choice import (
-    Comparison,
     StaleChoice,
     choose,
     compare,
@@ -33,31 +30,26 @@ from db.final_choice import (
     project_policy,
     record_auto_choices,
 )
-from ui.chips import diff_html, marked_text
+from ui.chips import marked_text
 from ui.common import get_engine, project_id, require_role
 from ui.conflict import Choice, Side, conflict_panel
+from ui.final_view import SHOW_HELP, SHOW_LABELS, RefusedChoice, cards, described, facts, requested_sentence
 from ui.text import md_escape
 
 SHOW_PARAM, SENTENCE_PARAM = "show", "sentence"
-SHOW_LABELS = {"undecided": "Undecided", "untranslatable": "Marked untranslatable", "overridden": "Overridden",
-               "all": "All"}
-SHOW_HELP = ("Undecided: a submitted translation and no final choice in force (the Home page's count). "
-             "Marked untranslatable: a translator marked it and no lead has decided. Overridden: the choice in "
-             "force replaces the automatic pick. All: every sentence with a submitted translation.")
 
 user = require_role("lead")
 engine = get_engine()
 pid = project_id()
-
-
-# ----------------------------------------------------------------------------- where the view is
+# The choice in force when the lead opened each sentence (sentence id -> choice id, None: none): their
+# decision is recorded against it, so one made meanwhile by another lead (or the rule) is shown, not replaced.
+seen: dict[int, int | None] = st.session_state.setdefault("final_seen", {})
 
 
 def _go(**params: object) -> None:
     """Move the view (from a callback): the address changes on the next run, and the lead looks afresh."""
     st.session_state["final_goto"] = params
-    for key in [k for k in st.session_state if str(k).startswith("final_base_")]:
-        del st.session_state[key]
+    seen.clear()
 
 
 if "final_goto" in st.session_state:
@@ -68,34 +60,22 @@ if "final_goto" in st.session_state:
             st.query_params[name] = str(value)
 
 
-def _requested_sentence() -> int | None:
-    raw = st.query_params.get(SENTENCE_PARAM)
-    try:
-        return int(raw) if raw is not None else None
-    except ValueError:
-        return None
-
-
 def _flash(kind: str, message: str) -> None:
     st.session_state["final_flash"] = (kind, message)
-
-
-# ----------------------------------------------------------------------------- decisions
 
 
 def _decide(sentence_id: int, translation_id: int | None, show: str) -> None:
     """Record the lead's decision against the choice in force they saw, then open the next sentence of the
     filter; on a conflict stay and keep both to compare."""
     note = st.session_state.get(f"final_note_{sentence_id}") or None
-    expected = st.session_state.get(f"final_base_{sentence_id}")
+    expected = seen.get(sentence_id)
     try:
         if translation_id is None:
             choice = mark_untranslatable(engine, sentence_id, user.id, expected=expected, note=note)
         else:
             choice = choose(engine, sentence_id, translation_id, user.id, expected=expected, note=note)
     except StaleChoice as exc:
-        st.session_state["final_conflict"] = {"sentence_id": sentence_id, "translation_id": translation_id,
-                                              "note": note, "refused": exc, "show": show}
+        st.session_state["final_conflict"] = RefusedChoice(sentence_id, translation_id, note, exc, show)
         return
     except (ValueError, PermissionError) as exc:
         _flash("error", md_escape(str(exc)))
@@ -118,37 +98,29 @@ def on_record_auto() -> None:
 
 
 def on_keep_theirs() -> None:
-    conflict = st.session_state.pop("final_conflict")
-    st.session_state.pop(f"final_base_{conflict['sentence_id']}", None)
+    conflict: RefusedChoice = st.session_state.pop("final_conflict")
+    seen.pop(conflict.sentence_id, None)
     _flash("info", "Kept the choice in force; yours was not recorded.")
 
 
 def on_replace_with_mine() -> None:
-    conflict = st.session_state["final_conflict"]
-    theirs = conflict["refused"].theirs
-    st.session_state[f"final_base_{conflict['sentence_id']}"] = theirs.id if theirs is not None else None
-    st.session_state[f"final_note_{conflict['sentence_id']}"] = conflict["note"] or ""
-    _decide(conflict["sentence_id"], conflict["translation_id"], conflict["show"])
+    conflict: RefusedChoice = st.session_state["final_conflict"]
+    theirs = conflict.refused.theirs
+    seen[conflict.sentence_id] = theirs.id if theirs is not None else None
+    st.session_state[f"final_note_{conflict.sentence_id}"] = conflict.note or ""
+    _decide(conflict.sentence_id, conflict.translation_id, conflict.show)
 
 
-def _described(comparison: Comparison, translation_id: int | None) -> str:
-    found = next((c for c in comparison.candidates if c.translation_id == translation_id), None)
-    if found is None:
-        return "untranslatable (no final translation)"
-    return f"{found.phase} · {found.translator}: {found.text or ''}"
-
-
-def show_conflict(conflict: dict) -> None:
+def show_conflict(conflict: RefusedChoice) -> None:
     """The lead's refused decision beside the one that came into force meanwhile, to decide again."""
-    refused = conflict["refused"]
-    theirs = refused.theirs
-    shown = compare(engine, conflict["sentence_id"])
+    theirs = conflict.refused.theirs
+    shown = compare(engine, conflict.sentence_id)
     st.subheader(f"Chosen meanwhile: {md_escape(shown.sentence_key)}")
     conflict_panel(
-        refused,
-        Side("Your choice (not recorded)", [_described(shown, conflict["translation_id"])], note=conflict["note"]),
+        conflict.refused,
+        Side("Your choice (not recorded)", [described(shown, conflict.translation_id)], note=conflict.note),
         Side("In force now", ["no choice"]) if theirs is None
-        else Side("In force now", [_described(shown, theirs.translation_id)],
+        else Side("In force now", [described(shown, theirs.translation_id)],
                   note="overrides the automatic pick" if theirs.overridden else None),
         replace_with_mine=Choice("Replace it with mine", "final_conflict_replace", on_replace_with_mine),
         keep_theirs=Choice("Keep the choice in force", "final_conflict_keep", on_keep_theirs),
@@ -169,7 +141,7 @@ show = st.query_params.get(SHOW_PARAM)
 if show not in SHOW:
     show = "undecided"
 listed = view.lists[show]
-requested = _requested_sentence()
+requested = requested_sentence(st.query_params.get(SENTENCE_PARAM))
 current = shown_sentence(requested, listed, view.order)
 
 undecided = len(view.lists["undecided"])
@@ -232,62 +204,35 @@ where.selectbox(
 
 comparison = compare(engine, current)
 sid = comparison.sentence_id
-# The choice in force when the lead opened the sentence: theirs is recorded against it, so a choice made
-# meanwhile by another lead (or the rule) is shown to them, not silently replaced.
-st.session_state.setdefault(f"final_base_{sid}", comparison.in_force.id if comparison.in_force else None)
+seen.setdefault(sid, comparison.in_force.id if comparison.in_force else None)
 
 st.subheader(md_escape(comparison.sentence_key))
 st.markdown(marked_text(comparison.source_text, comparison.source_aspects), unsafe_allow_html=True)
-votes = comparison.untranslatable_votes
-pick = comparison.pick
-auto = pick.candidate
-in_force = comparison.in_force
-facts = [f"Untranslatable votes: aware {votes['aware']}, blind {votes['blind']}"]
-if auto is None:
-    facts.append(f"automatic pick: {pick.reason}")
-if in_force is None:
-    facts.append("no final choice in force yet")
-else:
-    chosen = ("untranslatable" if in_force.translation_id is None else "a translation")
-    facts.append(f"in force: {chosen}, chosen by {in_force.chosen_by or 'the automatic rule'} on "
-                 f"{in_force.created_at:%Y-%m-%d %H:%M} UTC" + (" (overrides the automatic pick)" if in_force.overridden
-                                                                   else "")
-                 + (f"; note: {in_force.note}" if in_force.note else ""))
-st.caption(md_escape(" · ".join(facts)))
+st.caption(md_escape(facts(comparison)))
 
-cards = card_order(comparison.candidates, pick)
-in_force_id = in_force.translation_id if in_force is not None else None
-for n, c in enumerate(cards, start=1):
-    key = CHOICE_KEYS[n - 1] if n <= len(CHOICE_KEYS) else None
-    is_auto = auto is not None and c.translation_id == auto.translation_id
-    badges = []
-    if is_auto:
-        badges.append(":green-badge[automatic pick]")
-    elif c in (pick.aware, pick.blind):
-        badges.append(":blue-badge[phase winner]")
-    if in_force is not None and c.translation_id == in_force_id:
-        badges.append(":orange-badge[in force]")
+shown_cards = cards(comparison)
+for card in shown_cards:
+    c = card.candidate
     with st.container(border=True, key=f"final_card_{c.translation_id}"):
         head, button = st.columns([5, 1], vertical_alignment="center")
-        head.markdown(f"**{n}** · {md_escape(c.phase)} · {md_escape(c.translator)} · "
-                      f"{md_escape(agreement_text(c, comparison.candidates))} " + " ".join(badges))
+        head.markdown(f"**{card.number}** · {md_escape(c.phase)} · {md_escape(c.translator)} · "
+                      f"{md_escape(agreement_text(c, comparison.candidates))} " + " ".join(card.badges))
         button.button("Choose", key=f"final_choose_{sid}_{c.translation_id}",
-                      shortcut=key, type="primary" if is_auto else "secondary", on_click=_decide,
+                      shortcut=card.key, type="primary" if card.is_auto else "secondary", on_click=_decide,
                       args=(sid, c.translation_id, show), width="stretch")
         st.text(c.text or "")
-        if is_auto:
-            st.caption(f"Why: {md_escape(pick.reason)}.")
-        elif auto is not None:
+        if card.is_auto:
+            st.caption(f"Why: {md_escape(comparison.pick.reason)}.")
+        elif card.diff is not None:
             st.caption("Compared with the automatic pick: words only here in green, words only in the pick struck "
                        "through in red.")
-            st.markdown(f'<div style="padding-bottom:0.5rem">{diff_html(word_diff(auto.text or "", c.text or ""))}</div>',
-                        unsafe_allow_html=True)
+            st.markdown(f'<div style="padding-bottom:0.5rem">{card.diff}</div>', unsafe_allow_html=True)
 
-marked = [c for c in comparison.candidates if not c.translated]
-for c in marked:
-    st.caption(md_escape(f"{c.phase} · {c.translator}: marked untranslatable"
-                         + (f" ({c.reason})" if c.reason else "")))
-if not cards:
+for c in comparison.candidates:
+    if not c.translated:
+        st.caption(md_escape(f"{c.phase} · {c.translator}: marked untranslatable"
+                             + (f" ({c.reason})" if c.reason else "")))
+if not shown_cards:
     st.info("No translator translated this sentence: decide whether it is untranslatable.")
 
 note, untranslatable = st.columns([5, 1], vertical_alignment="bottom")
@@ -296,6 +241,6 @@ note.text_input("Note kept with your decision (optional)", key=f"final_note_{sid
 untranslatable.button("Untranslatable", key=f"final_untranslatable_{sid}",
                       shortcut=UNTRANSLATABLE_KEY, on_click=_decide, args=(sid, None, show), width="stretch",
                       help="No final translation for this sentence: the export leaves it out, with your note.")
-st.caption(f"Keys: 1–{min(len(cards), len(CHOICE_KEYS))} choose a candidate, {UNTRANSLATABLE_KEY} marks the sentence "
-           "untranslatable, ← → move; after a decision the next sentence of the list opens."
-           if cards else f"Keys: {UNTRANSLATABLE_KEY} marks the sentence untranslatable, ← → move.")
+st.caption(f"Keys: 1–{min(len(shown_cards), len(CHOICE_KEYS))} choose a candidate, {UNTRANSLATABLE_KEY} marks the "
+           "sentence untranslatable, ← → move; after a decision the next sentence of the list opens."
+           if shown_cards else f"Keys: {UNTRANSLATABLE_KEY} marks the sentence untranslatable, ← → move.")
