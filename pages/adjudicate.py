@@ -3,26 +3,24 @@ side (the tokens they differ on marked), accept one version or edit gold, then o
 
 Address: ``?show=open`` (the lead's Home links here: undecided disagreements only, the first opened at once)
 or ``?show=all``; ``?item=<tagging item id>`` opens that item (the sentence view links here). The address
-follows the item on screen."""
+follows the item on screen. What the page shows comes from ``ui.adjudicate_view``; this session's work on
+the page is one ``AdjudicationState``."""
 
 from __future__ import annotations
 
-import threading
-
 import streamlit as st
 
-from corpus.bio import disagreeing_tokens, spans_to_tags, tags_to_spans
-from db.adjudication import (
-    Disagreement,
-    StaleDecision,
-    accept,
-    decisions,
-    edit,
-    item_entry,
-    sync_and_count,
-    tagging_stamp,
+from corpus.bio import spans_to_tags, tags_to_spans
+from db.adjudication import StaleDecision, accept, edit, item_entry, sync_and_count, tagging_stamp
+from ui.adjudicate_view import (
+    AdjudicationState,
+    Decision,
+    RefusedDecision,
+    history_rows,
+    item_label,
+    item_screen,
+    next_open,
 )
-from db.tagging import item_source
 from ui.chips import marked_text, span_text, span_where, tagging_lines, token_chips
 from ui.common import get_engine, project_id, require_role, session_token
 from ui.conflict import Choice, Side, conflict_panel
@@ -33,33 +31,9 @@ from ui.text import md_escape
 user = require_role("lead")
 engine = get_engine()
 pid = project_id()
-DB_KEY = engine.url.render_as_string(hide_password=True)
-
+state: AdjudicationState = st.session_state.setdefault("adj", AdjudicationState())
 
 ITEM_PARAM, SHOW_PARAM = "item", "show"
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def _gold_count(db: str, project: int, stamp: tuple) -> tuple[int, int]:
-    """Items with gold in force, by the rule over every item (``db.gold``), with automatic gold brought up
-    to date (e.g. after an import) from the same read: once per change, not per click or per session."""
-    return sync_and_count(engine, project)[1:]
-
-
-def _flash(kind: str, message: str) -> None:
-    st.session_state["adj_flash"] = (kind, message)
-
-
-def _next_open(lines: list[Disagreement], after: int | None) -> int | None:
-    """The next undecided disagreement after ``after`` in the queue's order (worst first), from the top
-    again past the end; None when no other waits."""
-    waiting = [line.item_id for line in lines if not line.resolved and line.item_id != after]
-    ids = [line.item_id for line in lines]
-    if after in ids:
-        later = [line.item_id for line in lines[ids.index(after) + 1:] if line.item_id in waiting]
-        if later:
-            return later[0]
-    return waiting[0] if waiting else None
 
 
 def _open(item_id: int | None) -> None:
@@ -75,13 +49,13 @@ def _open(item_id: int | None) -> None:
 
 def _advance(decided: int) -> None:
     """After a decision: on to the next disagreement that waits, read afresh (the decision changed the stamp)."""
-    _open(_next_open(queue_lines(pid), decided))
+    _open(next_open(queue_lines(pid), decided))
 
 
 def on_next(current: int) -> None:
-    following = _next_open(queue_lines(pid), current)
+    following = next_open(queue_lines(pid), current)
     if following is None:
-        _flash("info", "No other disagreement waits.")
+        state.flash = ("info", "No other disagreement waits.")
     else:
         _open(following)
 
@@ -95,102 +69,94 @@ def on_show() -> None:
     st.query_params[SHOW_PARAM] = "all" if st.session_state["adj_show_resolved"] else "open"
 
 
-def _decide(mine: dict, expected: int | None) -> bool:
+def on_open_item() -> None:
+    """Opening an item (again) is when the lead looks at its gold: forget what they saw before."""
+    state.seen.clear()
+
+
+def _decide(mine: Decision, expected: int | None) -> bool:
     """Record the lead's decision against the gold in force they saw; on a conflict keep both for the
-    lead to compare. ``mine``: how ("accepted"/"edited"), tags, and the accepted version or None."""
-    item_id, note = mine["item_id"], mine["note"]
+    lead to compare."""
     try:
-        if mine["how"] == "accepted":
-            accept(engine, item_id, mine["annotation_id"], user.id, expected=expected, note=note,
+        if mine.how == "accepted":
+            accept(engine, mine.item_id, mine.annotation_id, user.id, expected=expected, note=mine.note,
                    session_token=session_token())
         else:
-            edit(engine, item_id, mine["tags"], user.id, expected=expected, note=note,
+            edit(engine, mine.item_id, list(mine.tags), user.id, expected=expected, note=mine.note,
                  session_token=session_token())
     except StaleDecision as exc:
-        st.session_state["adj_conflict"] = {"mine": mine, "refused": exc}
+        state.conflict = RefusedDecision(mine, exc)
         return False
     except (ValueError, PermissionError) as exc:
-        _flash("error", md_escape(str(exc)))
+        state.flash = ("error", md_escape(str(exc)))
         return False
-    st.session_state.pop("adj_conflict", None)
-    st.session_state.pop(f"adj_edit_{item_id}", None)
-    st.session_state.pop(f"adj_base_{item_id}", None)
+    state.conflict = None
+    state.edits.pop(mine.item_id, None)
+    state.seen.pop(mine.item_id, None)
     return True
 
 
 def on_accept(item_id: int, annotation_id: int, annotator: str, tags: list[str], expected: int | None,
               where: str) -> None:
-    mine = {"item_id": item_id, "how": "accepted", "annotation_id": annotation_id, "annotator": annotator,
-            "tags": list(tags), "note": st.session_state.get(f"adj_note_{item_id}")}
+    mine = Decision(item_id, "accepted", tuple(tags), st.session_state.get(f"adj_note_{item_id}"),
+                    annotation_id, annotator)
     if _decide(mine, expected):
-        _flash("success", f"{md_escape(where)}: gold set to {md_escape(annotator)}'s version.")
+        state.flash = ("success", f"{md_escape(where)}: gold set to {md_escape(annotator)}'s version.")
         _advance(item_id)
 
 
 def on_start_edit(item_id: int, spans: list[tuple[int, int]]) -> None:
-    st.session_state[f"adj_edit_{item_id}"] = list(spans)
-
-
-def on_open_item() -> None:
-    """Opening an item (again) is when the lead looks at its gold: forget what they saw before."""
-    for key in [k for k in st.session_state if str(k).startswith("adj_base_")]:
-        del st.session_state[key]
-
-
-if "adj_lock" not in st.session_state:
-    st.session_state["adj_lock"] = threading.RLock()
+    state.edits[item_id] = list(spans)
 
 
 def on_editor_commit(item_id: int, n_tokens: int, commit: Commit) -> None:
     """The gold editor's state for ``item_id``: edits stay in the page until the lead saves them
     (Ctrl+Enter in the editor, or the button). Callbacks of one session take turns (fast reruns)."""
-    with st.session_state["adj_lock"]:
-        ack = st.session_state.get(f"adj_ack_{item_id}", 0)
+    with state.lock:
+        ack = state.acks.get(item_id, 0)
         actions = commit.since(ack)
-        st.session_state[f"adj_ack_{item_id}"] = max(ack, commit.seq)
+        state.acks[item_id] = max(ack, commit.seq)
         if any(a in EDITS for a in actions) or "submit" in actions:
-            st.session_state[f"adj_edit_{item_id}"] = list(commit.spans)
+            state.edits[item_id] = list(commit.spans)
         if "submit" in actions:
             on_save_edit(item_id, n_tokens)
 
 
 def on_save_edit(item_id: int, n_tokens: int) -> None:
-    spans = st.session_state.get(f"adj_edit_{item_id}")
+    spans = state.edits.get(item_id)
     if spans is None:
         return
-    mine = {"item_id": item_id, "how": "edited", "annotation_id": None, "annotator": None,
-            "tags": spans_to_tags(n_tokens, spans), "note": st.session_state.get(f"adj_note_{item_id}")}
-    if _decide(mine, st.session_state.get(f"adj_base_{item_id}")):
-        st.session_state[f"adj_status_{item_id}"] = ("ok", "Edited gold saved.")
-        _flash("success", "Edited gold saved.")
+    mine = Decision(item_id, "edited", tuple(spans_to_tags(n_tokens, spans)), st.session_state.get(f"adj_note_{item_id}"))
+    if _decide(mine, state.seen.get(item_id)):
+        state.status[item_id] = ("ok", "Edited gold saved.")
+        state.flash = ("success", "Edited gold saved.")
         _advance(item_id)
 
 
 def on_keep_theirs() -> None:
-    conflict = st.session_state.pop("adj_conflict")
-    st.session_state.pop(f"adj_edit_{conflict['mine']['item_id']}", None)
-    st.session_state.pop(f"adj_base_{conflict['mine']['item_id']}", None)
-    _flash("info", "Kept the decision in force; yours was not recorded.")
+    conflict, state.conflict = state.conflict, None
+    state.edits.pop(conflict.mine.item_id, None)
+    state.seen.pop(conflict.mine.item_id, None)
+    state.flash = ("info", "Kept the decision in force; yours was not recorded.")
 
 
 def on_replace_with_mine() -> None:
-    conflict = st.session_state["adj_conflict"]
-    theirs = conflict["refused"].theirs
-    if _decide(conflict["mine"], theirs.id if theirs is not None else None):
-        _flash("success", "Your decision replaced the one in force (both are kept in the history).")
-        _advance(conflict["mine"]["item_id"])
+    conflict = state.conflict
+    theirs = conflict.refused.theirs
+    if _decide(conflict.mine, theirs.id if theirs is not None else None):
+        state.flash = ("success", "Your decision replaced the one in force (both are kept in the history).")
+        _advance(conflict.mine.item_id)
 
 
-def show_conflict(conflict: dict) -> None:
+def show_conflict(conflict: RefusedDecision) -> None:
     """The lead's refused decision beside the one that came into force meanwhile, to decide again."""
-    mine, refused = conflict["mine"], conflict["refused"]
-    theirs = refused.theirs
-    shown = item_entry(engine, mine["item_id"])
+    mine, theirs = conflict.mine, conflict.refused.theirs
+    shown = item_entry(engine, mine.item_id)
     st.subheader(f"Decided meanwhile: {md_escape(shown.sentence_key)} · {shown.phase}")
-    how = f"accept {mine['annotator']}'s version" if mine["how"] == "accepted" else "edited tags"
+    how = f"accept {mine.annotator}'s version" if mine.how == "accepted" else "edited tags"
     conflict_panel(
-        refused,
-        Side("Your decision (not recorded)", tagging_lines(shown.tokens, tags_to_spans(mine["tags"])), note=how),
+        conflict.refused,
+        Side("Your decision (not recorded)", tagging_lines(shown.tokens, tags_to_spans(list(mine.tags))), note=how),
         Side("In force now", ["no gold (the automatic gold was withdrawn)"]) if theirs is None
         else Side("In force now", tagging_lines(shown.tokens, theirs.spans), note=theirs.source),
         replace_with_mine=Choice("Replace it with mine", "adj_conflict_replace", on_replace_with_mine),
@@ -203,7 +169,12 @@ st.caption("Items whose annotators all submitted and disagree, the most differin
            "Items where the annotators agree become gold automatically, and stop being gold if an annotator "
            "later changes their tags; a lead's decision stays.")
 stamp = tagging_stamp(engine, pid)
-with_gold, items = _gold_count(DB_KEY, pid, stamp)
+if state.synced != stamp:
+    # The tagging changed since this session last looked (or it just opened the page): bring the automatic
+    # gold up to date (e.g. after an import) and count the gold in force, from one read of the project.
+    state.gold = sync_and_count(engine, pid)[1:]
+    state.synced = stamp
+with_gold, items = state.gold
 if st.query_params.get(SHOW_PARAM) in ("open", "all"):
     st.session_state["adj_show_resolved"] = st.query_params[SHOW_PARAM] == "all"
 show_resolved = st.toggle("Show items already decided", key="adj_show_resolved", on_change=on_show)
@@ -216,18 +187,15 @@ right.metric("Disagreements waiting", waiting)
 
 st.caption("Annotators are assigned on the Assignments page.")
 
-flash = st.session_state.pop("adj_flash", None)
+flash, state.flash = state.flash, None
 if flash:
     getattr(st, flash[0])(flash[1])
-if "adj_conflict" in st.session_state:
-    show_conflict(st.session_state["adj_conflict"])
+if state.conflict is not None:
+    show_conflict(state.conflict)
 
-
-def listed(line: Disagreement) -> bool:
-    """In the list: undecided, or every item with the toggle on. An item this lead is editing stays even if
-    another lead decides it meanwhile: saving then shows both decisions instead of the edit vanishing."""
-    return show_resolved or not line.resolved or f"adj_edit_{line.item_id}" in st.session_state
-
+# In the list: undecided, or every item with the toggle on. An item this lead is editing stays even if another
+# lead decides it meanwhile: saving then shows both decisions instead of the edit vanishing.
+listed = [line.item_id for line in lines if show_resolved or not line.resolved or line.item_id in state.edits]
 
 # The item on screen: the one the address names, else the one open before if still listed, else the first.
 item_id, entry = None, None
@@ -241,9 +209,8 @@ if raw is not None:
         st.query_params.pop(ITEM_PARAM, None)
         item_id = None
 if item_id is None:
-    shown = [line.item_id for line in lines if listed(line)]
     remembered = st.session_state.get("adj_item")
-    item_id = remembered if remembered in shown else (shown[0] if shown else None)
+    item_id = remembered if remembered in listed else (listed[0] if listed else None)
     if item_id is None:
         st.success("No disagreements waiting.")
         st.stop()
@@ -251,34 +218,24 @@ if item_id is None:
     st.query_params[ITEM_PARAM] = str(item_id)
 st.session_state["adj_item"] = item_id
 
-options = [line.item_id for line in lines if listed(line) or line.item_id == item_id]
+options = [line.item_id for line in lines if line.item_id in listed or line.item_id == item_id]
 if item_id not in by_id:  # opened by its address although it is no disagreement (agreed, or not all submitted)
     options.insert(0, item_id)
 
-
-def label(i: int) -> str:
-    line = by_id.get(i)
-    if line is None:
-        return f"{entry.sentence_key} · {entry.phase} · by {entry.translator} · not a disagreement"
-    return (f"{line.sentence_key} · {line.phase} · by {line.translator} · {line.disagreement:.0%} of tokens differ"
-            + (" · decided" if line.resolved else ""))
-
-
 pick, step = st.columns([5, 1], vertical_alignment="bottom")
-pick.selectbox("Item", options, key="adj_item", on_change=on_pick, format_func=label)
+pick.selectbox("Item", options, key="adj_item", on_change=on_pick, format_func=lambda i: item_label(by_id.get(i), entry))
 step.button("Next disagreement", key="adj_next", on_click=on_next, args=(item_id,),
-            disabled=_next_open(lines, item_id) is None, help="The next undecided disagreement, worst first.")
-tokens = entry.tokens
+            disabled=next_open(lines, item_id) is None, help="The next undecided disagreement, worst first.")
+screen = item_screen(engine, entry)
+tokens, differ = entry.tokens, screen.differ
 # The gold in force when the lead opened the item: their decision is made against it, so one that another
 # lead (or the automatic rule) made while they were looking is shown to them, not silently replaced.
-in_force_id = st.session_state.setdefault(f"adj_base_{item_id}", entry.gold.id if entry.gold is not None else None)
+in_force_id = state.seen.setdefault(item_id, entry.gold.id if entry.gold is not None else None)
 
-source_text, source_spans = item_source(engine, item_id)
 st.markdown("**English source** (aspect terms highlighted)")
-st.markdown(marked_text(source_text, source_spans), unsafe_allow_html=True)
+st.markdown(marked_text(screen.source_text, screen.source_spans), unsafe_allow_html=True)
 
 st.subheader("Annotators side by side")
-differ = disagreeing_tokens([v.tags for v in entry.versions])
 if not entry.versions:
     st.info("No annotator has submitted this item yet.")
 else:
@@ -307,9 +264,8 @@ if entry.gold is not None:
     st.caption(f"{md_escape(entry.gold.source)} · {md_escape(who)} · {entry.gold.created_at:%Y-%m-%d %H:%M} UTC")
     st.markdown(token_chips(tokens, entry.gold.spans, differ=differ), unsafe_allow_html=True)
 
-edit_key = f"adj_edit_{item_id}"
 st.subheader("Edit gold")
-editing = st.session_state.get(edit_key)
+editing = state.edits.get(item_id)
 start_spans = editing if editing is not None else (entry.gold.spans if entry.gold is not None else [])
 st.caption("Tokens the annotators tag differently are underlined in red. Same keys as tagging; "
            "Ctrl+Enter saves the edited gold (with the note above).")
@@ -317,8 +273,8 @@ span_editor(
     "adj_editor", item=item_id,
     label=f"gold · {entry.sentence_key} · {entry.phase} · item {item_id}"
           + (" · edited, not saved" if editing is not None else ""),
-    tokens=tokens, spans=start_spans, ack=st.session_state.get(f"adj_ack_{item_id}", 0),
-    status=st.session_state.get(f"adj_status_{item_id}", ("", "")),
+    tokens=tokens, spans=start_spans, ack=state.acks.get(item_id, 0),
+    status=state.status.get(item_id, ("", "")),
     disagree=differ,
     on_commit=lambda commit, item_id=item_id, n=len(tokens): on_editor_commit(item_id, n, commit),
     hints="Click/drag tokens · Enter or A mark · Backspace remove · Ctrl+Z undo · Ctrl+Enter save gold",
@@ -326,16 +282,6 @@ span_editor(
 st.button("Save edited gold", key=f"adj_save_{item_id}", type="primary", on_click=on_save_edit,
           args=(item_id, len(tokens)), disabled=editing is None)
 
-history = decisions(engine, item_id)
-if history:
-    with st.expander(f"Decisions for this item ({len(history)}; the last one is in force)"):
-        st.dataframe(
-            [
-                {"when (UTC)": d.created_at.strftime("%Y-%m-%d %H:%M:%S"), "who": d.decided_by or "automatic",
-                 "how": d.source,
-                 "spans": "; ".join(span_text(tokens, s) for s in d.spans) if d.tags is not None else "— (no gold)",
-                 "note": d.note or ""}
-                for d in history
-            ],
-            hide_index=True,
-        )
+if screen.history:
+    with st.expander(f"Decisions for this item ({len(screen.history)}; the last one is in force)"):
+        st.dataframe(history_rows(screen.history, tokens), hide_index=True)

@@ -109,7 +109,7 @@ def test_the_gold_editor_shows_the_source_and_the_tokens_the_annotators_disagree
     assert data["item"] == world["item"] and data["disagree"] == [2]  # meera: B I, kiran: B O
     assert any("source-text" in m.value and "<mark" in m.value and "staff service" in m.value for m in at.markdown)
     commit(at, "adj_editor", "mark", spans=[(1, 3)], item=world["item"] + 1000)  # another item: ignored
-    assert "adj_edit_" + str(world["item"]) not in at.session_state
+    assert world["item"] not in at.session_state["adj"].edits
 
 
 def test_agreed_items_are_gold_without_a_lead(world):
