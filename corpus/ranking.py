@@ -16,7 +16,7 @@ from itertools import repeat
 import numpy as np
 
 from corpus.agreement import MetricsInput, restricted
-from corpus.metrics import Agreement, sentence_agreement
+from corpus.metrics import Agreement, sentence_agreement, table2
 from corpus.records import PHASES
 
 NOT_DEFINED = "—"
@@ -96,18 +96,11 @@ def in_scope(data: MetricsInput, domain: str | None = None, phase: str | None = 
 
 # --- Table 2 ------------------------------------------------------------------------------------------
 
-TABLE2_COLUMNS = ("aware", "blind", "overall", "best")
-
-
 def table2_rows(agreement: Agreement) -> list[dict]:
-    """The seed paper's Table 2 as shown: ROUGE-L between translators and Fleiss' kappa between
-    annotators, per phase and overall, "—" where undefined (kappa has no "best")."""
-    rouge, fleiss = agreement.rouge_l, agreement.fleiss_kappa
-    return [
-        {"figure": "ROUGE-L F", **{c: figure_text(rouge[c]) for c in TABLE2_COLUMNS}},
-        {"figure": "Fleiss' kappa", **{c: figure_text(fleiss[c]["kappa"]) for c in TABLE2_COLUMNS[:3]},
-         "best": NOT_DEFINED},
-    ]
+    """The seed paper's Table 2 as shown: the one builder's rows (``corpus.metrics.table2``: ROUGE-L between
+    translators, Fleiss' kappa between annotators and every other registered figure, per phase and overall),
+    three decimals, "—" where undefined (kappa has no "best")."""
+    return [row.cells(figure_text) for row in table2(agreement.report_summary())]
 
 
 def table2_basis(data: MetricsInput, agreement: Agreement) -> str:

@@ -11,7 +11,7 @@ from corpus.export.options import ASPECT_TYPE, FormatOptions
 from corpus.export.records import ExportDataset
 from corpus.export.semeval_xml import unlinked_terms
 from corpus.export.splits import split_divergence
-from corpus.metrics import summary_rows, undefined_reasons
+from corpus.metrics import table2, undefined_reasons
 from corpus.stats import LabelledSentence, table1
 from corpus.tokens import TOKENIZER_SIGNATURE
 
@@ -226,7 +226,7 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None, options
         rouge = report["rouge_l"]
         lines += _table(
             ["figure", "aspect-aware", "aspect-blind", "overall", "chosen translation"],
-            [[row["figure"], row["aware"], row["blind"], row["overall"], row["best"]] for row in summary_rows(report)],
+            [[row.figure, row.aware, row.blind, row.overall, row.best] for row in table2(report)],
         )
         lines += [
             "",

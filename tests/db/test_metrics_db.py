@@ -130,7 +130,7 @@ def test_metrics_command_prints_a_table_2_summary_with_the_signature(engine, sql
     build_small_project(engine)
     assert main(["--db", sqlite_url, "metrics"]) == 0
     out = capsys.readouterr().out
-    assert "ROUGE-L F (weighted)" in out and "Fleiss kappa (B/I/O)" in out
+    assert "ROUGE-L F (weighted)" in out and "Fleiss' kappa (B/I/O tokens)" in out
     assert f"{31 / 63:.3f}" in out
     assert "Fleiss kappa blind: undefined" in out
     assert "signature: tok:hi-canon/1.0" in out
