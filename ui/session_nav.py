@@ -14,28 +14,11 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from ui.auth_routes import LOGOUT_PATH, NONCE_COOKIE, SESSION_PATH, bind_login_code
+from ui.components import bundle
 
 KEPT_TEXT_PREFIX = "corpus-tool:unsaved-text:"
 
-_JS = """
-export default function ({ data }) {
-  if (data.forget_kept_text) {
-    for (const key of Object.keys(window.localStorage)) {
-      if (key.startsWith(data.forget_kept_text)) window.localStorage.removeItem(key);
-    }
-  }
-  if (data.method === "POST") {
-    const form = document.createElement("form");
-    form.method = "POST";
-    form.action = data.url;
-    form.style.display = "none";
-    document.body.append(form);
-    form.submit();
-  } else {
-    window.location.replace(data.url);
-  }
-}
-"""
+_JS = bundle("session_nav/index.js")  # ui/components/session_nav/index.js
 
 _component = st.components.v2.component("corpus_tool_session_nav", js=_JS)
 

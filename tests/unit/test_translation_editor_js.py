@@ -1,7 +1,8 @@
-"""The translation editor's pure JS helpers under node (``node --test``): the ported tokenizer gives the
-same tokens as corpus.tokens on Hindi samples (so a token index means the same word in the browser and on
-the server), the map follows its words over an edit as corpus.aspect_map.relocate does, and the context,
-danda and braces rules."""
+"""The translation editor's pure JS helpers (ui/components/translation_editor/text.js and typing.js) under
+node (``node --test``), against the Python: the ported tokenizer gives the same tokens as corpus.tokens on
+Hindi samples (so a token index means the same word in the browser and on the server), the map follows its
+words over an edit as corpus.aspect_map.relocate does, and the guideline says what the typing rules do.
+The rules alone (context, danda, braces, word conversion) are tests/js/translation_editor.test.mjs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from corpus.aspect_map import relocate
 from corpus.tokens import tokenize_with_offsets
-from ui.translation_editor import HELPERS_JS
+from ui.components import HERE
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
@@ -32,10 +33,13 @@ SAMPLES = [
 
 
 def run_node(tmp_path, body: str) -> subprocess.CompletedProcess:
-    (tmp_path / "helpers.mjs").write_text(HELPERS_JS, encoding="utf-8")
+    """``body`` as a node test, with the editor's text rules as ``h`` and its typing state as ``t`` (the files
+    the browser gets, imported from ui/components)."""
+    folder = HERE / "translation_editor"
     test = tmp_path / "helpers.test.mjs"
     test.write_text("import test from 'node:test';\nimport assert from 'node:assert/strict';\n"
-                    "import * as h from './helpers.mjs';\n" + body, encoding="utf-8")
+                    f"import * as h from {json.dumps((folder / 'text.js').as_uri())};\n"
+                    f"import * as t from {json.dumps((folder / 'typing.js').as_uri())};\n" + body, encoding="utf-8")
     return subprocess.run([NODE, "--test", str(test)], capture_output=True, text=True, timeout=60)
 
 
@@ -68,35 +72,6 @@ def test_the_map_follows_its_words_over_an_edit_as_the_server_does(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_context_danda_and_braces_rules(tmp_path):
-    body = r"""
-test('context: up to three Devanagari words of the sentence before the word', () => {
-  assert.equal(h.contextWords('मैंने अपनी बेटी के '), 'अपनी बेटी के');
-  assert.equal(h.contextWords('वह आया। मैं '), 'मैं');
-  assert.equal(h.contextWords('Sony की '), 'की');
-  assert.equal(h.contextWords(''), '');
-});
-test('a stop after a word ends the sentence; after a digit or a space it does not', () => {
-  assert.equal(h.endsSentence('ा'), true);
-  assert.equal(h.endsSentence('ह'), true);
-  assert.equal(h.endsSentence('y'), true);
-  assert.equal(h.endsSentence('”'), true);
-  assert.equal(h.endsSentence('3'), false);
-  assert.equal(h.endsSentence(' '), false);
-  assert.equal(h.endsSentence(''), false);
-});
-test('braces', () => {
-  assert.deepEqual(h.bracedWord('हम {Brooklyn}'), { start: 3, inner: 'Brooklyn' });
-  assert.deepEqual(h.bracedWord('{Moti Mahal}'), { start: 0, inner: 'Moti Mahal' });
-  assert.equal(h.bracedWord('{}'), null);
-  assert.equal(h.insideBraces('हम {Moti '), true);
-  assert.equal(h.insideBraces('हम {Moti} '), false);
-});
-"""
-    done = run_node(tmp_path, body)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
 def test_the_translation_guideline_says_what_the_editor_does_with_names_and_stops(tmp_path):
     """Guideline 1's typing recipe and the danda line, run through the editor's own rules."""
     import re
@@ -113,10 +88,13 @@ def test_the_translation_guideline_says_what_the_editor_does_with_names_and_stop
     body = (f"test('braces', () => {{ const b = h.bracedWord('मेरा ' + {json.dumps(typed)}); "
             f"assert.equal(b.inner, {json.dumps(kept)}); assert.equal(b.start, 5); }});\n"
             "test('a stop after a word is a danda', () => { assert.equal(h.endsSentence('ा'), true); "
-            "assert.equal(h.endsSentence('l'), true); });\n")
+            "assert.equal(h.endsSentence('l'), true); });\n"
+            # the editor turns both keys into the danda (the input handler's rule), with the setting on
+            f"test('both stop keys', () => {{ for (const k of {json.dumps(list(stop.group(1, 2)))}) {{ "
+            "assert.equal(t.becomesDanda(k, 'मेरा' + k, 5, true), true, k); "
+            "assert.equal(t.becomesDanda(k, 'मेरा' + k, 5, false), false, k); } });\n")
     done = run_node(tmp_path, body)
     assert done.returncode == 0, done.stdout + done.stderr
-    for stop_key in stop.group(1, 2):  # the editor turns both keys into the danda (the input handler's rule)
-        from ui.translation_editor import _JS
+    from ui.translation_editor import _JS
 
-        assert f'ch === "{stop_key}"' in _JS
+    assert "becomesDanda(ch, " in _JS  # the input handler asks that rule
