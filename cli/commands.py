@@ -563,17 +563,42 @@ def _our_statistics(engine) -> tuple[dict | None, str | None]:
         return None, f"our corpus: cannot read {where} ({reason}); Table 1 shows the audited file only"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from corpus.baseline import CrfSettings
-    from corpus.jobs import LEASE_S
+class _Subcommand(argparse.ArgumentParser):
+    """A command's parser whose options may be added only when it is used (``fill``): the options of
+    ``baseline`` and ``worker`` show defaults read from modules every other command need not import."""
 
+    def __init__(self, *args, fill=None, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        super().__init__(*args, **kwargs)
+        self._fill = fill
+
+    def _filled(self) -> None:
+        fill, self._fill = self._fill, None
+        if fill is not None:
+            fill(self)
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: ANN001, ANN201
+        self._filled()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._filled()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._filled()
+        return super().format_help()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command. It imports nothing heavy: ``--help``, a usage error and a command's
+    start-up stay cheap (tests/cli/test_cli_lazy_imports.py)."""
     parser = argparse.ArgumentParser(
         prog="python -m corpus", description=__doc__.splitlines()[0],
         epilog="Every command, option, exit code and output: docs/cli.md. The work file: docs/workfile.md. "
                "Tokens and the metrics JSON: docs/contracts.md.")
     parser.add_argument("--db", help="database URL (default: $DATABASE_URL, else the app's SQLite file)")
     parser.add_argument("--version", action=_Version, help="print the version of the command line and its formats")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Subcommand)
     _accept_global_options_after_the_command(sub)
 
     p = sub.add_parser("init", help="create or upgrade the schema")
@@ -661,16 +686,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", action="store_true", help="also the CRF baseline on the file (5-fold CV)")
     p.set_defaults(func=cmd_audit)
 
-    crf = CrfSettings()
-    p = sub.add_parser("baseline", help="CRF sanity check: span P/R/F1 per domain, English and Hindi")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--c1", type=float, default=crf.c1, help=f"L1 regularization (default {crf.c1:g})")
-    p.add_argument("--c2", type=float, default=crf.c2, help=f"L2 regularization (default {crf.c2:g})")
-    p.add_argument("--iterations", type=int, default=crf.max_iterations,
-                   help=f"L-BFGS iterations at most (default {crf.max_iterations})")
-    p.add_argument("--folds", type=int, default=crf.folds,
-                   help=f"cross-validation folds without a test split (default {crf.folds})")
-    p.add_argument("--seed", type=int, default=crf.seed, help=f"seed of the fold split (default {crf.seed})")
+    p = sub.add_parser("baseline", help="CRF sanity check: span P/R/F1 per domain, English and Hindi",
+                       fill=_baseline_options)
     p.set_defaults(func=cmd_baseline)
 
     p = sub.add_parser("evaluate", help="score predictions for the test split and add them to the leaderboard")
@@ -686,14 +703,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_train_suggestions)
 
-    p = sub.add_parser("worker", help="run background jobs (retrain, review suspects, baselines) until stopped")
+    p = sub.add_parser("worker", help="run background jobs (retrain, review suspects, baselines) until stopped",
+                       fill=_worker_options)
+    p.set_defaults(func=cmd_worker)
+    return parser
+
+
+def _baseline_options(p: argparse.ArgumentParser) -> None:
+    from corpus.baseline import CrfSettings
+
+    crf = CrfSettings()
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--c1", type=float, default=crf.c1, help=f"L1 regularization (default {crf.c1:g})")
+    p.add_argument("--c2", type=float, default=crf.c2, help=f"L2 regularization (default {crf.c2:g})")
+    p.add_argument("--iterations", type=int, default=crf.max_iterations,
+                   help=f"L-BFGS iterations at most (default {crf.max_iterations})")
+    p.add_argument("--folds", type=int, default=crf.folds,
+                   help=f"cross-validation folds without a test split (default {crf.folds})")
+    p.add_argument("--seed", type=int, default=crf.seed, help=f"seed of the fold split (default {crf.seed})")
+
+
+def _worker_options(p: argparse.ArgumentParser) -> None:
+    from corpus.jobs import LEASE_S
+
     p.add_argument("--once", action="store_true", help="run the jobs waiting now, then exit")
     p.add_argument("--lease", type=float, default=LEASE_S, metavar="S",
                    help=f"seconds a job stays this worker's without a renewal (default {LEASE_S:g}; renewed every S/4)")
     p.add_argument("--poll", type=float, default=1.0, metavar="S", help="seconds between looks for work (default 1)")
     p.add_argument("--json", action="store_true", help="with --once: how many jobs ran, as JSON on stdout")
-    p.set_defaults(func=cmd_worker)
-    return parser
 
 
 class _Version(argparse.Action):

@@ -51,22 +51,36 @@ def script_head() -> str | None:
 
 def at_head(engine: Engine) -> bool:
     """True when the database already stands at the scripts' head (one read, no Alembic import)."""
+    return _current(engine) is not None
+
+
+def _current(engine: Engine) -> bool | None:
+    """None unless the database stands at the scripts' head; then whether it holds a project. One read-only
+    connection (on SQLite a deferred BEGIN: never the write lock, so a command does not wait for another
+    process's import to check the schema), plain SQL: no Alembic, no mapper set-up."""
+    from db.engine import reader
+
     head = script_head()
     if head is None:
-        return False
+        return None
     try:
-        with engine.connect() as conn:
-            return list(conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalars()) == [head]
+        with reader(engine).connect() as conn:
+            if list(conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalars()) != [head]:
+                return None
+            return conn.exec_driver_sql("SELECT 1 FROM projects LIMIT 1").first() is not None
     except DBAPIError:  # no schema yet
-        return False
+        return None
 
 
 def upgrade(engine: Engine) -> None:
     """Bring the schema to head. SQLite migrations use their own connection with foreign keys off.
-    A database already at head costs one read: Alembic (a fifth of a second of CPU to import and
-    load the scripts) is only imported when there is something to migrate."""
-    if at_head(engine):
-        ensure_default_project(engine)
+    A database already at head with its project costs one read of two plain queries: Alembic (a fifth of
+    a second of CPU to import and load the scripts) is only imported when there is something to migrate,
+    and the project is written only when there is none."""
+    current = _current(engine)
+    if current is not None:
+        if not current:
+            ensure_default_project(engine)
         return
     from alembic import command
 
