@@ -339,9 +339,7 @@ class TagTable:
     def fleiss(self, group_labels: Sequence[str], raters: int) -> dict[str, FleissResult]:
         """Fleiss' kappa per label of the translation groups (e.g. phase), over the tokens of the
         translations tagged by exactly ``raters`` annotators; the others are counted, not mixed in."""
-        names = list(dict.fromkeys(group_labels))
-        index = {name: i for i, name in enumerate(names)}
-        labels = np.fromiter(map(index.__getitem__, group_labels), dtype=np.int64, count=len(group_labels))
+        names, labels = _label_codes(group_labels)
         equal = self.group_equal_length()
         fewer = self.group_size < raters
         more = self.group_size > raters
@@ -349,11 +347,7 @@ class TagTable:
         usable, data = self._ratings(raters, equal)
         item_label = np.repeat(labels[usable], self.length[self.group_start[usable]])
         if raters >= 2:
-            patterns = self.__dict__.get(f"_patterns_{raters}")
-            if patterns is None:
-                patterns = self.__dict__[f"_patterns_{raters}"] = rating_patterns(data)
-            width = (raters + 1) ** len(LABELS)
-            frequency = np.bincount(item_label * width + patterns, minlength=len(names) * width).reshape(-1, width)
+            _, frequency = self.pattern_frequency(group_labels, raters)
         results: dict[str, FleissResult] = {}
         for code, name in enumerate(names):
             in_label = labels == code
@@ -365,6 +359,20 @@ class TagTable:
                 int((mismatch & in_label).sum()),
             )
         return results
+
+    def pattern_frequency(self, group_labels: Sequence[str], raters: int) -> tuple[list[str], np.ndarray]:
+        """Fleiss' units, counted: per label of the translation groups (first-seen order), how many tokens of
+        the translations tagged by exactly ``raters`` (2 or more) annotators with equal token counts have each
+        rating pattern (``rating_patterns``: how many annotators gave B, I and O). Rows: labels; columns:
+        patterns, ``(raters + 1) ** 3`` of them. Any agreement measure over those units reads it."""
+        names, labels = _label_codes(group_labels)
+        usable, data = self._ratings(raters, self.group_equal_length())
+        item_label = np.repeat(labels[usable], self.length[self.group_start[usable]])
+        patterns = self.__dict__.get(f"_patterns_{raters}")
+        if patterns is None:
+            patterns = self.__dict__[f"_patterns_{raters}"] = rating_patterns(data)
+        width = (raters + 1) ** len(LABELS)
+        return names, np.bincount(item_label * width + patterns, minlength=len(names) * width).reshape(-1, width)
 
     def _ratings(self, raters: int, equal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The groups tagged by exactly ``raters`` annotators with equal token counts, and their
@@ -430,6 +438,18 @@ class TagTable:
             pair = (self.names[value // width], self.names[value % width])
             tallies[pair] = _tally(self.tags[left[chosen]].tolist(), self.tags[right[chosen]].tolist())
         return tallies
+
+
+def _label_codes(group_labels: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    names = list(dict.fromkeys(group_labels))
+    index = {name: i for i, name in enumerate(names)}
+    return names, np.fromiter(map(index.__getitem__, group_labels), dtype=np.int64, count=len(group_labels))
+
+
+def pattern_counts(raters: int, n_cat: int = len(LABELS)) -> np.ndarray:
+    """Every ``rating_patterns`` value's counts per category: row p holds how many raters chose each category."""
+    base = raters + 1
+    return (np.arange(base ** n_cat)[:, None] // base ** np.arange(n_cat)[None, :]) % base
 
 
 def fleiss_over_translations(tag_sets: Iterable[Sequence[str]], raters: int) -> FleissResult:
