@@ -20,7 +20,8 @@ Devanagari words of the sentence as context (``ctx``), never a page rerun.
 The aspect map is made on token positions (``data-token-index``, the canonical tokenizer ported to JS:
 ``tokenize`` in ``ui/components/translation_editor/text.js``, checked against ``corpus.tokens`` by a node
 test): click, Shift+click or drag selects the words of the active aspect, so two equal words are two
-tokens; ↑/↓ move between aspects. ``Ctrl+Enter`` submits and ``Alt+U`` toggles untranslatable from anywhere in the editor.
+tokens; ↑/↓ move between aspects. ``Ctrl+Enter`` submits and ``Alt+U`` toggles untranslatable from anywhere in
+the editor.
 
 A rerun never re-creates the editor of the same task: a re-mounted element gets the same task's live
 editor back (text, caret, focus), and the server's text replaces what is in the box only when the page

@@ -23,7 +23,8 @@ def test_every_component_file_is_reached_by_a_bundle_or_served_as_css():
     used = set()
     for entry in ENTRIES:
         text = bundle(entry)
-        used |= {line.removeprefix("// ---- ui/components/") for line in text.splitlines() if line.startswith("// ---- ")}
+        used |= {line.removeprefix("// ---- ui/components/") for line in text.splitlines()
+                 if line.startswith("// ---- ")}
     js = {p.relative_to(HERE).as_posix() for p in HERE.rglob("*.js")}
     assert js == used
     assert {p.relative_to(HERE).as_posix() for p in HERE.rglob("*.css")} == {
@@ -73,3 +74,12 @@ def test_the_bundler_refuses_what_the_browser_could_not_load(tmp_path, monkeypat
         components.bundle("c/e.js")
     with pytest.raises(ValueError, match="outside"):
         components.asset("../x.css")
+
+
+def test_the_translation_editor_names_no_aspect():
+    """A blind task's page gets the same editor: its code and styles must not name the aspects the aware
+    phase maps (tests/pages/test_translate_page.py checks the whole page)."""
+    from ui import translation_editor
+
+    for text in (translation_editor._JS, translation_editor._CSS):
+        assert "aspect" not in text.lower()

@@ -1,7 +1,8 @@
 // The translation editor's text rules, pure: the canonical tokenizer of corpus/tokens.py ported to JS, the map
-// carried over an edit (corpus.aspect_map.relocate), the context words sent with a look-up, braces, danda,
-// and the words the typing converts. tests/unit/test_translation_editor_js.py checks the tokenizer and
-// relocate against the Python; tests/js/translation_editor.test.mjs the rest.
+// carried over an edit (relocate in the corpus package's map module), the context words sent with a look-up,
+// braces, danda, and the words the typing converts. tests/unit/test_translation_editor_js.py checks the
+// tokenizer and relocate against the Python; tests/js/translation_editor.test.mjs the rest.
+// (Served to blind tasks too: no word here names the kind of term the aware phase maps.)
 const TOKEN_RE = /[\p{L}\p{M}\p{N}\u200c\u200d]+|[^\p{White_Space}]/gu;
 const DEVANAGARI_WORD = /[\u0900-\u0963\u0966-\u097F\u200c\u200d]+/g;
 const SENTENCE_END = /[\u0964\u0965.!?]/;
