@@ -14,6 +14,7 @@ from corpus.metrics.base import Figure
 REGISTERED = (
     "corpus.metrics.rouge_l",
     "corpus.metrics.fleiss",
+    "corpus.metrics.krippendorff",
     "corpus.metrics.cohen",
     "corpus.metrics.span_f1",
     "corpus.metrics.coverage",
