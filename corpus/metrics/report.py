@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from corpus.agreement import MetricsInput, RougeResult, TagSet
 from corpus.kappa import TagTable
 from corpus.metrics.base import FigureInputs, FigureResult
-from corpus.metrics.registry import FIGURES
+from corpus.metrics import registry
 from corpus.tokens import TOKENIZER_SIGNATURE
 
 #: The report's keys, in order: the two long row lists of ROUGE-L, each figure's section, the signature.
-REPORT_KEYS = ("rouge_l_pairs", "rouge_l_sentences", *(f.key for f in FIGURES), "signature")
+REPORT_KEYS = ("rouge_l_pairs", "rouge_l_sentences", *(f.key for f in registry.FIGURES), "signature")
 
 
 def signature(annotators_per_item: int, inputs: FigureInputs | None = None) -> dict:
@@ -28,10 +28,10 @@ def signature(annotators_per_item: int, inputs: FigureInputs | None = None) -> d
 
     inputs = inputs if inputs is not None else FigureInputs(MetricsInput([], [], [], {}, annotators_per_item))
     out = {"tokenizer": TOKENIZER_SIGNATURE}
-    for figure in FIGURES:
+    for figure in registry.FIGURES:
         out.update(figure.signature(inputs))
     parts = [f"tok:{TOKENIZER_SIGNATURE}"]
-    parts += [text for f in FIGURES if (text := f.signature_text(annotators_per_item))]
+    parts += [text for f in registry.FIGURES if (text := f.signature_text(annotators_per_item))]
     out.update({
         "counted": "submitted translations and submitted annotations only",
         "statsmodels": statsmodels.__version__,
@@ -76,7 +76,7 @@ class Agreement:
 
     def report_summary(self) -> dict:
         """The report without its two long row lists (what summaries, tables and the export need)."""
-        return {**{f.key: self.results[f.key].section for f in FIGURES}, "signature": self.signature}
+        return {**{key: result.section for key, result in self.results.items()}, "signature": self.signature}
 
     def report(self) -> dict:
         """JSON-ready, with exactly the keys of the interfaces doc (``REPORT_KEYS``)."""
@@ -105,7 +105,7 @@ def compute_agreement(data: MetricsInput) -> Agreement:
 
 def _compute_agreement(data: MetricsInput) -> Agreement:
     inputs = FigureInputs(data)
-    results = {figure.key: figure.compute(inputs) for figure in FIGURES}
+    results = {figure.key: figure.compute(inputs) for figure in registry.FIGURES}
     return Agreement(inputs.rouge, results, signature(data.annotators_per_item, inputs), inputs.tags,
                      inputs.tag_sources)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from corpus.metrics.base import TABLE2_COLUMNS, Table2Row
-from corpus.metrics.registry import FIGURES
+from corpus.metrics import registry
 
 BEST_EXPLANATION = (
     "Best: the chosen translation of each sentence (highest mean ROUGE-L against the others) scored against the rest."
@@ -17,7 +17,7 @@ BEST_EXPLANATION = (
 
 def table2(report: Mapping) -> list[Table2Row]:
     """Table 2, every registered figure's rows in registry order (the figures a report lacks are skipped)."""
-    return [row for f in FIGURES if f.key in report for row in f.table2(report[f.key])]
+    return [row for f in registry.FIGURES if f.key in report for row in f.table2(report[f.key])]
 
 
 def summary_rows(report: Mapping) -> list[dict]:
@@ -27,13 +27,13 @@ def summary_rows(report: Mapping) -> list[dict]:
 
 def undefined_reasons(report: Mapping) -> list[str]:
     """Why each undefined value of Table 2 is undefined."""
-    return [line for f in FIGURES if f.key in report for line in f.undefined(report[f.key])]
+    return [line for f in registry.FIGURES if f.key in report for line in f.undefined(report[f.key])]
 
 
 def explanations() -> list[str]:
     """One line per figure that explains itself, "best" after ROUGE-L (the dashboard's method notes)."""
     lines = []
-    for f in FIGURES:
+    for f in registry.FIGURES:
         if f.explanation:
             lines.append(f.explanation)
         if f.key == "rouge_l":
@@ -43,9 +43,9 @@ def explanations() -> list[str]:
 
 #: The method notes by their former names (``explanations()`` has every registered figure's).
 EXPLANATIONS = {
-    "rouge": FIGURES[0].explanation if FIGURES[0].key == "rouge_l" else "",
+    "rouge": registry.FIGURES[0].explanation if registry.FIGURES[0].key == "rouge_l" else "",
     "best": BEST_EXPLANATION,
-    **{f.key.split("_")[0]: f.explanation for f in FIGURES if f.explanation and f.key != "rouge_l"},
+    **{f.key.split("_")[0]: f.explanation for f in registry.FIGURES if f.explanation and f.key != "rouge_l"},
 }
 
 
@@ -62,7 +62,7 @@ def format_report(report: Mapping) -> str:
     for row in rows:
         cells = [number(getattr(row, c)) if getattr(row, c) is not None or c != "best" else "" for c in TABLE2_COLUMNS]
         lines.append(f"{row.figure:{width}}" + "".join(f"{c:>10}" for c in cells).rstrip())
-    for figure in FIGURES:
+    for figure in registry.FIGURES:
         if figure.key in report:
             section = figure.report_lines(report)
             if section:
