@@ -484,3 +484,28 @@ def test_the_kappa_figures_say_once_whether_annotators_saw_suggestions(project_d
     at = open_dashboard(project_db)
     said = [c.value for c in at.caption if "suggestions and kappa: " in c.value.lower()]
     assert said == ["Suggestions and kappa: annotators saw no suggestions (0 items with a record of what was shown)."]
+
+
+def test_table_2_shows_every_registered_figure_krippendorffs_alpha_too(project_db):
+    """Alpha came in as one module and one registry line: the page shows its row with no edit of its own.
+    With 2 annotators alpha = 1 - (n - 1) / n * (1 - Fleiss' kappa) over n = 2 x tokens (hand-derived)."""
+    from corpus.metrics import compute_agreement
+    from db.metrics_data import load_metrics_input
+
+    at = open_dashboard(project_db)
+    assert not at.exception
+    t2 = table2(at)
+    with Session(project_db) as session:
+        project = session.scalars(select(SourceSentence.project_id)).first()
+    fleiss = compute_agreement(load_metrics_input(project_db, project)).fleiss_kappa
+
+    def alpha(kappa: float, tokens: int) -> str:
+        n = 2 * tokens
+        return f"{1 - (n - 1) / n * (1 - kappa):.3f}"
+
+    assert t2.loc["Krippendorff's alpha"].tolist() == [
+        alpha(43 / 59, fleiss["aware"]["items"]), "—", alpha(13 / 17, fleiss["overall"]["items"]), "—"]
+    method = next(e for e in at.expander if e.label == "How these figures are computed")
+    inside = "\n".join(c.value for c in method.caption)
+    assert "Krippendorff's alpha: annotators' agreement" in inside
+    assert "Krippendorff's alpha blind: every annotator gave every item the same label (O)" in inside
