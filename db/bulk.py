@@ -12,6 +12,9 @@ rows. Here the rows go straight to the driver, in the caller's transaction (noth
 
 JSON columns are stored as the dialect's serializer writes them (``json.dumps`` unless the engine was
 given another); a caller that has the text already (``json_text``) saves the serializing.
+
+Rows of a table with a write rule (``db.write_rules.RULED_TABLES``: tagging assignments) pass the rule
+(``db.write_rules.check_rows``) before any is sent: no session listener sees them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from typing import Any
 from sqlalchemy import JSON, bindparam, insert
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.orm import Session
+
+from db.write_rules import RULED_TABLES, check_rows
 
 #: Rows per executemany: big enough to be fast, small enough that one chunk's rows stay a few MB.
 CHUNK = 5000
@@ -108,6 +113,9 @@ def insert_rows(session: Session, model: Any, columns: Sequence[str], rows: Iter
     Columns left out get no Python-side default: name every column that needs a value. ``json_text``:
     JSON columns whose values are their stored text already (``json_list_of_strings``)."""
     table = getattr(model, "__table__", model)
+    if table.name in RULED_TABLES:  # no listener sees these rows: the write rules are called here
+        rows = rows if isinstance(rows, list) else list(rows)
+        check_rows(session, table.name, columns, rows)
     connection = session.connection()
     dialect = connection.dialect
     if USE_COPY and dialect.name == "postgresql" and dialect.driver == "psycopg":

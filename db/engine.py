@@ -107,6 +107,9 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 def make_engine(url: str | None = None) -> Engine:
+    from db.write_rules import install as install_write_rules
+
+    install_write_rules()  # the write rules' session listeners (tagging independence), once per process
     url = normalize_url(url or default_url())
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]

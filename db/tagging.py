@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import Engine, event, inspect, select
+from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
@@ -44,6 +44,7 @@ from db.models import (
 from db.project_settings import ProjectSettings, settings_in
 from db.revisions import record_revision
 from db.saving import is_unique_violation
+from db.write_rules import OwnTranslation  # noqa: F401  (raised by the backstop on every write path)
 
 INACTIVE = INACTIVE_STATUSES
 SAVE_ACTIONS = ("autosave", "save", "submit")
@@ -55,10 +56,6 @@ class NotAssigned(PermissionError):
 
 class SessionEndedWhileTagging(NotAssigned, SessionEnded):
     """The writer's session ended (logout elsewhere, password change, deactivation): nothing is saved."""
-
-
-class OwnTranslation(ValueError):
-    """An annotator was about to be given their own translation to tag; they never tag their own work."""
 
 
 class StaleAnnotation(SavedFirst):
@@ -246,35 +243,6 @@ def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int 
             short.append(t.id)
     session.flush()
     return AssignmentReport(created=created, targets=len(targets), short=short)
-
-
-@event.listens_for(Session, "before_flush")
-def _refuse_own_translations(session: Session, _flush_context: object, _instances: object) -> None:
-    """Backstop for every path that writes tagging assignments (assignment, import, demo, a lead's
-    script): an assignment of a translation to its own translator never reaches the database."""
-    rows = [
-        row for row in (*session.new, *session.dirty)
-        if isinstance(row, AnnotationAssignment)
-        and (row in session.new or _changed(row, "user_id") or _changed(row, "translation_id"))
-    ]
-    if not rows:
-        return
-    ids = sorted({row.translation_id for row in rows if row.translation_id is not None})
-    translators: dict[int, int] = {}
-    with session.no_autoflush:
-        for i in range(0, len(ids), 500):
-            translators.update(session.execute(
-                select(Translation.id, Translation.translator_id).where(Translation.id.in_(ids[i:i + 500]))
-            ).all())
-    for row in rows:
-        if row.user_id is not None and translators.get(row.translation_id) == row.user_id:
-            raise OwnTranslation(
-                f"user {row.user_id} translated translation {row.translation_id}; annotators never tag their own translation"
-            )
-
-
-def _changed(row: AnnotationAssignment, attribute: str) -> bool:
-    return inspect(row).attrs[attribute].history.has_changes()
 
 
 def reassign_open_tagging(session: Session, user_id: int, actor_id: int | None) -> AssignmentReport:

@@ -24,7 +24,6 @@ from itertools import chain
 from sqlalchemy import Engine, Text, bindparam, cast, func, select, update
 from sqlalchemy.orm import Session
 
-import db.tagging  # noqa: F401  (its before-flush backstop refuses self-tagging assignments)
 from corpus.assignment import tagging_refusal
 from corpus.errors import InputRejected, LocatedError
 from corpus.records import (
