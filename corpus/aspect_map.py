@@ -1,9 +1,12 @@
 """The aspect-aware map as the translator makes it: a selection of canonical tokens of their own
-translation, stored as one character span per source aspect. Pure helpers shared by the page and tests."""
+translation, stored as one character span per source aspect. Pure helpers and the map's rule, shared by
+the page and the save (``db.translation``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 from corpus.tokens import Token
 
@@ -47,3 +50,53 @@ def relocate(old: Sequence[str], indices: Sequence[int], new: Sequence[str]) -> 
         return []
     best = min(hits, key=lambda i: (abs(i - chosen[0]), i))
     return [best + (i - chosen[0]) for i in chosen]
+
+
+class Marked(Protocol):
+    """One aspect's entry in the editor's map: a run of tokens ``[from, to)``, or dropped with a reason."""
+
+    tokens: tuple[int, int] | None
+    dropped: bool
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class MapLink:
+    """Where one source aspect went: a character span of the translation, or dropped."""
+
+    aspect_id: int
+    start: int | None = None
+    end: int | None = None
+    dropped: bool = False
+    reason: str | None = None
+
+
+def links_of_map(
+    tokens: Sequence[Token], aspects: Sequence[tuple[int, str]], marked: Mapping[int, Marked],
+) -> tuple[list[MapLink], list[str]]:
+    """The editor's map as character spans of the translation's tokens, in the order of ``aspects``
+    (id, term as the message names it); each aspect whose marked words are no longer in the translation is
+    left out, with a problem saying so."""
+    links: list[MapLink] = []
+    problems: list[str] = []
+    for aspect_id, term in aspects:
+        m = marked.get(aspect_id)
+        if m is None:
+            continue
+        if m.dropped:
+            links.append(MapLink(aspect_id, dropped=True, reason=m.reason))
+        elif m.tokens:
+            try:
+                span = selection_to_span(tokens, range(*m.tokens))
+            except IndexError:
+                problems.append(f"the words marked for “{term}” are no longer in your translation; mark them again")
+                continue
+            if span is not None:
+                links.append(MapLink(aspect_id, span[0], span[1]))
+    return links, problems
+
+
+def submission_refused(untranslatable: bool, unplaced: Sequence[str]) -> list[str]:
+    """Why a submission is refused by its map: words marked for an aspect that are no longer in the
+    translation (``links_of_map``'s problems). None for a sentence marked untranslatable: it keeps no map."""
+    return [] if untranslatable else list(unplaced)

@@ -10,7 +10,7 @@ Every save writes a full snapshot to the revision history and checks the optimis
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, select
@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from corpus.aspect_map import Marked, links_of_map, submission_refused
 from corpus.assignment import aware_locked, blind_contaminated
 from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
@@ -103,6 +104,8 @@ class Draft:
     reason: str | None = None
     note: str | None = None
     links: tuple[LinkDraft, ...] = ()
+    # What the editor's map could not place (``corpus.aspect_map.links_of_map``): refuses a submit.
+    unplaced: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -232,6 +235,26 @@ def load_task(engine: Engine, user_id: int, assignment_id: int) -> TaskView:
 
 
 # ----------------------------------------------------------------------------- validating and saving
+
+
+def editor_draft(
+    text: str | None, untranslatable: bool, reason: str | None, note: str | None,
+    aspects: Sequence[tuple[int, str]], marked: Mapping[int, Marked],
+) -> Draft:
+    """A Draft from the editor's state: the map's token runs become character spans of the canonical text
+    (``corpus.aspect_map.links_of_map``); what no longer fits is kept as ``unplaced``. ``aspects``: (id, term
+    as a problem names it) of an aware task, empty for a blind one."""
+    text = canonical_text(text)
+    links, unplaced = links_of_map(tokenize_with_offsets(text), aspects, marked) if aspects else ([], [])
+    return Draft(text, untranslatable, reason if untranslatable else None, note if untranslatable else None,
+                 tuple(LinkDraft(k.aspect_id, k.start, k.end, k.dropped, k.reason) for k in links), tuple(unplaced))
+
+
+def refuse_unplaced(draft: Draft, action: str) -> None:
+    """The map's rule for a submit (``corpus.aspect_map.submission_refused``): SubmissionRefused while words
+    marked for an aspect are no longer in the translation. The save applies it first; a page may ask before."""
+    if action == "submit" and (problems := submission_refused(draft.untranslatable, draft.unplaced)):
+        raise SubmissionRefused(problems)
 
 
 def input_problems(text: str, draft: Draft) -> list[str]:
@@ -374,6 +397,7 @@ def save_translation(
     """
     if action not in ACTIONS:
         raise ValueError(f"save_translation: action must be one of {ACTIONS}")
+    refuse_unplaced(draft, action)
     if draft.reason is not None and draft.reason not in UNTRANSLATABLE_REASONS:
         raise ValueError(f"untranslatable reason must be one of {', '.join(UNTRANSLATABLE_REASONS)}")
     text = canonical_text(draft.text)

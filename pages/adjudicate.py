@@ -126,7 +126,8 @@ def on_save_edit(item_id: int, n_tokens: int) -> None:
     spans = state.edits.get(item_id)
     if spans is None:
         return
-    mine = Decision(item_id, "edited", tuple(spans_to_tags(n_tokens, spans)), st.session_state.get(f"adj_note_{item_id}"))
+    note = st.session_state.get(f"adj_note_{item_id}")
+    mine = Decision(item_id, "edited", tuple(spans_to_tags(n_tokens, spans)), note)
     if _decide(mine, state.seen.get(item_id)):
         state.status[item_id] = ("ok", "Edited gold saved.")
         state.flash = ("success", "Edited gold saved.")
@@ -223,7 +224,8 @@ if item_id not in by_id:  # opened by its address although it is no disagreement
     options.insert(0, item_id)
 
 pick, step = st.columns([5, 1], vertical_alignment="bottom")
-pick.selectbox("Item", options, key="adj_item", on_change=on_pick, format_func=lambda i: item_label(by_id.get(i), entry))
+pick.selectbox("Item", options, key="adj_item", on_change=on_pick,
+               format_func=lambda i: item_label(by_id.get(i), entry))
 step.button("Next disagreement", key="adj_next", on_click=on_next, args=(item_id,),
             disabled=next_open(lines, item_id) is None, help="The next undecided disagreement, worst first.")
 screen = item_screen(engine, entry)

@@ -114,11 +114,11 @@ def test_a_save_refused_as_busy_is_retried_in_the_background_until_stored_then_t
     engine, user, aid = task
     at = open_page(engine, user, task=aid)
     type_text(at, aid, FIRST)
-    version = at.session_state[f"tx{aid}_live"]["version"]
+    version = at.session_state[f"tx{aid}"].version
     with write_lock_held(sqlite_url):
         type_text(at, aid, SECOND)
         assert [e.value for e in at.error] == [ProjectBusy.MESSAGE]
-        assert at.session_state[f"tx{aid}_live"]["version"] == version  # the version is not moved by a refusal
+        assert at.session_state[f"tx{aid}"].version == version  # the version is not moved by a refusal
         time.sleep(BUSY_RETRY_S)
         at.run()  # the background retry (a fragment every BUSY_RETRY_S s; a full run runs it too) meets the lock
         assert not at.exception, at.exception
@@ -130,24 +130,24 @@ def test_a_save_refused_as_busy_is_retried_in_the_background_until_stored_then_t
     assert not at.exception, at.exception
     assert not at.error
     assert stored_text(engine) == SECOND
-    assert at.session_state[f"tx{aid}_live"]["version"] == version + 1
+    assert at.session_state[f"tx{aid}"].version == version + 1
     assert editor_data(at, aid)["status"]["kind"] == "ok"
 
 
 def test_a_retry_right_after_the_refusal_waits_its_turn_so_the_message_comes_after_one_wait(task, sqlite_url,
                                                                                             monkeypatch):
     """One interactive wait, not a second one by a retry in the same run: counted as save attempts, not timed."""
-    import db.translation
+    import ui.translate_view  # the page's saves go through it (TaskSaves)
 
     engine, user, aid = task
     attempts = []
-    real = db.translation.save_translation
+    real = ui.translate_view.save_translation
 
     def counted(*args, **kwargs):
         attempts.append(kwargs.get("action"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(db.translation, "save_translation", counted)
+    monkeypatch.setattr(ui.translate_view, "save_translation", counted)
     at = open_page(engine, user, task=aid)
     with write_lock_held(sqlite_url):
         attempts.clear()
@@ -162,7 +162,7 @@ def test_forms_picked_while_busy_are_sent_again_with_the_retry(task, sqlite_url)
     with write_lock_held(sqlite_url):
         type_text(at, aid, FIRST, accepted=[("khana", "खाना")])  # the picks meet the lock first: no save tried
         assert [e.value for e in at.error] == [ProjectBusy.MESSAGE]
-        assert at.session_state[f"tx{aid}_picks"] == [("khana", "खाना")]
+        assert at.session_state[f"tx{aid}"].picks == [("khana", "खाना")]
     with Session(reader(engine)) as session:
         assert session.scalars(select(TypedForm.roman)).all() == []
     time.sleep(BUSY_RETRY_S)
@@ -172,7 +172,7 @@ def test_forms_picked_while_busy_are_sent_again_with_the_retry(task, sqlite_url)
     assert stored_text(engine) == FIRST
     with Session(reader(engine)) as session:
         assert [(f.roman, f.devanagari, f.uses) for f in session.scalars(select(TypedForm))] == [("khana", "खाना", 1)]
-    assert f"tx{aid}_picks" not in at.session_state
+    assert at.session_state[f"tx{aid}"].picks == []
 
 
 def test_a_skip_while_the_project_is_busy_keeps_the_task_open_with_the_message(task, sqlite_url):
@@ -193,12 +193,11 @@ def test_a_save_whose_reply_was_lost_is_followed_not_shown_as_a_conflict(task):
     at = open_page(engine, user, task=aid)
     type_text(at, aid, FIRST)
     assert stored_text(engine) == FIRST
-    live = at.session_state[f"tx{aid}_live"]
-    live["version"] -= 1  # as if the reply of that save never reached this session
+    at.session_state[f"tx{aid}"].version -= 1  # as if the reply of that save never reached this session
     type_text(at, aid, SECOND)
     assert not at.exception, at.exception
     assert stored_text(engine) == SECOND
-    assert f"tx{aid}_conflict" not in at.session_state
+    assert at.session_state[f"tx{aid}"].conflict is None
 
 
 def test_a_save_over_another_tabs_text_is_still_a_conflict(task):
@@ -208,4 +207,4 @@ def test_a_save_over_another_tabs_text_is_still_a_conflict(task):
     type_text(other, aid, FIRST)
     type_text(at, aid, SECOND)
     assert stored_text(engine) == FIRST
-    assert f"tx{aid}_conflict" in at.session_state
+    assert at.session_state[f"tx{aid}"].conflict is not None
