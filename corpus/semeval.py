@@ -118,7 +118,8 @@ class SemevalReader:
     (``fatal``, that error alone). The texts are counted by digest, so that a second pass, given
     ``duplicate_texts`` from the first, flags duplicate texts without holding the file's sentences."""
 
-    def __init__(self, filename: str, domain: str, split: str, duplicate_texts: frozenset[bytes] = frozenset()):
+    def __init__(self, filename: str, domain: str, split: str, duplicate_texts: frozenset[bytes] = frozenset(),
+                 keep: int = 0):
         self.filename, self.domain, self.split = filename, domain, split
         self.errors: Problems = []
         self.fatal = False
@@ -127,10 +128,28 @@ class SemevalReader:
         self.text_counts: Counter[bytes] = Counter()
         self._duplicates = duplicate_texts
         self._seen: dict[str, int] = {}
+        self._keep = keep
+        self._kept: list[tuple[SentenceRecord, bytes]] | None = [] if keep > 0 else None
+        self._bytes = hashlib.blake2b(digest_size=16)
 
     @property
     def duplicate_texts(self) -> frozenset[bytes]:
         return frozenset(digest for digest, n in self.text_counts.items() if n > 1)
+
+    @property
+    def digest(self) -> bytes:
+        """A digest of every byte (or character) the pass read: ``source_digest`` of the same file matches it."""
+        return self._bytes.digest()
+
+    def kept_records(self) -> list[SentenceRecord] | None:
+        """Every record of the pass, duplicate texts flagged as a second pass given ``duplicate_texts`` flags
+        them, when the reader was asked to ``keep`` that many (a small file is then parsed once); None when
+        the file held more sentences, or could not be read."""
+        if self._kept is None or self.fatal:
+            return None
+        duplicates = self.duplicate_texts
+        return [replace(record, flags=record.flags + ("duplicate-text",)) if digest in duplicates else record
+                for record, digest in self._kept]
 
     def records(self, source: Source) -> Iterator[SentenceRecord]:
         names = [problem for value, field in ((self.domain, "domain"), (self.split, "split"))
@@ -144,6 +163,7 @@ class SemevalReader:
         builder.parser = parser
         try:
             for chunk in _chunks(source):
+                self._bytes.update(_as_bytes(chunk))
                 parser.feed(chunk)
                 if self._wrong_root(builder):
                     return
@@ -198,7 +218,24 @@ class SemevalReader:
         self.aspects += len(record.aspects)
         if digest in self._duplicates:
             record = replace(record, flags=record.flags + ("duplicate-text",))
+        if self._kept is not None:
+            if len(self._kept) < self._keep:
+                self._kept.append((record, digest))
+            else:  # more than it may hold: the caller reads the file again
+                self._kept = None
         return record
+
+
+def _as_bytes(chunk: bytes | str) -> bytes:
+    return chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else chunk
+
+
+def source_digest(source: Source) -> bytes:
+    """The digest ``SemevalReader.digest`` gives after a pass over the same bytes, read without parsing."""
+    digest = hashlib.blake2b(digest_size=16)
+    for chunk in _chunks(source):
+        digest.update(_as_bytes(chunk))
+    return digest.digest()
 
 
 def parse_semeval(

@@ -7,9 +7,10 @@ different aspects is an error (the lead decides), not a silent overwrite.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from itertools import islice
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from sqlalchemy import Engine, delete, exists, func, insert, or_, select
 from sqlalchemy.orm import Session
@@ -22,7 +23,7 @@ from corpus.import_checks import (
     text_key,
 )
 from corpus.records import AspectRecord, CategoryRecord, SentenceKey, SentenceRecord
-from corpus.semeval import SemevalReader
+from corpus.semeval import SemevalReader, source_digest
 from corpus.vocabulary import Role
 from db.auth import check_writer
 from db.engine import reader, transaction
@@ -69,20 +70,42 @@ def existing_sentences(session: Session, project_id: int, keys: set[SentenceKey]
     return found
 
 
+#: Sentence (or row) ids asked for in one ``IN (...)``.
+IDS_PER_QUERY = 500
+
+
+class StoredSentence(NamedTuple):
+    """What ``plan_sentence_import`` compares a stored sentence by: its text and aspect terms (in order)."""
+
+    text: str
+    aspects: list[AspectRecord]
+
+
 def existing_sentences_by_id(session: Session, project_id: int, keys: set[SentenceKey]
-                             ) -> dict[SentenceKey, SourceSentence]:
+                             ) -> dict[SentenceKey, StoredSentence]:
     """Like ``existing_sentences``, but asks for the given ids only (a batch of a large file), never for
-    every sentence of the domain and split."""
-    found: dict[SentenceKey, SourceSentence] = {}
+    every sentence of the domain and split. Plain rows (no mapped objects: no mapper set-up for a command
+    that only imports), the aspect terms of the stored ones in a query per 500."""
+    sentences, terms = SourceSentence.__table__, AspectTerm.__table__
+    found: dict[SentenceKey, StoredSentence] = {}
+    by_row: dict[int, StoredSentence] = {}
     by_pair: dict[tuple[str, str], list[str]] = {}
     for key in keys:
         by_pair.setdefault((key.domain, key.split), []).append(key.id)
     for (domain, split), ids in by_pair.items():
-        for at in range(0, len(ids), 500):
-            rows = session.scalars(select(SourceSentence).where(
-                SourceSentence.project_id == project_id, SourceSentence.domain == domain,
-                SourceSentence.split == split, SourceSentence.sentence_id.in_(ids[at:at + 500])))
-            found.update((SentenceKey(row.domain, row.split, row.sentence_id), row) for row in rows)
+        for at in range(0, len(ids), IDS_PER_QUERY):
+            rows = session.execute(select(sentences.c.id, sentences.c.sentence_id, sentences.c.text).where(
+                sentences.c.project_id == project_id, sentences.c.domain == domain, sentences.c.split == split,
+                sentences.c.sentence_id.in_(ids[at:at + IDS_PER_QUERY])))
+            for row_id, sentence_id, text in rows:
+                found[SentenceKey(domain, split, sentence_id)] = by_row[row_id] = StoredSentence(text, [])
+    row_ids = list(by_row)
+    for at in range(0, len(row_ids), IDS_PER_QUERY):
+        for row_id, term, start, end, polarity in session.execute(
+                select(terms.c.sentence_id, terms.c.term, terms.c.start, terms.c.end, terms.c.polarity)
+                .where(terms.c.sentence_id.in_(row_ids[at:at + IDS_PER_QUERY]))
+                .order_by(terms.c.sentence_id, terms.c.position)):
+            by_row[row_id].aspects.append(AspectRecord(term, start, end, polarity))
     return found
 
 
@@ -114,13 +137,18 @@ def plan_sentence_import(
 
 
 def insert_sentences(session: Session, project_id: int, records: list[SentenceRecord]) -> dict[SentenceKey, int]:
-    """Bulk insert (fast enough for the four official files in well under 3 s); returns row ids."""
+    """Bulk insert; returns row ids. One ``executemany`` per table, then the new rows' ids read back by
+    their identity (project, domain, split, sentence id: unique), a query per 500: an ``INSERT ...
+    RETURNING`` that keeps the rows' order is run by SQLAlchemy a row at a time on SQLite, which took most
+    of an official file's import."""
     if not records:
         return {}
-    start = session.scalar(select(func.coalesce(func.max(SourceSentence.ordinal), 0)).where(
-        SourceSentence.project_id == project_id)) or 0
-    ids = session.scalars(
-        insert(SourceSentence).returning(SourceSentence.id, sort_by_parameter_order=True),
+    session.flush()  # what the session holds is written first, as before a query of the mapped classes
+    sentences = SourceSentence.__table__
+    start = session.scalar(select(func.coalesce(func.max(sentences.c.ordinal), 0)).where(
+        sentences.c.project_id == project_id)) or 0
+    session.execute(
+        insert(sentences),
         [
             {
                 "project_id": project_id,
@@ -133,19 +161,35 @@ def insert_sentences(session: Session, project_id: int, records: list[SentenceRe
             }
             for i, r in enumerate(records)
         ],
-    ).all()
-    by_key = {r.key: row_id for r, row_id in zip(records, ids, strict=True)}
+    )
+    by_key = _row_ids(session, project_id, [r.key for r in records])
     aspect_rows = [
         _aspect_row(by_key[r.key], position, a) for r in records for position, a in enumerate(r.aspects)
     ]
     if aspect_rows:
-        session.execute(insert(AspectTerm), aspect_rows)
+        session.execute(insert(AspectTerm.__table__), aspect_rows)
     category_rows = [
         _category_row(by_key[r.key], position, c) for r in records for position, c in enumerate(r.categories)
     ]
     if category_rows:
-        session.execute(insert(AspectCategory), category_rows)
+        session.execute(insert(AspectCategory.__table__), category_rows)
     return by_key
+
+
+def _row_ids(session: Session, project_id: int, keys: list[SentenceKey]) -> dict[SentenceKey, int]:
+    """The row ids of stored sentences, by their keys (every key must be stored)."""
+    sentences = SourceSentence.__table__
+    by_pair: dict[tuple[str, str], list[str]] = {}
+    for key in keys:
+        by_pair.setdefault((key.domain, key.split), []).append(key.id)
+    found: dict[SentenceKey, int] = {}
+    for (domain, split), ids in by_pair.items():
+        for at in range(0, len(ids), IDS_PER_QUERY):
+            rows = session.execute(select(sentences.c.sentence_id, sentences.c.id).where(
+                sentences.c.project_id == project_id, sentences.c.domain == domain, sentences.c.split == split,
+                sentences.c.sentence_id.in_(ids[at:at + IDS_PER_QUERY])))
+            found.update((SentenceKey(domain, split, sentence_id), row_id) for sentence_id, row_id in rows)
+    return {key: found[key] for key in keys}
 
 
 def _aspect_row(sentence_row_id: int, position: int, a: AspectRecord) -> dict:
@@ -187,17 +231,18 @@ def import_sentences(
 
 
 def _audit(session: Session, actor_id: int | None, source: str, summary: ImportSummary) -> None:
-    session.add(
-        AuditEvent(
-            actor_id=actor_id, action="import-semeval",
-            detail={"source": source, "sentences": summary.new_sentences, "aspects": summary.new_aspects,
-                    "unchanged": summary.unchanged},
-        )
-    )
+    session.execute(insert(AuditEvent.__table__).values(
+        actor_id=actor_id, action="import-semeval",
+        detail={"source": source, "sentences": summary.new_sentences, "aspects": summary.new_aspects,
+                "unchanged": summary.unchanged},
+    ))
 
 
 #: Sentences planned and inserted together when a file is imported as a stream.
 STREAM_BATCH = 1000
+#: A file of at most this many sentences (an official file holds at most 3,045) is parsed once: the check's
+#: records are kept (a few MB) instead of parsing the file a second time. A larger one is read twice.
+KEEP_SENTENCES = 5000
 
 
 def import_semeval_stream(
@@ -209,23 +254,33 @@ def import_semeval_stream(
     transaction, plans and inserts batch by batch. All or nothing, like ``import_sentences``: a located
     error anywhere (the file, or a sentence stored with another text) refuses the file and writes nothing.
     ``open_source`` opens the file afresh for each pass. Texts stored in another split of the domain: as
-    ``import_sentences``."""
-    first = SemevalReader(source, domain, split)
+    ``import_sentences``.
+
+    A file of at most ``KEEP_SENTENCES`` sentences (every official file) is parsed once: the first pass
+    keeps its records, and the second only reads the bytes again, refusing the file if they changed since
+    it was checked."""
+    first = SemevalReader(source, domain, split, keep=KEEP_SENTENCES)
     with open_source() as stream:
         for _ in first.records(stream):
             pass
     if first.errors:
         raise InputRejected(first.errors)
+    changed = LocatedError(source, "the file changed while it was imported")
+    kept = first.kept_records()
+    if kept is not None:  # parsed once; read again only to make sure it is still the file that was checked
+        with open_source() as stream:
+            if source_digest(stream) != first.digest:
+                raise InputRejected([changed])
     counted, duplicates = (first.sentences, first.aspects), first.duplicate_texts
     del first  # its ids and text digests: the second pass keeps its own
     second = SemevalReader(source, domain, split, duplicate_texts=duplicates)
-    with transaction(engine) as session, open_source() as stream:
+    with transaction(engine) as session, (nullcontext() if kept is not None else open_source()) as stream:
         check_writer(session, actor_id, roles=(Role.LEAD,))
         project_id = default_project_id(session)
         new_sentences = new_aspects = unchanged = flagged = 0
         conflicts: list[LocatedError] = []
         other_splits = _OtherSplits(session, project_id, source, allow_duplicates)
-        records = second.records(stream)
+        records = iter(kept) if kept is not None else second.records(stream)
         while chunk := list(islice(records, batch)):
             existing = existing_sentences_by_id(session, project_id, {r.key for r in chunk})
             new, same, errors = plan_sentence_import(session, project_id, chunk, source, existing)
@@ -238,8 +293,8 @@ def import_semeval_stream(
                 new_aspects += sum(len(r.aspects) for r in new)
                 flagged += sum(1 for r in new if r.flags)
             session.expunge_all()  # the rows read for the comparison: a batch's worth at a time
-        if second.errors or (second.sentences, second.aspects) != counted:
-            raise InputRejected(second.errors or [LocatedError(source, "the file changed while it was imported")])
+        if kept is None and (second.errors or (second.sentences, second.aspects) != counted):
+            raise InputRejected(second.errors or [changed])
         if conflicts or other_splits.refused:
             raise InputRejected(conflicts + other_splits.errors())
         summary = ImportSummary(new_sentences, new_aspects, unchanged, flagged)
@@ -295,11 +350,11 @@ def _texts_in_other_splits(session: Session, project_id: int, domain: str, split
     """``text_key`` -> (split, sentence id) of the first stored sentence with that text in another split of
     the domain."""
     found: dict[bytes, tuple[str, str]] = {}
+    sentences = SourceSentence.__table__
     rows = session.execute(
-        select(SourceSentence.split, SourceSentence.sentence_id, SourceSentence.text)
-        .where(SourceSentence.project_id == project_id, SourceSentence.domain == domain,
-               SourceSentence.split != split)
-        .order_by(SourceSentence.split, SourceSentence.ordinal, SourceSentence.id))
+        select(sentences.c.split, sentences.c.sentence_id, sentences.c.text)
+        .where(sentences.c.project_id == project_id, sentences.c.domain == domain, sentences.c.split != split)
+        .order_by(sentences.c.split, sentences.c.ordinal, sentences.c.id))
     for other_split, sentence_id, text in rows:
         found.setdefault(text_key(text), (other_split, sentence_id))
     return found

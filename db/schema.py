@@ -127,7 +127,8 @@ def default_project(engine: Engine) -> int:
 
 
 def default_project_id(session: Session) -> int:
-    project_id = session.scalars(select(Project.id).order_by(Project.id)).first()
+    projects = Project.__table__  # a plain query: no mapper set-up for a command that maps no rows
+    project_id = session.scalars(select(projects.c.id).order_by(projects.c.id).limit(1)).first()
     if project_id is None:
         raise RuntimeError("no project: run `python -m corpus init` first")
     return project_id
