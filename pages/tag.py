@@ -3,28 +3,20 @@
 One span editor (``ui/span_editor.py``) does all selecting in the browser and sends one value per
 committed change, naming the item it was made on. Items are identified by translation id, in session
 state and in the URL (``?item=``), so a reload or a new tab opens the same item and a value from the
-editor can never land on another item.
+editor can never land on another item. Each item this session opened is one ``ui.tag_view.TagItem``.
 """
 
 from __future__ import annotations
 
-import functools
-import re
-import threading
-from datetime import datetime
-
 import streamlit as st
 
 from corpus.bio import spans_to_tags
-from corpus.guidelines import load_guidelines
 from corpus.reopen import WorkKind
 from corpus.vocabulary import Status
 from db.engine import ProjectBusy
 from db.projection import shown_records
 from db.tagging import (
-    AnnotationState,
     NotAssigned,
-    QueueRow,
     StaleAnnotation,
     my_queue,
     open_item,
@@ -32,38 +24,35 @@ from db.tagging import (
     save_annotation,
     stored_annotation,
 )
-from ui.chips import marked_text, tagging_lines
 from ui.common import get_engine, require_role, session_token
-from ui.conflict import Choice, Side, conflict_panel
+from ui.conflict import Choice
 from ui.reopen import worker_reopen_panel
-from ui.span_editor import EDITS, Commit, keys_markdown, span_editor
+from ui.span_editor import EDITS, Commit, span_editor
+from ui.tag_view import (
+    FILTERS,
+    TagItem,
+    conflict_view,
+    label,
+    next_unfinished,
+    requested,
+    saved_line,
+    shown,
+    source_and_guideline,
+    stepped,
+)
+from ui.turns import one_at_a_time
 
 ITEM_PARAM = "item"
-FILTERS = {"Unfinished": (Status.ASSIGNED, Status.DRAFT), "Submitted": (Status.SUBMITTED,), "All": (Status.ASSIGNED, Status.DRAFT, Status.SUBMITTED)}
 
 user = require_role("annotator")
 engine = get_engine()
-
-
-if "tag_lock" not in st.session_state:
-    st.session_state["tag_lock"] = threading.RLock()
-
-
-def _one_at_a_time(callback):
-    """With fast reruns a new run starts while the stopped one still finishes its callback (a save):
-    the callbacks of one browser session take turns, so the later one sees what the earlier saved."""
-
-    @functools.wraps(callback)
-    def serialized(*args, **kwargs):
-        with st.session_state["tag_lock"]:
-            return callback(*args, **kwargs)
-
-    return serialized
+items: dict[int, TagItem] = st.session_state.setdefault("tag_items", {})
+_one_at_a_time = one_at_a_time("tag_lock")  # a later callback sees what an earlier one saved
 
 
 def _status(tid: int, kind: str, text: str) -> None:
     """What the editor's fixed status line says for this item (never a banner that moves the editor)."""
-    st.session_state[f"tag_status_{tid}"] = (kind, text)
+    items[tid].line = (kind, text)
 
 
 def _goto(tid: int) -> None:
@@ -73,74 +62,61 @@ def _goto(tid: int) -> None:
 
 def _load(tid: int) -> None:
     view = open_item(engine, user.id, tid)
-    st.session_state[f"tag_view_{tid}"] = view
-    st.session_state[f"tag_work_{tid}"] = {}
-    _adopt(tid, view.annotation)
+    if tid in items:
+        items[tid].reload(view)
+    else:
+        items[tid] = TagItem.opened(view)
+    st.session_state[f"tag_none_{tid}"] = view.annotation.no_aspects
 
 
-def _adopt(tid: int, state: AnnotationState) -> None:
-    """Make a stored annotation the one being edited."""
-    st.session_state[f"tag_work_{tid}"].update(
-        spans=state.spans, no_aspects=state.no_aspects, version=state.version, status=state.status,
-        rejected=set(state.rejected),
-    )
+def _adopt(tid: int, state) -> None:
+    items[tid].adopt(state)
     st.session_state[f"tag_none_{tid}"] = state.no_aspects
 
 
 def _persist(tid: int, action: str = "autosave") -> bool:
-    view = st.session_state[f"tag_view_{tid}"]
-    work = st.session_state[f"tag_work_{tid}"]
-    tags = spans_to_tags(len(view.tokens), work["spans"])
+    item = items[tid]
+    tags = spans_to_tags(len(item.view.tokens), item.spans)
     try:
-        state = save_annotation(engine, user.id, view.item_id, tags, work["no_aspects"], work["version"], action,
-                                rejected=sorted(work["rejected"]), session_token=session_token(),
-                                shown=shown_records(view.suggestions), keys=work.get("keys"))
+        state = save_annotation(engine, user.id, item.view.item_id, tags, item.no_aspects, item.version, action,
+                                rejected=sorted(item.rejected), session_token=session_token(),
+                                shown=shown_records(item.view.suggestions), keys=item.keys)
     except ProjectBusy:  # an import holds the write lock: nothing written, the editor keeps its spans
         _status(tid, "error", ProjectBusy.MESSAGE)
         return False
     except StaleAnnotation as exc:
-        st.session_state[f"tag_conflict_{tid}"] = exc
+        item.conflict = exc
         _status(tid, "error", "Not saved: changed in another tab or window (see below).")
         return False
     except (ValueError, NotAssigned) as exc:
         _status(tid, "error", str(exc))
         return False
-    work["version"], work["status"] = state.version, state.status
-    st.session_state.pop(f"tag_conflict_{tid}", None)
-    when = datetime.now().strftime("%H:%M:%S")
-    done = "Submitted" if state.status == Status.SUBMITTED else "Draft saved"
-    _status(tid, "ok", f"{done} · version {state.version} · {when}")
+    item.version, item.status = state.version, state.status
+    item.conflict = None
+    _status(tid, "ok", saved_line(state))
     return True
-
-
-def _next_unfinished(after: int) -> int | None:
-    queue = my_queue(engine, user.id)
-    ids = [q.translation_id for q in queue]
-    start = ids.index(after) + 1 if after in ids else 0
-    return next((q.translation_id for q in queue[start:] + queue[:start]
-                 if q.status != Status.SUBMITTED and q.translation_id != after), None)
 
 
 def _step(tid: int, step: int) -> None:
     """Previous/next item in the queue as the annotator sees it (the status filter applies)."""
-    ids = [q.translation_id for q in _shown(my_queue(engine, user.id), tid)]
-    if tid in ids and len(ids) > 1:
-        _goto(ids[(ids.index(tid) + step) % len(ids)])
+    ids = [q.translation_id for q in shown(my_queue(engine, user.id), tid, st.session_state.get("tag_filter"))]
+    target = stepped(ids, tid, step)
+    if target is not None:
+        _goto(target)
 
 
 @_one_at_a_time
 def on_commit(tid: int, commit: Commit) -> None:
     """The editor's committed state for item ``tid`` (the editor names it; a value for another item never
     gets here): save the whole span list once, then submit and/or move as the annotator asked."""
-    ack = st.session_state.get(f"tag_ack_{tid}", 0)
-    actions = commit.since(ack)
-    st.session_state[f"tag_ack_{tid}"] = max(ack, commit.seq)
+    item = items[tid]
+    actions = commit.since(item.ack)
+    item.ack = max(item.ack, commit.seq)
     if not actions:
         return
-    work = st.session_state[f"tag_work_{tid}"]
     edited = any(a in EDITS for a in actions)
     submit = "submit" in actions
-    if work["status"] == Status.SUBMITTED:
+    if item.submitted:
         if edited:
             _status(tid, "error", "Submitted: choose “Reopen for editing” to change it.")
         elif submit:
@@ -149,12 +125,12 @@ def on_commit(tid: int, commit: Commit) -> None:
             _move(tid, actions)
         return
     if commit.keys is not None:
-        work["keys"] = commit.keys
+        item.keys = commit.keys
     if edited or submit:
-        work["spans"] = commit.spans
-        work["rejected"] = set(commit.rejected)
-        if commit.spans and work["no_aspects"]:
-            work["no_aspects"] = False
+        item.spans = commit.spans
+        item.rejected = set(commit.rejected)
+        if commit.spans and item.no_aspects:
+            item.no_aspects = False
             st.session_state[f"tag_none_{tid}"] = False
         if not _persist(tid, "submit" if submit else "autosave"):
             return
@@ -171,9 +147,9 @@ def _move(tid: int, actions: list[str]) -> None:
 
 
 def _open_next_unfinished(tid: int) -> None:
-    nxt = _next_unfinished(tid)
+    nxt = next_unfinished(my_queue(engine, user.id), tid)
     if nxt is None:
-        done = st.session_state[f"tag_work_{tid}"]["status"] == Status.SUBMITTED
+        done = items[tid].submitted
         _status(tid, "ok" if done else "info",
                 "Submitted. Every item in your queue is submitted." if done else "No other item is unfinished.")
     else:
@@ -188,10 +164,9 @@ def on_submit(tid: int) -> None:
 
 @_one_at_a_time
 def on_reopen(tid: int) -> None:
-    view = st.session_state[f"tag_view_{tid}"]
-    work = st.session_state[f"tag_work_{tid}"]
+    item = items[tid]
     try:
-        state = reopen_annotation(engine, user.id, view.item_id, work["version"])
+        state = reopen_annotation(engine, user.id, item.view.item_id, item.version)
     except StaleAnnotation as exc:
         if exc.theirs is not None:
             _adopt(tid, exc.theirs)
@@ -200,21 +175,21 @@ def on_reopen(tid: int) -> None:
     except (ValueError, NotAssigned) as exc:
         _status(tid, "error", str(exc))
         return
-    work["version"], work["status"] = state.version, state.status
+    item.version, item.status = state.version, state.status
     _status(tid, "ok", f"Reopened · version {state.version}: your edits are drafts until you submit again.")
 
 
 @_one_at_a_time
 def on_keep_mine(tid: int) -> None:
     """Overwrite the saved version knowingly: save again, now expecting the version that is stored."""
-    conflict: StaleAnnotation = st.session_state.pop(f"tag_conflict_{tid}")
-    st.session_state[f"tag_work_{tid}"]["version"] = conflict.theirs.version if conflict.theirs else None
+    conflict, items[tid].conflict = items[tid].conflict, None
+    items[tid].version = conflict.theirs.version if conflict.theirs else None
     _persist(tid, "save")
 
 
 @_one_at_a_time
 def on_take_theirs(tid: int) -> None:
-    conflict: StaleAnnotation = st.session_state.pop(f"tag_conflict_{tid}")
+    conflict, items[tid].conflict = items[tid].conflict, None
     if conflict.theirs is None:
         try:
             _load(tid)
@@ -228,37 +203,18 @@ def on_take_theirs(tid: int) -> None:
 
 @_one_at_a_time
 def on_none(tid: int) -> None:
-    work = st.session_state[f"tag_work_{tid}"]
+    item = items[tid]
     value = bool(st.session_state[f"tag_none_{tid}"])
-    if value and work["spans"]:
+    if value and item.spans:
         st.session_state[f"tag_none_{tid}"] = False
         _status(tid, "error", "“No aspects in this sentence” cannot go with marked spans: remove them first.")
         return
-    work["no_aspects"] = value
+    item.no_aspects = value
     _persist(tid)
 
 
 def _picked() -> None:
     st.query_params[ITEM_PARAM] = str(st.session_state["tag_item"])
-
-
-def _shown(queue: list[QueueRow], current: int | None) -> list[QueueRow]:
-    """The queue under the status filter; the open item always stays listed."""
-    keep = FILTERS[st.session_state.get("tag_filter") or "All"]
-    return [q for q in queue if q.status in keep or q.translation_id == current]
-
-
-def _label(q: QueueRow) -> str:
-    return f"{q.snippet or '(empty)'} — {q.sentence_key} · {q.phase} · {q.status} · #{q.translation_id}"
-
-
-def _requested(ids: set[int]) -> int | None:
-    raw = st.query_params.get(ITEM_PARAM)
-    try:
-        tid = int(raw) if raw is not None else None
-    except ValueError:
-        return None
-    return tid if tid in ids else None
 
 
 st.title("Tag aspects")
@@ -271,7 +227,7 @@ rows = {q.translation_id: q for q in queue}
 done = sum(1 for q in queue if q.status == Status.SUBMITTED)
 st.progress(done / len(queue), text=f"{done} of {len(queue)} submitted")
 
-tid = _requested(set(rows))
+tid = requested(st.query_params.get(ITEM_PARAM), set(rows))
 if tid is None:
     remembered = st.session_state.get("tag_item")
     tid = remembered if remembered in rows else next(
@@ -282,41 +238,31 @@ st.session_state["tag_item"] = tid
 
 show, pick = st.columns([1, 4], vertical_alignment="bottom")
 show.selectbox("Show", list(FILTERS), key="tag_filter")
-shown = _shown(queue, tid)
-pick.selectbox("Item", [q.translation_id for q in shown], key="tag_item", on_change=_picked,
-               format_func=lambda t: _label(rows[t]))
+pick.selectbox("Item", [q.translation_id for q in shown(queue, tid, st.session_state.get("tag_filter"))],
+               key="tag_item", on_change=_picked, format_func=lambda t: label(rows[t]))
 
-if f"tag_view_{tid}" not in st.session_state:
+if tid not in items:
     try:
         _load(tid)
     except (ValueError, NotAssigned) as exc:  # the session ended since require_role (db.auth.check_writer)
         st.text(str(exc))
         st.stop()
-view = st.session_state[f"tag_view_{tid}"]
-work = st.session_state[f"tag_work_{tid}"]
-submitted = work["status"] == Status.SUBMITTED
+item = items[tid]
+view = item.view
+submitted = item.submitted
 
 main, side = st.columns([3, 2])
 with side:
-    if view.source_text is not None:
-        st.markdown("**English source** (aspect terms highlighted)")
-        st.markdown(marked_text(view.source_text, view.source_aspect_spans), unsafe_allow_html=True)
-    version, guideline = load_guidelines("tagging")
-    with st.expander(f"Guideline (v{version}) and keys", expanded=False):
-        st.markdown(keys_markdown())
-        # the guideline's own headings stay below the expander's
-        st.markdown(re.sub(r"(?m)^(#{1,4}) ", lambda m: "#" * (len(m.group(1)) + 2) + " ", guideline))
+    source_and_guideline(view)
 
 with main:
     if view.text_changed:
         st.caption("The translation was edited after tagging began; you tag the tokens as they were frozen.")
     pending = [(s.span, s.term, s.confidence, s.source) for s in view.suggestions]
-    default_status = ("info", "Submitted · read-only until you reopen it") if submitted else ("", "")
     span_editor(
         "tag_editor", item=tid, label=f"{view.sentence_key} · {view.phase} · #{tid}",
-        tokens=view.tokens, spans=work["spans"], suggestions=pending, rejected=sorted(work["rejected"]),
-        readonly=submitted, ack=st.session_state.get(f"tag_ack_{tid}", 0),
-        status=st.session_state.get(f"tag_status_{tid}", default_status),
+        tokens=view.tokens, spans=item.spans, suggestions=pending, rejected=sorted(item.rejected),
+        readonly=submitted, ack=item.ack, status=item.status_line(),
         on_commit=lambda commit, tid=tid: on_commit(tid, commit),
         on_refused=lambda message, tid=tid: _status(tid, "error", message),
     )
@@ -339,15 +285,6 @@ with main:
     if annotation_id is not None:
         worker_reopen_panel(engine, user, WorkKind.ANNOTATION, annotation_id, key=f"tag_ask_{tid}")
 
-    conflict = st.session_state.get(f"tag_conflict_{tid}")
-    if conflict:
-        theirs = conflict.theirs
-        conflict_panel(
-            conflict,
-            Side("Your version (not saved)", tagging_lines(view.tokens, work["spans"], work["no_aspects"])),
-            Side("Saved version", ["none: it no longer exists"]) if theirs is None
-            else Side(f"Saved version {theirs.version}", tagging_lines(view.tokens, theirs.spans, theirs.no_aspects),
-                      note=theirs.status),
-            replace_with_mine=Choice("Keep mine", f"tag_keep_mine_{tid}", on_keep_mine, (tid,)),
-            keep_theirs=Choice("Use the saved version", f"tag_take_theirs_{tid}", on_take_theirs, (tid,)),
-        )
+    if item.conflict:
+        conflict_view(item, mine=Choice("Keep mine", f"tag_keep_mine_{tid}", on_keep_mine, (tid,)),
+                      theirs=Choice("Use the saved version", f"tag_take_theirs_{tid}", on_take_theirs, (tid,)))
