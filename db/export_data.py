@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, Engine, func, select
@@ -29,11 +30,13 @@ from corpus.export.records import (
     ExportDataset,
     build_source_sentence,
 )
+from corpus.agreement import MetricsInput
 from corpus.export.selection import (
     ExportOptions,
     ExportRows,
     SourceRow,
     TranslationRow,
+    select_left_out,
     select_records,
     selection_text,
 )
@@ -43,7 +46,7 @@ from corpus.tokens import TOKENIZER_SIGNATURE
 from corpus.vocabulary import INACTIVE_STATUSES
 from db.engine import reader
 from db.gold import _gold_in_force
-from db.metrics_data import _load_metrics_input
+from db.metrics_data import _columns, _load_metrics_input
 from db.models import (
     AspectAlignment,
     AspectCategory,
@@ -56,10 +59,12 @@ from db.models import (
     Translation,
     User,
 )
+from db.rows import fetch, moments
 from db.schema import default_project_id
 
-__all__ = ["ExportOptions", "export_files", "is_read_only_error", "left_out_counts", "left_out_stamp", "load_export",
-           "load_source_export", "pick_final_translations", "planned_auto_picks", "record_planned_picks"]
+__all__ = ["ExportOptions", "ExportRead", "assemble_export", "export_files", "is_read_only_error", "left_out_counts",
+           "left_out_stamp", "load_export", "load_source_export", "pick_final_translations", "planned_auto_picks",
+           "read_export", "record_planned_picks"]
 
 
 def load_export(engine: Engine, options: ExportOptions | None = None, auto_final: bool = False) -> ExportDataset:
@@ -67,37 +72,66 @@ def load_export(engine: Engine, options: ExportOptions | None = None, auto_final
     (``planned_auto_picks``) as the final translation without recording it; ``meta["auto_picks"]`` holds
     them (sentence row id -> translation id) and ``meta["auto_policy"]`` the policy, for
     ``record_planned_picks`` once the files are written."""
+    options = options or ExportOptions()
     with paused_gc():
-        return _load_export(engine, options or ExportOptions(), auto_final)
+        return assemble_export(engine, read_export(engine, options, auto_final), options)
 
 
-def _load_export(engine: Engine, options: ExportOptions, auto_final: bool = False) -> ExportDataset:
-    # One read transaction (DEFERRED on SQLite: never the write lock) for the records and the figures,
-    # so both describe the same snapshot.
-    with Session(reader(engine)) as session:
+@dataclass
+class ExportRead:
+    """What the export reads of the database, in one read transaction: the project, the selection's rows
+    (``_export_rows``), the metrics input, users in creation order, and the planned automatic picks."""
+
+    project_id: int
+    name: str
+    settings: dict
+    final_policy: str
+    annotators_per_item: int
+    rows: ExportRows
+    metrics_input: MetricsInput
+    user_order: list[str]
+    picks: dict[int, int]
+    policy: str | None
+
+
+def read_export(engine: Engine, options: ExportOptions, auto_final: bool = False) -> ExportRead:
+    """The export's reading part: every row it needs, as plain rows, in one read transaction (DEFERRED on
+    SQLite: never the write lock), so the records and the figures describe the same snapshot."""
+    with paused_gc(), Session(reader(engine)) as session:
         project_id = options.project_id or default_project_id(session)
         project = session.get(Project, project_id)
-        settings = dict(project.settings or {})
-        picks, policy = planned_auto_picks(session, project_id) if auto_final else ({}, None)
-        rows = _export_rows(session, project_id, project.annotators_per_item, options.all_translations, picks)
+        if auto_final:  # the picks are scored from the metrics input, which the figures then use too
+            metrics_input = _load_metrics_input(session, project_id)
+            picks, policy = planned_auto_picks(session, project_id, metrics_input)
+        else:
+            metrics_input, picks, policy = None, {}, None
+        rows = _export_rows(session, project_id, project.annotators_per_item, options.all_translations, picks,
+                            with_decided=metrics_input is None)
         user_order = [u for (u,) in session.execute(select(User.username).order_by(User.id)).all()]
-        metrics_input = _load_metrics_input(session, project_id, rows.gold)
+        if metrics_input is None:  # the gold just read covers every item with a decision: no second read
+            metrics_input = _load_metrics_input(session, project_id, rows.gold)
+        return ExportRead(project_id, project.name, dict(project.settings or {}), project.final_policy,
+                          project.annotators_per_item, rows, metrics_input, user_order, picks, policy)
 
+
+def assemble_export(engine: Engine, read: ExportRead, options: ExportOptions) -> ExportDataset:
+    """The records, figures and card facts from what ``read_export`` read (the last baseline job aside)."""
+    rows, settings, project_id = read.rows, read.settings, read.project_id
     # Every agreement figure comes from the one implementation behind `python -m corpus metrics --json`.
-    agreement_figures = compute_agreement(metrics_input)
+    agreement_figures = compute_agreement(read.metrics_input)
     report = agreement_figures.report_summary()
     translators: dict[str, str] = {}
     if options.pseudonymize:
-        translators = pseudonyms({t.username for ts in rows.translations.values() for t in ts}, user_order,
+        translators = pseudonyms({t.username for ts in rows.translations.values() for t in ts}, read.user_order,
                                  "translator")
-        annotators = pseudonyms({r["annotator"] for r in report["cohen_kappa"]["per_annotator"]}, user_order,
+        annotators = pseudonyms({r["annotator"] for r in report["cohen_kappa"]["per_annotator"]}, read.user_order,
                                 "annotator")
         report = renamed(report, translators, annotators)
     records, left_out = select_records(rows, options, RecordFigures(agreement_figures.rouge), translators)
 
     dataset = ExportDataset(records, left_out)
     dataset.meta.update(
-        title=settings.get("dataset_title") or f"Hindi aspect extraction corpus ({project.name})",
+        title=settings.get("dataset_title") or f"Hindi aspect extraction corpus ({read.name})",
         license=settings.get("license"),
         exported_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         options_text=options.describe(),
@@ -105,12 +139,12 @@ def _load_export(engine: Engine, options: ExportOptions, auto_final: bool = Fals
         tokenizer=TOKENIZER_SIGNATURE,
         lid_source=LID_SOURCE,
         tagging_guidelines=settings.get("tagging_guidelines_version") or settings.get("guidelines_version"),
-        selection=selection_text(options, project.final_policy, project.annotators_per_item),
+        selection=selection_text(options, read.final_policy, read.annotators_per_item),
         metrics=report,
         project_id=project_id,
     )
-    if auto_final:
-        dataset.meta.update(auto_picks=picks, auto_policy=policy)
+    if read.policy is not None:
+        dataset.meta.update(auto_picks=read.picks, auto_policy=read.policy)
     _add_last_baseline(engine, project_id, dataset)
     return apply_dev_split(dataset, options.dev_fraction, options.seed)
 
@@ -134,13 +168,13 @@ def left_out_stamp(engine: Engine, project_id: int) -> tuple:
 
 def left_out_counts(engine: Engine, project_id: int | None = None) -> dict[str, int]:
     """``load_export(engine).left_out_counts()`` (the Export page's defaults: final translations, no
-    automatic pick) without the agreement figures the records would carry: for the dashboard's counts."""
-    with Session(reader(engine)) as session:
+    automatic pick) without the records or their figures (``corpus.export.selection.select_left_out``):
+    for the dashboard's counts."""
+    with paused_gc(), Session(reader(engine)) as session:
         project_id = project_id or default_project_id(session)
-        project = session.get(Project, project_id)
-        rows = _export_rows(session, project_id, project.annotators_per_item, False)
-    _, left_out = select_records(rows, ExportOptions(), lambda translation_id, versions: {})
-    return ExportDataset([], left_out).left_out_counts()
+        per_item = session.scalar(select(Project.annotators_per_item).where(Project.id == project_id))
+        rows = _export_rows(session, project_id, per_item, False)
+        return ExportDataset([], select_left_out(rows, ExportOptions())).left_out_counts()
 
 
 def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) -> None:
@@ -159,23 +193,29 @@ def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) 
 
 
 def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool,
-                 planned: dict[int, int] | None = None) -> ExportRows:
+                 planned: dict[int, int] | None = None, with_decided: bool = False) -> ExportRows:
     """What the selection reads of the project, as plain rows; ``planned`` automatic picks (sentence ->
-    translation) stand in for the recorded choice of the sentences they name."""
+    translation) stand in for the recorded choice of the sentences they name. ``rows.gold`` holds the gold
+    of the translations the selection can export (the final ones, or all with ``all_translations``) and,
+    ``with_decided``, of every item with a decision (what the metrics input reads of gold)."""
     conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
     sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id)
     rows = ExportRows([SourceRow(*s) for s in sentences], annotators_per_item, aspects, categories)
 
     translations: dict[int, list[TranslationRow]] = defaultdict(list)
-    for row in conn.execute(
+    found = fetch(conn, (  # driver tuples: SQLAlchemy's row objects cost more than the rows
         select(Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
                User.username, Translation.text, Translation.untranslatable, Translation.status,
                Translation.guidelines_version, Translation.submitted_at)
         .join(User, User.id == Translation.translator_id)
         .where(Translation.sentence_id.in_(in_project))
         .order_by(Translation.sentence_id, Translation.phase, User.username)
-    ).all():
-        translations[row[1]].append(TranslationRow(*row))
+    ))
+    if found:
+        *head, untranslatable, status, version, submitted = _columns(found, 10)
+        for row in zip(*head, map(bool, untranslatable), status, version, moments(submitted)):
+            translations[row[1]].append(TranslationRow(*row))
+    del found
     rows.translations = translations
     in_translations = select(Translation.id).where(Translation.sentence_id.in_(in_project))
 
@@ -201,7 +241,9 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
             alignments[row.translation_id].append(Alignment(aspect_position[row.aspect_term_id], row.start, row.end))
     rows.alignments = alignments
 
-    rows.gold = {g.translation_id: g for g in _gold_in_force(session, project_id).values()}
+    exportable = None if all_translations else {t for t, _ in rows.finals.values() if t is not None}
+    rows.gold = {g.translation_id: g for g in _gold_in_force(
+        session, project_id, translations=exportable, and_decided=with_decided).values()}
 
     if all_translations:
         wanted = select(TaggingItem.translation_id).where(TaggingItem.translation_id.in_(in_translations))
@@ -296,7 +338,8 @@ def load_source_export(engine: Engine, project_id: int | None = None) -> ExportD
     return dataset
 
 
-def planned_auto_picks(session: Session, project_id: int) -> tuple[dict[int, int], str]:
+def planned_auto_picks(session: Session, project_id: int,
+                       data: MetricsInput | None = None) -> tuple[dict[int, int], str]:
     """The automatic final picks ``db.final_choice.record_auto_choices`` would record now, computed in the
     caller's (read) transaction and written nowhere: sentence row id -> translation id, and the policy.
     The same rule (``corpus.final_choice.choose_final`` over the same candidates); a lead's decision, and an
@@ -305,7 +348,7 @@ def planned_auto_picks(session: Session, project_id: int) -> tuple[dict[int, int
 
     policy = _policy_in(session, project_id)
     sentences = _sentences(session, project_id)
-    candidates = project_candidates(session, project_id)
+    candidates = project_candidates(session, project_id, data)
     in_force = _in_force(session, [s.id for s in sentences])
     picks: dict[int, int] = {}
     for s in sentences:

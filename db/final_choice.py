@@ -260,12 +260,14 @@ def translation_means(rouge: RougeResult) -> dict[int, float]:
     return {rouge.translations[i].pk: m for i, m in zip(in_unit.tolist(), means.tolist())}
 
 
-def project_candidates(session: Session, project_id: int) -> dict[int, list[Candidate]]:
+def project_candidates(session: Session, project_id: int, data: MetricsInput | None = None) -> dict[int, list[Candidate]]:
     """``candidates_by_sentence`` for every sentence of a project at once, read in bulk the way the
     agreement figures are (``db.metrics_data.load_metrics_input``) and scored by their vectorised ROUGE-L:
     the same candidates, aspect counts and means (the rule compares means rounded to 12 places, as the
-    figures do, so both name the same winner), fast enough for a paper-scale project."""
-    data = _load_metrics_input(session, project_id)
+    figures do, so both name the same winner), fast enough for a paper-scale project. ``data``: the project's
+    metrics input when the caller has read it in the same transaction already (the export)."""
+    if data is None:
+        data = _load_metrics_input(session, project_id)
     kept = agreement_aspects_kept(data)
     means = translation_means(rouge_agreement(data, kept))
     out: dict[int, list[Candidate]] = defaultdict(list)

@@ -161,6 +161,22 @@ def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tupl
     return norm, tuple(aspects), tokens, tags
 
 
+def checked_hindi(text: str, frozen_tokens: Sequence[str], tags: Sequence[str]) -> tuple[str, list[Token]]:
+    """The Hindi text (NFC, one line) and its tokens, once checked against the tagging item: a RecordProblem
+    if the text no longer tokenizes to the frozen tokens or the gold tags are not valid BIO for them. The
+    only way a record with gold cannot be built (the dashboard counts the left-out sentences by it)."""
+    norm = one_line(normalize(text))
+    tokens = tokenize_with_offsets(norm)
+    if [t.text for t in tokens] != [normalize(t) for t in frozen_tokens]:
+        raise RecordProblem("tokens changed after tagging", "the translation no longer tokenizes to the tagged tokens")
+    if len(tags) != len(tokens):
+        raise RecordProblem("invalid gold tags", f"{len(tags)} tags for {len(tokens)} tokens")
+    problems = validate_tags(tags)
+    if problems:
+        raise RecordProblem("invalid gold tags", str(problems[0]))
+    return norm, tokens
+
+
 def hindi_side(
     text: str, frozen_tokens: Sequence[str], tags: Sequence[str], alignments: Sequence[Alignment] = (),
     polarity_of: dict[int, str | None] | None = None, term_links: TermLinks | None = None,
@@ -172,15 +188,7 @@ def hindi_side(
     The gold tags label the tagging item's frozen tokens; if the stored text no longer tokenizes to
     them, or the tags are not valid BIO, this is a RecordProblem (the sentence is reported, not fixed).
     """
-    norm = one_line(normalize(text))
-    tokens = tokenize_with_offsets(norm)
-    if [t.text for t in tokens] != [normalize(t) for t in frozen_tokens]:
-        raise RecordProblem("tokens changed after tagging", "the translation no longer tokenizes to the tagged tokens")
-    if len(tags) != len(tokens):
-        raise RecordProblem("invalid gold tags", f"{len(tags)} tags for {len(tokens)} tokens")
-    problems = validate_tags(tags)
-    if problems:
-        raise RecordProblem("invalid gold tags", str(problems[0]))
+    norm, tokens = checked_hindi(text, frozen_tokens, tags)
     polarity_of = polarity_of or {}
     aspects = []
     for token_start, token_end in tags_to_spans(tags):

@@ -22,6 +22,7 @@ from corpus.export.records import (
     LeftOut,
     RecordProblem,
     build_sentence,
+    checked_hindi,
 )
 from corpus.final_choice import POLICIES
 from corpus.gold import AGREED, SINGLE, Gold, ItemGold
@@ -137,6 +138,31 @@ def select_records(
             out = _record(rows, options, agreement, translators, s, *candidate)
             (records if isinstance(out, ExportSentence) else left_out).append(out)
     return records, left_out
+
+
+def select_left_out(rows: ExportRows, options: ExportOptions) -> list[LeftOut]:
+    """``select_records``' left-out list (same order, same reasons) without making the records: a candidate
+    with gold is left out only when its Hindi fails ``checked_hindi``, which is all that is checked of it
+    (no English side, language ids or figures). For the dashboard's counts."""
+    by_id = {t.id: t for ts in rows.translations.values() for t in ts}
+    left_out: list[LeftOut] = []
+    for s in rows.sentences:
+        candidates = (_every_translation(rows, s, {}) if options.all_translations
+                      else _final_translation(rows, s, by_id))
+        for candidate in candidates:
+            if isinstance(candidate, LeftOut):
+                left_out.append(candidate)
+                continue
+            t = candidate[0]
+            gold = gold_for_export(rows.gold.get(t.id), rows.annotators_per_item, options.agreed_only)
+            if isinstance(gold, NoGold):
+                left_out.append(LeftOut(s.domain, s.split, s.sentence_id, gold.reason, gold.detail, t.id))
+                continue
+            try:
+                checked_hindi(t.text, rows.frozen_tokens.get(t.id, []), gold.tags)
+            except RecordProblem as problem:
+                left_out.append(LeftOut(s.domain, s.split, s.sentence_id, problem.reason, problem.detail, t.id))
+    return left_out
 
 
 #: Left-out reasons of sentences nobody has decided on yet: no submitted translation, or translations that wait
