@@ -351,3 +351,24 @@ def test_next_disagreement_goes_to_the_next_open_one_and_round_again(queue_world
     with Session(engine) as session:
         assert session.scalars(select(Adjudication.item_id).where(Adjudication.decided_by.is_not(None))).all() == [
             queue_world["decided"]]
+
+
+def test_automatic_gold_is_brought_up_to_date_once_per_change_not_on_every_run(world, monkeypatch):
+    """The write the page makes (the automatic rule) is an explicit call when the tagging changed since this
+    session last looked, never part of a cached render: a rerun with nothing changed writes nothing."""
+    import db.adjudication
+
+    calls = []
+    real = db.adjudication.sync_and_count
+    monkeypatch.setattr(db.adjudication, "sync_and_count", lambda *a: calls.append(a) or real(*a))
+    at = adjudication_page(world)
+    assert len(calls) == 1
+    at.run()
+    at.selectbox(key="adj_item").set_value(world["agreed_item"]).run()
+    assert not at.exception and len(calls) == 1  # nothing changed: no second sync
+    kiran = world["kiran"]
+    view = open_item(world["engine"], kiran, world["t2"])
+    save_annotation(world["engine"], kiran, view.item_id, ["O", "O", "O", "O"], True, view.annotation.version, "submit")
+    at.run()
+    assert not at.exception and len(calls) == 2  # the tagging changed: one sync
+    assert at.metric[0].value == "0 of 2"
