@@ -151,12 +151,16 @@ def seed_load_data(engine: Engine, users: int, tasks_per_user: int = 6, prefix: 
             session.add(user)
             people.append(user)
         session.flush()
+        # Sentences to translate, then as many others whose translations are tagged: a person who translates a
+        # sentence never tags a colleague's translation of it (corpus.assignment.tagging_refusal).
+        n = users * tasks_per_user
         records = [
             SentenceRecord(SentenceKey(LOAD_DOMAIN, "train", f"{tag}-{i}"), SENTENCES[i % len(SENTENCES)])
-            for i in range(users * tasks_per_user)
+            for i in range(2 * n)
         ]
         by_key = insert_sentences(session, project_id, records)
-        sentence_ids = [by_key[r.key] for r in records]
+        sentence_ids = [by_key[r.key] for r in records[:n]]
+        tagged_ids = [by_key[r.key] for r in records[n:]]
         user_ids = [p.id for p in people[:-1]]
         writer = people[-1]
         assignments: dict[int, list[TranslationAssignment]] = {}
@@ -166,7 +170,7 @@ def seed_load_data(engine: Engine, users: int, tasks_per_user: int = 6, prefix: 
                                 for sid in mine for phase in (Phase.BLIND, Phase.AWARE)]
             session.add_all(assignments[uid])
         written = []
-        for i, sid in enumerate(sentence_ids):
+        for i, sid in enumerate(tagged_ids):
             text = " ".join(HINDI[(i + k) % len(HINDI)] for k in range(5 + i % 4))
             written.append(Translation(sentence_id=sid, phase=Phase.AWARE, translator_id=writer.id, text=text,
                                        status=Status.SUBMITTED, submitted_at=utcnow()))

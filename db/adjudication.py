@@ -24,6 +24,7 @@ from corpus.gold import (
     GoldStep,
     next_automatic_decision,
 )
+from corpus.revisions import gold_payload
 from corpus.vocabulary import Role, Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
@@ -158,8 +159,8 @@ def _record(session: Session, row: Adjudication) -> None:
     action = "adjudicate" if row.decided_by else ("withdraw" if row.source == WITHDRAWN else "auto")
     record_revision(
         session, "adjudication", row.id, 1, row.decided_by, action,
-        {"item_id": row.item_id, "tags": row.tags, "source": row.source,
-         "accepted_annotation_id": row.accepted_annotation_id, "note": row.note},
+        gold_payload(item_id=row.item_id, tags=row.tags, source=row.source,
+                     accepted_annotation_id=row.accepted_annotation_id, note=row.note),
     )
 
 
@@ -291,8 +292,7 @@ def _write_automatic(session: Session, steps: dict[int, GoldStep]) -> None:
             .where(Adjudication.id > before, Adjudication.item_id.in_(ordered[i:i + 900]))))
     insert_rows(session, Revision, ("entity", "entity_id", "version", "author_id", "action", "payload", "created_at"), (
         ("adjudication", ids[item_id], 1, None, "withdraw" if steps[item_id].source == WITHDRAWN else "auto",
-         {"item_id": item_id, "tags": None if steps[item_id].tags is None else list(steps[item_id].tags),
-          "source": steps[item_id].source, "accepted_annotation_id": None, "note": None}, now)
+         gold_payload(item_id=item_id, tags=steps[item_id].tags, source=steps[item_id].source), now)
         for item_id in ordered
     ))
 

@@ -20,7 +20,8 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from corpus.assignment import tagging_refusal
 from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
-from corpus.suggestions import SHOWN_KEY, confidence_label, shown_payload, shown_record
+from corpus.revisions import annotation_payload
+from corpus.suggestions import confidence_label, shown_record
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
 from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
 from db.auth import SessionEnded, check_writer
@@ -575,10 +576,10 @@ def _save(
             [(s, e, c or 0.0) for s, e, source, c in shown_records if source == "crf"]
         record_revision(
             session, "annotation", annotation.id, annotation.version, user_id, action,
-            {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
-             "tags": tags, "no_aspects": no_aspects, "status": annotation.status,
-             "rejected_suggestions": [list(span) for span in mine.rejected], SHOWN_KEY: shown_payload(shown),
-             **(shown_record(shown_records, tags, keys) if shown_records is not None else {})},
+            annotation_payload(item_id=item_id, translation_id=item.translation_id, tokens=item.tokens, tags=tags,
+                               no_aspects=no_aspects, status=annotation.status, rejected=mine.rejected,
+                               model_spans_shown=shown,
+                               shown=shown_record(shown_records, tags, keys) if shown_records is not None else None),
         )
         if annotation.status == Status.SUBMITTED:
             from db.adjudication import auto_gold_if_agreed
@@ -615,9 +616,9 @@ def reopen_annotation(engine: Engine, user_id: int, item_id: int, expected_versi
         assignment.status = Status.DRAFT
         record_revision(
             session, "annotation", annotation.id, annotation.version, user_id, "reopen",
-            {"item_id": item_id, "translation_id": item.translation_id, "tokens": list(item.tokens),
-             "tags": list(annotation.tags), "no_aspects": annotation.no_aspects, "status": Status.DRAFT,
-             "rejected_suggestions": [list(span) for span in current.rejected]},
+            annotation_payload(item_id=item_id, translation_id=item.translation_id, tokens=item.tokens,
+                               tags=annotation.tags, no_aspects=annotation.no_aspects, status=Status.DRAFT,
+                               rejected=current.rejected),
         )
         from db.adjudication import auto_gold_if_agreed
 

@@ -23,6 +23,7 @@ from corpus.assignment import aware_locked, blind_contaminated
 from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
 from corpus.records import UNTRANSLATABLE_REASONS
+from corpus.revisions import MappedAspect, translation_payload
 from corpus.text_controls import one_line_text
 from corpus.tokens import normalize, tokenize_with_offsets
 from corpus.vocabulary import Role, Status
@@ -318,29 +319,18 @@ def _submission_problems(text: str, draft: Draft, links: list[LinkDraft], aspect
 
 
 def _snapshot(tr: Translation, a: TranslationAssignment, s: SourceSentence, aspects: dict[int, AspectView]) -> dict:
-    return {
-        "assignment_id": a.id,
-        "sentence": {"domain": s.domain, "split": s.split, "id": s.sentence_id},
-        "phase": tr.phase,
-        "translator_id": tr.translator_id,
-        "text": tr.text,
-        "untranslatable": tr.untranslatable,
-        "reason": tr.untranslatable_reason,
-        "note": tr.untranslatable_note,
-        "status": tr.status,
-        "time_spent_s": tr.time_spent_s,
-        "guidelines_version": tr.guidelines_version,
-        "submitted_at": tr.submitted_at.isoformat() if tr.submitted_at else None,
-        "aspect_map": [
-            {
-                "aspect_term_id": link.aspect_term_id,
-                "position": aspects[link.aspect_term_id].position if link.aspect_term_id in aspects else None,
-                "term": aspects[link.aspect_term_id].term if link.aspect_term_id in aspects else None,
-                "start": link.start, "end": link.end, "dropped": link.dropped, "reason": link.drop_reason,
-            }
-            for link in sorted(tr.aspect_links, key=lambda x: x.aspect_term_id)
+    return translation_payload(
+        assignment_id=a.id, sentence=(s.domain, s.split, s.sentence_id), phase=tr.phase,
+        translator_id=tr.translator_id, text=tr.text, untranslatable=tr.untranslatable,
+        reason=tr.untranslatable_reason, note=tr.untranslatable_note, status=tr.status,
+        time_spent_s=tr.time_spent_s, guidelines_version=tr.guidelines_version, submitted_at=tr.submitted_at,
+        aspect_map=[
+            MappedAspect(link.aspect_term_id, aspects[link.aspect_term_id].position if link.aspect_term_id in aspects
+                         else None, aspects[link.aspect_term_id].term if link.aspect_term_id in aspects else None,
+                         link.start, link.end, link.dropped, link.drop_reason)
+            for link in tr.aspect_links
         ],
-    }
+    )
 
 
 def _apply_links(session: Session, tr: Translation, links: list[LinkDraft]) -> None:

@@ -36,10 +36,11 @@ from corpus.records import (
     TranslationRecord,
     WorkFile,
 )
+from corpus.revisions import MappedAspect, annotation_payload, translation_payload
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize
 from corpus.workfile import free_reason_notes, parse_work_file
 from db.auth import check_writer
-from db.bulk import cycle_collection_paused, insert_rows, json_list_of_strings, json_string
+from db.bulk import cycle_collection_paused, insert_rows, json_list_of_strings
 from db.engine import reader, transaction
 from db.importing import insert_sentences, plan_sentence_import
 from db.models import (
@@ -590,15 +591,15 @@ def _write_translations(session: Session, project_id: int, plan: _Plan, stored: 
         (a.task for a in plan.annotations)))
     new = [(ids[(t.record.key, t.record.phase, t.record.translator)], t.record) for t in plan.translations]
     terms = {
-        (sentence_pk, position): term_id
-        for term_id, sentence_pk, position in _rows(session,
-            select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position)
+        (sentence_pk, position): (term_id, term)
+        for term_id, sentence_pk, position, term in _rows(session,
+            select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term)
             .join(SourceSentence, AspectTerm.sentence_id == SourceSentence.id)
             .where(SourceSentence.project_id == project_id)
         )
     } if any(r.aspect_map for _, r in new) else {}
     insert_rows(session, AspectAlignment, ("translation_id", "aspect_term_id", "start", "end", "dropped", "drop_reason"), (
-        (tid, terms[(sentence_pk, link.aspect_index)], link.start, link.end, link.dropped, link.reason)
+        (tid, terms[(sentence_pk, link.aspect_index)][0], link.start, link.end, link.dropped, link.reason)
         for (tid, sentence_pk, _), r in new for link in r.aspect_map
     ))
     _write_tasks(session, TranslationAssignment, ("user_id", "sentence_id", "phase", "status"),
@@ -607,13 +608,30 @@ def _write_translations(session: Session, project_id: int, plan: _Plan, stored: 
                       (users[r.translator], sentence_pk, r.phase, _assignment_status(r.status)))
                      for (_, sentence_pk, _), r in new
                  ], now)
+    tasks = {
+        (user_id, sentence_pk, phase): task_id
+        for task_id, user_id, sentence_pk, phase in _rows(session,
+            select(TranslationAssignment.id, TranslationAssignment.user_id, TranslationAssignment.sentence_id,
+                   TranslationAssignment.phase)
+            .join(SourceSentence, TranslationAssignment.sentence_id == SourceSentence.id)
+            .where(SourceSentence.project_id == project_id)
+        )
+    } if new else {}
     insert_rows(session, Revision, _REVISION_COLUMNS, (
-        ("translation", tid, version, users[r.translator], "import", now,
-         {"text": r.text, "untranslatable": r.untranslatable, "reason": r.reason, "status": r.status,
-          "aspect_map": [dict(link.__dict__) for link in r.aspect_map]})
-        for (tid, _, version), r in new
+        ("translation", tid, version, users[r.translator], "import", now, translation_payload(
+            assignment_id=tasks.get((users[r.translator], sentence_pk, r.phase)),
+            sentence=(r.key.domain, r.key.split, r.key.id), phase=r.phase, translator_id=users[r.translator],
+            text=r.text, untranslatable=r.untranslatable, reason=r.reason, note=r.reason_text, status=r.status,
+            time_spent_s=r.time_spent_s or 0.0, guidelines_version=r.guidelines_version, submitted_at=t.submitted_at,
+            aspect_map=[_mapped(terms, sentence_pk, link) for link in r.aspect_map]))
+        for ((tid, sentence_pk, version), r), t in zip(new, plan.translations)
     ))
     return ids
+
+
+def _mapped(terms: dict[tuple[int, int], tuple[int, str]], sentence_pk: int, link: AspectLink) -> MappedAspect:
+    term_id, term = terms[(sentence_pk, link.aspect_index)]
+    return MappedAspect(term_id, link.aspect_index, term, link.start, link.end, link.dropped, link.reason)
 
 
 _REVISION_COLUMNS = ("entity", "entity_id", "version", "author_id", "action", "created_at", "payload")
@@ -660,18 +678,14 @@ def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict
         for (_, annotator_id), a in zip(keys, plan.annotations)
     ], now)
     insert_rows(session, Revision, _REVISION_COLUMNS, (
-        ("annotation", annotation_ids[key], 1, key[1], "import", now, annotation_payload(tags, a.record.status))
-        for key, a, tags in zip(keys, plan.annotations, tags_text)
-    ), json_text=("payload",))
+        ("annotation", annotation_ids[key], 1, key[1], "import", now, annotation_payload(
+            item_id=key[0], translation_id=ids[a.task][0], tokens=a.tokens, tags=a.record.tags,
+            no_aspects=a.record.status == _SUBMITTED and "B" not in a.record.tags, status=a.record.status))
+        for key, a in zip(keys, plan.annotations)
+    ))
     return _gold_inputs(plan, stored, ids, keys, {item_of[tid] for tid in new_items})
 
 
-
-
-def annotation_payload(tags_text: str, status: str) -> str:
-    """An imported annotation's revision payload as stored: ``json.dumps({"tags": tags, "status": status})``
-    from the tags' stored text (``json_list_of_strings``)."""
-    return f'{{"tags": {tags_text}, "status": {json_string(status)}}}'
 
 
 def _gold_inputs(plan: _Plan, stored: _Stored, ids: dict, keys: list[tuple[int, int]], new_items: set[int]) -> tuple:

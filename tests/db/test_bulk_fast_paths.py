@@ -1,6 +1,6 @@
-"""The bulk import's fast paths write what the plain ones write: the JSON text of tags, tokens and revision
-payloads is ``json.dumps``'s, SQLite datetimes are SQLAlchemy's text; and the cycle collector is on again
-after an import."""
+"""The bulk import's fast paths write what the plain ones write: the JSON text of tags and tokens is
+``json.dumps``'s, SQLite datetimes are SQLAlchemy's text; and the cycle collector is on again after an
+import."""
 
 from __future__ import annotations
 
@@ -11,18 +11,14 @@ from datetime import datetime
 import pytest
 
 
-def test_json_text_of_tags_tokens_and_annotation_payloads_is_json_dumps():
+def test_json_text_of_tags_and_tokens_is_json_dumps():
     from db.bulk import json_list_of_strings, json_string
-    from db.workfile import annotation_payload
 
     samples = [[], ["O"], ["B", "I", "O"], ["लेकिन", "स्टाफ़", "।"], ['"quoted"', "back\\slash", "tab\t", "\u2028",
                                                                    "😀", "\u200d"]]
     for values in samples:
         assert json_list_of_strings(values) == json.dumps(values)
         assert json_list_of_strings(tuple(values)) == json.dumps(values)
-        for status in ("submitted", "draft"):
-            text = annotation_payload(json_list_of_strings(values), status)
-            assert text == json.dumps({"tags": values, "status": status})
     assert json_string("स्टाफ़") == json.dumps("स्टाफ़")
 
 
