@@ -173,7 +173,7 @@ def left_out_counts(engine: Engine, project_id: int | None = None) -> dict[str, 
     with paused_gc(), Session(reader(engine)) as session:
         project_id = project_id or default_project_id(session)
         per_item = session.scalar(select(Project.annotators_per_item).where(Project.id == project_id))
-        rows = _export_rows(session, project_id, per_item, False)
+        rows = _export_rows(session, project_id, per_item, False, records=False)
         return ExportDataset([], select_left_out(rows, ExportOptions())).left_out_counts()
 
 
@@ -193,11 +193,13 @@ def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) 
 
 
 def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool,
-                 planned: dict[int, int] | None = None, with_decided: bool = False) -> ExportRows:
+                 planned: dict[int, int] | None = None, with_decided: bool = False,
+                 records: bool = True) -> ExportRows:
     """What the selection reads of the project, as plain rows; ``planned`` automatic picks (sentence ->
     translation) stand in for the recorded choice of the sentences they name. ``rows.gold`` holds the gold
     of the translations the selection can export (the final ones, or all with ``all_translations``) and,
-    ``with_decided``, of every item with a decision (what the metrics input reads of gold)."""
+    ``with_decided``, of every item with a decision (what the metrics input reads of gold). Without
+    ``records`` only what decides which sentences are left out is read (no aspect maps or glossary)."""
     conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
     sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id)
     rows = ExportRows([SourceRow(*s) for s in sentences], annotators_per_item, aspects, categories)
@@ -232,13 +234,13 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
         rows.finals[sentence_id] = (translation_id, None)
 
     alignments: dict[int, list[Alignment]] = defaultdict(list)
-    for row in conn.execute(
+    for translation_id, aspect_term_id, start, end in fetch(conn, (
         select(AspectAlignment.translation_id, AspectAlignment.aspect_term_id, AspectAlignment.start,
                AspectAlignment.end)
         .where(AspectAlignment.translation_id.in_(in_translations), AspectAlignment.dropped.is_(False))
-    ).all():
-        if row.aspect_term_id in aspect_position:
-            alignments[row.translation_id].append(Alignment(aspect_position[row.aspect_term_id], row.start, row.end))
+    )) if records else ():
+        if aspect_term_id in aspect_position:
+            alignments[translation_id].append(Alignment(aspect_position[aspect_term_id], start, end))
     rows.alignments = alignments
 
     exportable = None if all_translations else {t for t, _ in rows.finals.values() if t is not None}
@@ -263,7 +265,7 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
                 .where(TaggingItem.translation_id.in_(missing[start:start + 1000]))
             ).all()
         )
-    rows.proper_nouns = _proper_nouns(conn, project_id)
+    rows.proper_nouns = _proper_nouns(conn, project_id) if records else []
     return rows
 
 

@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from operator import itemgetter
 
 import numpy as np
-from sqlalchemy import Engine, Text, cast, func, literal_column, select
+from sqlalchemy import Engine, Text, cast, func, literal_column, or_, select
 from sqlalchemy.orm import Session
 
 from corpus.gold import Gold, GoldStep, ItemGold, in_force
@@ -179,6 +179,15 @@ def _read_item_states(
     if decided_only and not by_id:
         decided = select(Adjudication.item_id)
         in_project = decided if in_project is None else in_project.where(TaggingItem.id.in_(decided))
+    if translations is not None and not by_id:  # only their items (and the decided ones) are read
+        if not translations and not and_decided:
+            return {}
+        of_translations = among(TaggingItem.translation_id, translations) if translations else None
+        if and_decided:
+            decided = TaggingItem.id.in_(select(Adjudication.item_id))
+            of_translations = decided if of_translations is None else or_(of_translations, decided)
+        chosen = select(TaggingItem.id).where(of_translations)
+        in_project = chosen if in_project is None else chosen.where(TaggingItem.id.in_(in_project))
 
     def of_items(statement, column):
         if in_project is None:

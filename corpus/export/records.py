@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from corpus.bio import char_spans_to_tags, tags_to_spans, validate_tags
 from corpus.export.lid import sentence_lid, source_proper_nouns
-from corpus.tokens import Token, normalize, tokenize_with_offsets
+from corpus.tokens import Token, normalize, tokenize, tokenize_with_offsets
 
 
 class TermLinks(Protocol):
@@ -161,13 +161,15 @@ def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tupl
     return norm, tuple(aspects), tokens, tags
 
 
-def checked_hindi(text: str, frozen_tokens: Sequence[str], tags: Sequence[str]) -> tuple[str, list[Token]]:
+def checked_hindi(text: str, frozen_tokens: Sequence[str], tags: Sequence[str],
+                  offsets: bool = True) -> tuple[str, list[Token] | list[str]]:
     """The Hindi text (NFC, one line) and its tokens, once checked against the tagging item: a RecordProblem
     if the text no longer tokenizes to the frozen tokens or the gold tags are not valid BIO for them. The
-    only way a record with gold cannot be built (the dashboard counts the left-out sentences by it)."""
+    only way a record with gold cannot be built (the dashboard counts the left-out sentences by it).
+    Without ``offsets`` the tokens are their texts only (``corpus.tokens.tokenize``: the same tokens)."""
     norm = one_line(normalize(text))
-    tokens = tokenize_with_offsets(norm)
-    if [t.text for t in tokens] != [normalize(t) for t in frozen_tokens]:
+    tokens = tokenize_with_offsets(norm) if offsets else tokenize(norm)
+    if (tokens if not offsets else [t.text for t in tokens]) != [normalize(t) for t in frozen_tokens]:
         raise RecordProblem("tokens changed after tagging", "the translation no longer tokenizes to the tagged tokens")
     if len(tags) != len(tokens):
         raise RecordProblem("invalid gold tags", f"{len(tags)} tags for {len(tokens)} tokens")

@@ -159,7 +159,7 @@ def select_left_out(rows: ExportRows, options: ExportOptions) -> list[LeftOut]:
                 left_out.append(LeftOut(s.domain, s.split, s.sentence_id, gold.reason, gold.detail, t.id))
                 continue
             try:
-                checked_hindi(t.text, rows.frozen_tokens.get(t.id, []), gold.tags)
+                checked_hindi(t.text, rows.frozen_tokens.get(t.id, []), gold.tags, offsets=False)
             except RecordProblem as problem:
                 left_out.append(LeftOut(s.domain, s.split, s.sentence_id, problem.reason, problem.detail, t.id))
     return left_out
