@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.bio import spans_to_tags, tags_to_spans
+from corpus.bio import spans_to_tags
 from db.adjudication import StaleDecision, accept, edit, item_entry, sync_and_count, tagging_stamp
 from ui.adjudicate_view import (
     AdjudicationState,
     Decision,
     RefusedDecision,
+    conflict_view,
     history_rows,
     item_label,
     item_screen,
     next_open,
 )
-from ui.chips import marked_text, span_text, span_where, tagging_lines, token_chips
+from ui.chips import marked_text, span_text, span_where, token_chips
 from ui.common import get_engine, project_id, require_role, session_token
-from ui.conflict import Choice, Side, conflict_panel
+from ui.conflict import Choice
 from ui.disagreements import queue_lines
 from ui.span_editor import EDITS, Commit, span_editor
 from ui.text import md_escape
@@ -149,22 +150,6 @@ def on_replace_with_mine() -> None:
         _advance(conflict.mine.item_id)
 
 
-def show_conflict(conflict: RefusedDecision) -> None:
-    """The lead's refused decision beside the one that came into force meanwhile, to decide again."""
-    mine, theirs = conflict.mine, conflict.refused.theirs
-    shown = item_entry(engine, mine.item_id)
-    st.subheader(f"Decided meanwhile: {md_escape(shown.sentence_key)} · {shown.phase}")
-    how = f"accept {mine.annotator}'s version" if mine.how == "accepted" else "edited tags"
-    conflict_panel(
-        conflict.refused,
-        Side("Your decision (not recorded)", tagging_lines(shown.tokens, tags_to_spans(list(mine.tags))), note=how),
-        Side("In force now", ["no gold (the automatic gold was withdrawn)"]) if theirs is None
-        else Side("In force now", tagging_lines(shown.tokens, theirs.spans), note=theirs.source),
-        replace_with_mine=Choice("Replace it with mine", "adj_conflict_replace", on_replace_with_mine),
-        keep_theirs=Choice("Keep the decision in force", "adj_conflict_keep", on_keep_theirs),
-    )
-
-
 st.title("Adjudication")
 st.caption("Items whose annotators all submitted and disagree, the most differing tokens first. "
            "Items where the annotators agree become gold automatically, and stop being gold if an annotator "
@@ -192,7 +177,9 @@ flash, state.flash = state.flash, None
 if flash:
     getattr(st, flash[0])(flash[1])
 if state.conflict is not None:
-    show_conflict(state.conflict)
+    conflict_view(engine, state.conflict,
+                  mine=Choice("Replace it with mine", "adj_conflict_replace", on_replace_with_mine),
+                  theirs=Choice("Keep the decision in force", "adj_conflict_keep", on_keep_theirs))
 
 # In the list: undecided, or every item with the toggle on. An item this lead is editing stays even if another
 # lead decides it meanwhile: saving then shows both decisions instead of the edit vanishing.

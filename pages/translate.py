@@ -46,8 +46,8 @@ from ui.translate_view import (
     typing_box,
     typing_label,
 )
-from ui.turns import one_at_a_time
 from ui.translation_editor import BUSY_RETRY_S, PHONETIC, editor_commit, translation_editor
+from ui.turns import one_at_a_time
 
 TASK_PARAM = "task"
 TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)

@@ -8,12 +8,15 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+import streamlit as st
 from sqlalchemy.engine import Engine
 
-from corpus.bio import disagreeing_tokens
-from db.adjudication import Disagreement, GoldDecision, QueueEntry, StaleDecision, decisions
+from corpus.bio import disagreeing_tokens, tags_to_spans
+from db.adjudication import Disagreement, GoldDecision, QueueEntry, StaleDecision, decisions, item_entry
 from db.tagging import item_source
-from ui.chips import span_text
+from ui.chips import span_text, tagging_lines
+from ui.conflict import Choice, Side, conflict_panel
+from ui.text import md_escape
 
 Span = tuple[int, int]
 
@@ -62,6 +65,21 @@ class ItemScreen:
     source_spans: list[Span]
     differ: set[int]
     history: list[GoldDecision]
+
+
+def conflict_view(engine: Engine, conflict: RefusedDecision, *, mine: Choice, theirs: Choice) -> None:
+    """The lead's refused decision beside the one that came into force meanwhile, to decide again."""
+    decision, now = conflict.mine, conflict.refused.theirs
+    shown = item_entry(engine, decision.item_id)
+    st.subheader(f"Decided meanwhile: {md_escape(shown.sentence_key)} · {shown.phase}")
+    how = f"accept {decision.annotator}'s version" if decision.how == "accepted" else "edited tags"
+    conflict_panel(
+        conflict.refused,
+        Side("Your decision (not recorded)", tagging_lines(shown.tokens, tags_to_spans(list(decision.tags))), note=how),
+        Side("In force now", ["no gold (the automatic gold was withdrawn)"]) if now is None
+        else Side("In force now", tagging_lines(shown.tokens, now.spans), note=now.source),
+        replace_with_mine=mine, keep_theirs=theirs,
+    )
 
 
 def item_screen(engine: Engine, entry: QueueEntry) -> ItemScreen:
