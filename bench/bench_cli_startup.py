@@ -8,7 +8,8 @@ Every figure is a fresh ``python -m corpus ...`` process, as a lead runs it (iss
   ``import-semeval`` of the small fixture (a few sentences) into a fresh copy of a migrated empty SQLite
   database, ``stats`` of that small database, and ``metrics --help``. Wall and CPU (user + sys of the child,
   from ``resource.getrusage(RUSAGE_CHILDREN)``): on a shared machine the wall time depends on the load, the
-  CPU time much less;
+  CPU time less. Beside them, the floor no command goes below: ``python -c pass`` (the interpreter and its
+  site-packages start-up) and ``python -c "import sqlalchemy.orm"``;
 - the four official-size SemEval files (``bench.bench_import``'s synthetic files: 3,041 + 3,045 + 800 + 800
   sentences) imported as four separate runs into a fresh migrated database; the total of the four, median of
   M repeats (target <= 3 s);
@@ -46,17 +47,21 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def run_python(args: list[str], *, env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess]:
+    """One ``python ARGS`` process: (wall s, CPU s of the child, the finished process)."""
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"python {' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
+    return wall, _children_cpu() - cpu, done
+
+
 def run_cli(args: list[str], *, env: dict[str, str], python_flags: tuple[str, ...] = ()
             ) -> tuple[float, float, subprocess.CompletedProcess]:
     """One ``python -m corpus ARGS`` process: (wall s, CPU s of the child, the finished process)."""
-    cpu = _children_cpu()
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, *python_flags, "-m", "corpus", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"python -m corpus {' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
-    return wall, _children_cpu() - cpu, done
+    return run_python([*python_flags, "-m", "corpus", *args], env=env)
 
 
 def _copy_db(template: Path, target: Path) -> None:
@@ -94,8 +99,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="runs of each start-up command (median; default 7)")
     parser.add_argument("--import-runs", type=int, default=3,
                         help="repeats of the four official-size imports (median of the totals; default 3)")
-    parser.add_argument("--importtime", default="stats", choices=["import-semeval", "stats", "metrics --help"],
-                        help="the command whose -X importtime is shown (default stats)")
+    parser.add_argument("--importtime", default="import-semeval", choices=["import-semeval", "stats", "metrics --help"],
+                        help="the command whose -X importtime is shown (default import-semeval)")
     options = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CORPUS_TRACEBACK")}
     load_before = os.getloadavg()
@@ -119,11 +124,15 @@ def main() -> None:
             "metrics --help": lambda i: ["metrics", "--help"],
         }
         print(f"python -m corpus start-up, median of {options.runs} runs (target <= {STARTUP_TARGET_S} s wall)")
-        for name, build in commands.items():
-            run_cli(build(-1), env=env)  # warm the file cache: the runs below measure the start-up, not the disk
-            figures = [run_cli(build(i), env=env)[:2] for i in range(options.runs)]
+        runs = {name: (lambda i, build=build: run_cli(build(i), env=env)) for name, build in commands.items()}
+        # what no command can go below: the interpreter with its site-packages start-up, and SQLAlchemy's ORM
+        runs["(python -c pass)"] = lambda i: run_python(["-c", "pass"], env=env)
+        runs["(+ import sqlalchemy.orm)"] = lambda i: run_python(["-c", "import sqlalchemy.orm"], env=env)
+        for name, run in runs.items():
+            run(-1)  # warm the file cache: the runs below measure the start-up, not the disk
+            figures = [run(i)[:2] for i in range(options.runs)]
             wall, cpu = _median(figures)
-            print(f"  {name:<15} wall {wall:.3f} s  CPU {cpu:.3f} s  (wall min {min(w for w, _ in figures):.3f}, "
+            print(f"  {name:<26} wall {wall:.3f} s  CPU {cpu:.3f} s  (wall min {min(w for w, _ in figures):.3f}, "
                   f"max {max(w for w, _ in figures):.3f})")
 
         files = []

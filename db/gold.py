@@ -16,12 +16,10 @@ from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 from operator import itemgetter
 
-import numpy as np
 from sqlalchemy import Engine, Text, cast, func, literal_column, or_, select
 from sqlalchemy.orm import Session
 
 from corpus.gold import Gold, GoldStep, ItemGold, in_force
-from corpus.metrics import paused_gc
 from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.engine import reader
 from db.models import (
@@ -123,6 +121,8 @@ def _item_states(
     ``translations``: only the items of these translations (and, ``and_decided``, every item with a decision
     too): the rows are read as for the whole project, but no state is made for the other items (the export's
     final translations are one item in eight)."""
+    from corpus.metrics import paused_gc  # here, not at the top: a command that reads no gold imports no numpy
+
     with paused_gc():
         if differing_only:
             differing = _differing_items(session, project_id)
@@ -211,6 +211,8 @@ def _read_item_states(
         parsed = {raw: _tags(raw) for raw in set(raw_col)}  # the same tag list recurs: parse each once
         tags_col = list(map(parsed.__getitem__, raw_col))
         # The rows come grouped by item: cut the columns where the item changes (no per-row Python).
+        import numpy as np
+
         cuts = (np.flatnonzero(np.diff(np.array(item_col, dtype=np.int64))) + 1).tolist()
         versions = {
             item_col[a]: (id_col[a:b], who_col[a:b], tags_col[a:b])
@@ -271,6 +273,8 @@ def _gold_in_force(
     k = _annotators_per_item(session, project_id)
     states = _item_states(session, project_id, items, decided_only, translations=translations,
                           and_decided=and_decided)
+    from corpus.metrics import paused_gc
+
     with paused_gc():
         return {item_id: ItemGold(item_id, s.translation_id, s.gold(k), s.versions, s.awaited)
                 for item_id, s in states.items()}

@@ -61,7 +61,7 @@ def load_stat_inputs(engine: Engine, project_id: int | None = None,
         finals = {s: t for s, t in _latest_final_translations(session, project_id).items()
                   if t is not None and s in domains}
         gold = {g.translation_id: g.gold.tags for g in _gold_in_force(session, project_id).values()
-                if g.gold is not None}
+                if g.gold is not None} if finals else {}  # (no final translation: no gold to read)
         hindi = []
         for sid, tid in finals.items():
             tags = gold.get(tid)

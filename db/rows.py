@@ -8,7 +8,6 @@ from datetime import datetime
 
 from sqlalchemy import Connection
 
-from corpus.kappa import tag_string
 
 _JSON_PUNCTUATION = str.maketrans("", "", '[]", ')
 
@@ -27,6 +26,8 @@ def tags_from_json(raw: str | None) -> str | None:
         value = json.loads(raw)
     except ValueError:
         return None
+    from corpus.kappa import tag_string  # (numpy: only when a row is not in the canonical form)
+
     return tag_string(value) if isinstance(value, list) else None
 
 

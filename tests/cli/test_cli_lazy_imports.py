@@ -1,6 +1,6 @@
 """The command line starts without the heavy libraries: its top import and `--help` import neither them nor
-SQLAlchemy, and `import-semeval` on a database at head imports no numerical library and not Alembic (the
-schema check is a read). What is imported is checked, never how long it takes (bench/bench_cli_startup.py
+SQLAlchemy, and `import-semeval` and `stats` on a database at head import no numerical library and not
+Alembic (the schema check is a read; `stats` of a corpus with no final translation reads no gold). What is imported is checked, never how long it takes (bench/bench_cli_startup.py
 prints the times). Each case is a fresh interpreter, as `python -m corpus` is."""
 
 from __future__ import annotations
@@ -72,3 +72,12 @@ def test_import_semeval_on_a_database_at_head_imports_no_numerical_library_nor_a
     argv = ["--db", sqlite_url, "import-semeval", str(FIXTURES / "quirks_laptop.xml"), "--domain", "laptop",
             "--split", "train"]
     assert imported(argv, HEAVY) == []
+
+
+def test_stats_of_a_corpus_without_translations_imports_no_numerical_library_nor_alembic(sqlite_url):
+    from cli import main
+
+    assert main(["--db", sqlite_url, "init"]) == 0
+    assert main(["--db", sqlite_url, "import-semeval", str(FIXTURES / "quirks_laptop.xml"), "--domain", "laptop",
+                 "--split", "train"]) == 0
+    assert imported(["--db", sqlite_url, "stats", "--json"], HEAVY) == []
