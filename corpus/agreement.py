@@ -19,6 +19,7 @@ import numpy as np
 
 from corpus.kappa import TagTable, span_count
 from corpus.records import PHASES
+from corpus.vocabulary import Phase
 from corpus.rouge import grouped_pair_f, word_counts
 
 WEIGHTING = "weight = source words + mean words of the unit's translations (best: + words of the best translation)"
@@ -482,7 +483,7 @@ def coverage(data: MetricsInput, kept: dict[int, int | None] | None = None) -> d
     """Sentences whose aspect-blind translations kept fewer aspects than the aspect-aware ones."""
     kept = aspects_kept(data) if kept is None else kept
     sentences = sorted(data.sentences, key=_sentence_order)
-    most = {phase: np.full(len(sentences), -1, dtype=np.int64) for phase in ("aware", "blind")}
+    most = {phase: np.full(len(sentences), -1, dtype=np.int64) for phase in (Phase.AWARE, Phase.BLIND)}
     if data.translations and sentences:
         pk, sentence_pk, phase = columns(data.translations, 0, 1, 2)
         n = np.array(list(map(kept.get, pk)), dtype=np.float64)  # None (nothing tells) -> NaN
@@ -495,7 +496,7 @@ def coverage(data: MetricsInput, kept: dict[int, int | None] | None = None) -> d
         for name, best in most.items():
             chosen = found & (phases == name)
             np.maximum.at(best, by_pk[at[chosen]], n[chosen].astype(np.int64))
-    aware, blind = most["aware"], most["blind"]
+    aware, blind = most[Phase.AWARE], most[Phase.BLIND]
     compared = int(np.count_nonzero((aware >= 0) & (blind >= 0)))
     rows = []
     for i in np.flatnonzero((blind >= 0) & (blind < aware)).tolist():

@@ -13,17 +13,26 @@ from datetime import datetime
 from itertools import combinations
 from typing import TypeVar
 
+from corpus.vocabulary import PHASES, Phase, other_phases, phase_spec
 from corpus.work_queue import FinalRow, SubmittedRow, untranslatable_to_review, without_final
 
 DEFAULT_POLICY = "aware-unless-blind-better"
 
+
+
+def _phase_policy(phase: Phase) -> str:
+    others = " or ".join(str(p) for p in other_phases(phase))
+    return (f"Always the {phase_spec(phase).label} winner (the {others} winner only when no {phase} translation "
+            "exists).")
+
+
+#: The policies a project may choose; one per phase ("aware", "blind": always that phase's winner).
 POLICIES: dict[str, str] = {
     DEFAULT_POLICY: (
         "The aspect-aware winner, unless it kept no more aspects than the aspect-blind winner "
         "and the blind winner has the higher mean ROUGE-L."
     ),
-    "aware": "Always the aspect-aware winner (the blind winner only when no aware translation exists).",
-    "blind": "Always the aspect-blind winner (the aware winner only when no blind translation exists).",
+    **{phase.value: _phase_policy(phase) for phase in PHASES},
     "higher-rouge": "Whichever phase winner has the higher mean ROUGE-L; ties go to the aware one.",
 }
 
@@ -50,9 +59,20 @@ class Candidate:
 @dataclass(frozen=True)
 class FinalPick:
     candidate: Candidate | None
-    aware: Candidate | None
-    blind: Candidate | None
+    #: Each phase's winner (None: no translated candidate), in report order.
+    winners: tuple[tuple[Phase, Candidate | None], ...]
     reason: str
+
+    def winner(self, phase: str) -> Candidate | None:
+        return dict(self.winners).get(Phase(phase))
+
+    @property
+    def aware(self) -> Candidate | None:
+        return self.winner(Phase.AWARE)
+
+    @property
+    def blind(self) -> Candidate | None:
+        return self.winner(Phase.BLIND)
 
 
 @dataclass(frozen=True)
@@ -118,35 +138,52 @@ def _score(c: Candidate) -> float:
     return c.mean_rouge_l if c.mean_rouge_l is not None else -1.0
 
 
-def choose_between(aware: Candidate | None, blind: Candidate | None, policy: str = DEFAULT_POLICY) -> FinalPick:
-    """The final translation from the two phase winners under ``policy`` (a ValueError if unknown)."""
+def choose_among(winners: Mapping[str, Candidate | None], policy: str = DEFAULT_POLICY) -> FinalPick:
+    """The final translation from the phase winners (phase -> winner or None) under ``policy`` (a ValueError if
+    unknown). Phases are weighed in report order, which breaks every tie; a policy named after a phase takes
+    that phase's winner. The default keeps the first winner of a phase that shows the source aspects unless it
+    kept no more aspects than a winner of a phase that hides them, which has the higher mean ROUGE-L."""
     if policy not in POLICIES:
         raise ValueError(f"final policy {policy!r} is not one of {', '.join(POLICIES)}")
-    if aware is None or blind is None:
-        only = aware or blind
+    unknown = set(winners) - set(PHASES)
+    if unknown:
+        raise ValueError(f"choose_among: unknown phase(s) {sorted(unknown)}")
+    ordered = tuple((p, winners.get(p)) for p in PHASES)
+    present = [c for _, c in ordered if c is not None]
+    if len(present) < 2:
+        only = present[0] if present else None
         reason = "no translation to choose" if only is None else f"only the {only.phase} phase has a translation"
-        return FinalPick(only, aware, blind, reason)
-    if policy == "aware":
-        return FinalPick(aware, aware, blind, "policy: aware winner")
-    if policy == "blind":
-        return FinalPick(blind, aware, blind, "policy: blind winner")
+        return FinalPick(only, ordered, reason)
+    first = present[0]
+    if policy in PHASES:
+        return FinalPick(dict(ordered)[Phase(policy)] or first, ordered, f"policy: {policy} winner")
     if policy == "higher-rouge":
-        if _score(blind) > _score(aware):
-            return FinalPick(blind, aware, blind, "blind winner has the higher mean ROUGE-L")
-        return FinalPick(aware, aware, blind, "aware winner has the higher or equal mean ROUGE-L")
-    if _kept(aware) <= _kept(blind) and _score(blind) > _score(aware):
+        best = max(present, key=_score)  # the first of the highest: ties go to the earlier phase
+        if best is not first:
+            return FinalPick(best, ordered, f"{best.phase} winner has the higher mean ROUGE-L")
+        return FinalPick(first, ordered, f"{first.phase} winner has the higher or equal mean ROUGE-L")
+    shown = [c for c in present if phase_spec(c.phase).shows_source_aspects]
+    pick = shown[0] if shown else first
+    challengers = [c for c in present if not phase_spec(c.phase).shows_source_aspects
+                   and _kept(pick) <= _kept(c) and _score(c) > _score(pick)]
+    if challengers:
+        better = max(challengers, key=_score)
         return FinalPick(
-            blind, aware, blind,
-            "aware winner kept no more aspects than the blind winner, which has the higher mean ROUGE-L",
+            better, ordered,
+            f"{pick.phase} winner kept no more aspects than the {better.phase} winner, which has the higher mean "
+            "ROUGE-L",
         )
-    return FinalPick(aware, aware, blind, "aware winner (kept more aspects or scores at least as high)")
+    return FinalPick(pick, ordered, f"{pick.phase} winner (kept more aspects or scores at least as high)")
+
+
+def choose_between(aware: Candidate | None, blind: Candidate | None, policy: str = DEFAULT_POLICY) -> FinalPick:
+    """The final translation from the aware and the blind winner (``choose_among`` with these two)."""
+    return choose_among({Phase.AWARE: aware, Phase.BLIND: blind}, policy)
 
 
 def choose_final(candidates: Sequence[Candidate], policy: str = DEFAULT_POLICY) -> FinalPick:
     """Best per phase, then between phases by policy."""
-    aware = phase_winner([c for c in candidates if c.phase == "aware"])
-    blind = phase_winner([c for c in candidates if c.phase == "blind"])
-    return choose_between(aware, blind, policy)
+    return choose_among({p: phase_winner([c for c in candidates if c.phase == p]) for p in PHASES}, policy)
 
 
 def override_rate(lead_decisions: Sequence[tuple[Hashable, bool]]) -> OverrideRate:
@@ -226,10 +263,10 @@ def progress_text(undecided: int, total: int) -> str:
 
 def card_order(candidates: Sequence[Candidate], pick: FinalPick) -> list[Candidate]:
     """The choosable candidates (translated ones) in the order of their cards and keys: the automatic pick
-    first (so accepting it is key 1), then the other phase winner, then the rest of each phase best first,
-    aware before blind."""
-    first = [c for c in (pick.candidate, pick.aware, pick.blind) if c is not None and c.translated]
-    rest = [c for phase in ("aware", "blind") for c in rank_phase([c for c in candidates if c.phase == phase])]
+    first (so accepting it is key 1), then the other phase winners, then the rest of each phase best first,
+    phases in report order (aware before blind)."""
+    first = [c for c in (pick.candidate, *(w for _, w in pick.winners)) if c is not None and c.translated]
+    rest = [c for phase in PHASES for c in rank_phase([c for c in candidates if c.phase == phase])]
     return list({c.translation_id: c for c in [*first, *rest]}.values())
 
 

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from corpus.vocabulary import phase_spec
 from corpus.workfile import check_string
 
 GUIDELINES_DIR = Path(__file__).resolve().parent.parent / "guidelines"
@@ -51,10 +52,12 @@ def _read(path: Path, mtime: float) -> tuple[str, str]:
 
 
 def load_guidelines(name: str = "translation", phase: str | None = None) -> tuple[str, str]:
-    """(version, markdown) of ``guidelines/<name>.md``; ``phase="blind"`` leaves out aware-only parts."""
+    """(version, markdown) of ``guidelines/<name>.md``; a phase that hides the source's aspect terms (blind)
+    leaves out the aware-only parts."""
     path = GUIDELINES_DIR / f"{name}.md"
     version, body = _read(path, path.stat().st_mtime)
-    body = _AWARE_ONLY.sub("", body) if phase == "blind" else _MARKERS.sub("", body)
+    hides_aspects = phase is not None and not phase_spec(phase).shows_source_aspects
+    body = _AWARE_ONLY.sub("", body) if hides_aspects else _MARKERS.sub("", body)
     return version, body.rstrip() + "\n"
 
 

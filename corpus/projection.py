@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from corpus.glossary import GlossaryEntry, loose_key
 from corpus.romanization import spelling_variants
 from corpus.tokens import is_word, normalize, tokenize
+from corpus.vocabulary import Phase
 
-AWARE, GLOSSARY, TRANSLITERATION, CRF = "aware", "glossary", "transliteration", "crf"
+#: Sources: the aware phase's translations (their aspect maps), the glossary, transliteration, the CRF.
+AWARE, GLOSSARY, TRANSLITERATION, CRF = Phase.AWARE.value, "glossary", "transliteration", "crf"
 MAP = "map"  # the item's own aspect map (an aware translation's translator), not a projection
 #: The projection's sources, in the order they are tried.
 SOURCES = (AWARE, GLOSSARY, TRANSLITERATION, CRF)

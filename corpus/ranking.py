@@ -18,6 +18,7 @@ import numpy as np
 from corpus.agreement import MetricsInput, restricted
 from corpus.metrics import Agreement, sentence_agreement, table2
 from corpus.records import PHASES
+from corpus.vocabulary import Phase
 
 NOT_DEFINED = "—"
 #: The bootstrap's fixed seed and size: the same data always gives the same interval.
@@ -108,7 +109,7 @@ def table2_basis(data: MetricsInput, agreement: Agreement) -> str:
     rouge, fleiss = agreement.rouge_l, agreement.fleiss_kappa["overall"]
     translators = len({t.translator for t in agreement.rouge.translations})
     annotators = len({ts.annotator for ts in agreement.tag_sources})
-    units = rouge["units"]["aware"] + rouge["units"]["blind"]
+    units = rouge["units"][Phase.AWARE] + rouge["units"][Phase.BLIND]
     translated = len({t.sentence_pk for t in data.translations})
     waiting = len(data.sentences) - translated  # not translated yet: no figure can say anything of them
     return (

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import NamedTuple
-from corpus.vocabulary import Status
+from corpus.vocabulary import Phase, Role, Status
 
-PHASES = ("aware", "blind")
+#: The stored strings of the vocabulary's phases and roles, in its order (plain ``str``: interned, hashed, written as is).
+PHASES = tuple(p.value for p in Phase)
 SPLITS = ("train", "test", "dev")
 POLARITIES = ("positive", "negative", "neutral", "conflict")
-ROLES = ("translator", "annotator", "lead", "admin")
+ROLES = tuple(r.value for r in Role)
 UNTRANSLATABLE_REASONS = ("idiom", "pun", "missing context", "other")
 
 

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import combinations
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
@@ -20,7 +21,7 @@ from corpus.assignment import (
     plan_assignments,
     queue_order,
 )
-from corpus.vocabulary import OPEN_STATUSES, Phase, Role, Status
+from corpus.vocabulary import OPEN_STATUSES, WORK_ORDER, Phase, Role, Status, aspect_phases, phase_spec
 from corpus.work_queue import OVERDUE_DAYS, overdue_tasks, unassigned_sentences
 from db.auth import check_writer
 from db.engine import read, reader, transaction
@@ -101,7 +102,7 @@ def _assignment_settings(session: Session, project_id: int) -> AssignmentSetting
     disjoint-mode groups the Assignments page stored beside them."""
     method = settings_in(session, project_id)
     raw = (session.get(Project, project_id).settings or {}).get(GROUPS_SETTING) or {}
-    groups = {p: [int(u) for u in raw.get(p, [])] for p in ("blind", "aware")}
+    groups = {p.value: [int(u) for u in raw.get(p, [])] for p in WORK_ORDER}
     return AssignmentSettings(method.translators_per_phase, method.phase_groups, groups)
 
 
@@ -113,8 +114,8 @@ def save_translator_groups(
     engine: Engine, project_id: int, groups: dict[str, Iterable[int]], actor_id: int | None,
 ) -> None:
     """Store the disjoint-mode groups in the project's free settings dict."""
-    clean = {p: sorted({int(u) for u in groups.get(p, ())}) for p in ("blind", "aware")}
-    overlap = set(clean["blind"]) & set(clean["aware"])
+    clean = {p.value: sorted({int(u) for u in groups.get(p, ())}) for p in WORK_ORDER}
+    overlap = {u for p, q in combinations(clean, 2) for u in set(clean[p]) & set(clean[q])}
     if overlap:
         raise ValueError("a translator cannot be in both the blind and the aware group")
     with transaction(engine) as session:
@@ -129,7 +130,7 @@ def save_translator_groups(
 def _active_translators(session: Session) -> list[User]:
     return list(
         session.scalars(
-            select(User).join(UserRole).where(UserRole.role == "translator", User.active.is_(True)).order_by(User.id)
+            select(User).join(UserRole).where(UserRole.role == Role.TRANSLATOR, User.active.is_(True)).order_by(User.id)
         )
     )
 
@@ -186,12 +187,14 @@ def _existing_tasks(session: Session) -> list[Task]:
     return [Task(u, s, p, st) for u, s, p, st in rows]
 
 
-def _started_aware(session: Session) -> set[tuple[int, int]]:
-    """(translator, sentence) pairs with an aware translation row: they have seen the aspects."""
+def _started_aware(session: Session) -> set[tuple[int, int, str]]:
+    """(translator, sentence, phase) of the translation rows in a phase that shows the aspects: their
+    translators have seen them."""
     rows = session.execute(
-        select(Translation.translator_id, Translation.sentence_id).where(Translation.phase == "aware")
+        select(Translation.translator_id, Translation.sentence_id, Translation.phase)
+        .where(Translation.phase.in_(aspect_phases()))
     )
-    return {(u, s) for u, s in rows}
+    return {(u, s, p) for u, s, p in rows}
 
 
 def _tagging(session: Session) -> set[tuple[int, int]]:
@@ -207,7 +210,7 @@ def _tagging(session: Session) -> set[tuple[int, int]]:
 def _plan_and_write(
     session: Session, project_id: int, sentence_ids: Sequence[int], actor_id: int | None,
     per_phase: int | None, mode: str | None, groups: dict[str, Iterable[int]] | None,
-    phases: Sequence[str] = ("blind", "aware"),
+    phases: Sequence[str] = WORK_ORDER,
 ) -> AssignmentSummary:
     settings = _assignment_settings(session, project_id)
     per_phase = per_phase or settings.per_phase
@@ -219,12 +222,12 @@ def _plan_and_write(
     translators = [u.id for u in _active_translators(session)]
     if mode == "disjoint":
         allowed = set(translators)
-        groups = {p: [u for u in groups.get(p, ()) if u in allowed] for p in ("blind", "aware")}
+        groups = {p: [u for u in groups.get(p, ()) if u in allowed] for p in WORK_ORDER}
     existing = _existing_tasks(session)
     # An aware translation without an aware task (e.g. imported) still means the aspects were seen.
     seen = _started_aware(session)
     held = {(t.user_id, t.sentence_id, t.phase) for t in existing}
-    existing += [Task(u, s, "aware", Status.SUBMITTED) for u, s in seen if (u, s, "aware") not in held]
+    existing += [Task(u, s, p, Status.SUBMITTED) for u, s, p in sorted(seen - held)]
     plan = plan_assignments(sentence_ids, translators, existing, per_phase, mode, groups, phases, _tagging(session))
     for task in plan.new:
         session.add(
@@ -320,18 +323,20 @@ def _queue(session: Session, user_id: int) -> list[QueueItem]:
     status_of = {(a.sentence_id, a.phase): a.status for a, _ in rows}
     aware_rows = {
         s for s in session.scalars(
-            select(Translation.sentence_id).where(Translation.translator_id == user_id, Translation.phase == "aware")
+            select(Translation.sentence_id)
+            .where(Translation.translator_id == user_id, Translation.phase.in_(aspect_phases()))
         )
     }
     items = []
     for a, s in rows:
         locked, reason = False, None
-        if a.phase == "aware" and aware_locked(status_of.get((a.sentence_id, "blind"))):
-            locked, reason = True, "opens after you submit the blind translation of this sentence"
-        elif a.phase == "blind" and a.status != Status.SUBMITTED and blind_contaminated(
-            status_of.get((a.sentence_id, "aware")), a.sentence_id in aware_rows
-        ):
-            locked, reason = True, "you have already worked on the aware translation of this sentence"
+        spec = phase_spec(a.phase)
+        seen = [p for p in aspect_phases() if p != a.phase and blind_contaminated(
+            status_of.get((a.sentence_id, p)), a.sentence_id in aware_rows)]
+        if spec.opens_after is not None and aware_locked(status_of.get((a.sentence_id, spec.opens_after))):
+            locked, reason = True, f"opens after you submit the {spec.opens_after} translation of this sentence"
+        elif not spec.shows_source_aspects and a.status != Status.SUBMITTED and seen:
+            locked, reason = True, f"you have already worked on the {seen[0]} translation of this sentence"
         preview = s.text if len(s.text) <= 90 else s.text[:87] + "..."
         items.append(
             (

@@ -15,6 +15,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from corpus.semeval import parse_semeval
+from corpus.vocabulary import Phase, Role
 from db.auth import hash_password
 from db.engine import transaction
 from db.importing import import_sentences
@@ -32,29 +33,29 @@ DEMO = Path(__file__).resolve().parent.parent / "corpus" / "demo"
 
 # username, roles, password (printed in the README; demo only; each meets the password policy)
 DEMO_USERS = [
-    ("admin", ("admin", "lead"), "admin-demo-pass"),
-    ("lead", ("lead",), "lead-demo-pass"),
-    ("asha", ("translator",), "asha-demo-pass"),
-    ("ravi", ("translator",), "ravi-demo-pass"),
-    ("priya", ("translator",), "priya-demo-pass"),
-    ("meera", ("annotator",), "meera-demo-pass"),
-    ("arjun", ("annotator",), "arjun-demo-pass"),
+    ("admin", (Role.ADMIN, Role.LEAD), "admin-demo-pass"),  # not-vocabulary: a username
+    ("lead", (Role.LEAD,), "lead-demo-pass"),  # not-vocabulary: a username
+    ("asha", (Role.TRANSLATOR,), "asha-demo-pass"),
+    ("ravi", (Role.TRANSLATOR,), "ravi-demo-pass"),
+    ("priya", (Role.TRANSLATOR,), "priya-demo-pass"),
+    ("meera", (Role.ANNOTATOR,), "meera-demo-pass"),
+    ("arjun", (Role.ANNOTATOR,), "arjun-demo-pass"),
 ]
 
 # Open work: (translator, domain, sentence id, phase)
 OPEN_TRANSLATIONS = [
-    ("asha", "restaurant", "1634", "blind"), ("ravi", "restaurant", "1634", "blind"),
-    ("asha", "restaurant", "2210", "blind"), ("priya", "restaurant", "2210", "blind"),
-    ("asha", "restaurant", "3345", "blind"), ("priya", "restaurant", "3345", "blind"),
-    ("asha", "laptop", "1777", "blind"), ("ravi", "laptop", "1777", "blind"),
-    ("priya", "laptop", "892:1", "blind"), ("ravi", "laptop", "892:1", "blind"),
-    ("priya", "laptop", "812", "blind"), ("priya", "restaurant", "3121", "aware"),
+    ("asha", "restaurant", "1634", Phase.BLIND), ("ravi", "restaurant", "1634", Phase.BLIND),
+    ("asha", "restaurant", "2210", Phase.BLIND), ("priya", "restaurant", "2210", Phase.BLIND),
+    ("asha", "restaurant", "3345", Phase.BLIND), ("priya", "restaurant", "3345", Phase.BLIND),
+    ("asha", "laptop", "1777", Phase.BLIND), ("ravi", "laptop", "1777", Phase.BLIND),
+    ("priya", "laptop", "892:1", Phase.BLIND), ("ravi", "laptop", "892:1", Phase.BLIND),
+    ("priya", "laptop", "812", Phase.BLIND), ("priya", "restaurant", "3121", Phase.AWARE),
 ]
 # Open tagging: (annotator, domain, sentence id, phase, translator)
 OPEN_TAGGING = [
-    ("meera", "laptop", "2339", "aware", "asha"), ("arjun", "laptop", "2339", "aware", "asha"),
-    ("meera", "laptop", "2339", "aware", "ravi"), ("arjun", "laptop", "2339", "aware", "ravi"),
-    ("meera", "restaurant", "4001", "blind", "ravi"), ("arjun", "restaurant", "4001", "blind", "ravi"),
+    ("meera", "laptop", "2339", Phase.AWARE, "asha"), ("arjun", "laptop", "2339", Phase.AWARE, "asha"),
+    ("meera", "laptop", "2339", Phase.AWARE, "ravi"), ("arjun", "laptop", "2339", Phase.AWARE, "ravi"),
+    ("meera", "restaurant", "4001", Phase.BLIND, "ravi"), ("arjun", "restaurant", "4001", Phase.BLIND, "ravi"),
 ]
 
 
@@ -156,7 +157,7 @@ def _lead_override(engine: Engine, lead_id: int) -> None:
                 FinalChoice.sentence_id == sentence.id, FinalChoice.chosen_by.is_not(None))):
             return  # a lead has decided already (the demo is loaded again)
         ravi = session.scalars(select(Translation).join(User, User.id == Translation.translator_id).where(
-            Translation.sentence_id == sentence.id, Translation.phase == "aware", User.username == "ravi")).one()
+            Translation.sentence_id == sentence.id, Translation.phase == Phase.AWARE, User.username == "ravi")).one()
         in_force = session.scalar(select(func.max(FinalChoice.id)).where(FinalChoice.sentence_id == sentence.id))
         sentence_pk, ravi_pk = sentence.id, ravi.id
     choose(engine, sentence_pk, ravi_pk, lead_id, expected=in_force,

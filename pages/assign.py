@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.vocabulary import Phase
+from corpus.vocabulary import WORK_ORDER, Phase
 from corpus.work_queue import OVERDUE_DAYS
 from db.assignment import (
     TASK_KINDS,
@@ -159,19 +159,20 @@ with st.form("assign"):
                     help="same: a translator may do both phases of a sentence, blind first (enforced). "
                          "disjoint: separate groups.")
     ids = list(translators)
-    blind_group = st.multiselect("Blind-phase group (disjoint mode)", ids, format_func=translators.get,
-                                 default=[u for u in settings.groups.get("blind", []) if u in translators])
-    aware_group = st.multiselect("Aware-phase group (disjoint mode)", ids, format_func=translators.get,
-                                 default=[u for u in settings.groups.get("aware", []) if u in translators])
+    phase_groups = {
+        phase: st.multiselect(f"{phase.capitalize()}-phase group (disjoint mode)", ids, format_func=translators.get,
+                              default=[u for u in settings.groups.get(phase, []) if u in translators])
+        for phase in WORK_ORDER
+    }
     go = st.form_submit_button("Assign", type="primary")
 
 if go:
     try:
         groups = None
         if mode == "disjoint":
-            if not blind_group or not aware_group:
+            if not all(phase_groups.values()):
                 raise ValueError("choose a group for each phase")
-            groups = {"blind": blind_group, "aware": aware_group}
+            groups = {phase.value: members for phase, members in phase_groups.items()}
             save_translator_groups(engine, pid, groups, user.id)
         chosen = select_sentences(engine, pid, None if domain == "all" else domain,
                                   None if split == "all" else split, int(first), int(last) or None)

@@ -15,6 +15,7 @@ import streamlit as st
 
 from corpus.metrics import TABLE2_COLUMNS
 from corpus.ranking import BOOTSTRAP_NOTE, NOT_DEFINED, domain_ranking, figure_text, share_text, week_points, week_table
+from corpus.vocabulary import Phase
 from db.browse import domains_and_splits
 from db.metrics_data import latest_save
 from ui.common import get_engine, project_id, require_role
@@ -61,7 +62,7 @@ o3.metric("Left out for a reason", f"{for_a_reason:,}",
           help="Untranslatable by majority, left out by the lead, not tagged, annotators disagree, …")
 if not_translated:
     resolve_link(o1, "pages/assign.py", f"Assign the {not_translated:,} untranslated sentence(s)",
-                 {"phase": "aware", "show": "unassigned"})
+                 {"phase": Phase.AWARE.value, "show": "unassigned"})
 if awaiting:
     resolve_link(o2, "pages/final.py", f"Decide the {awaiting:,} final translation(s)", {"show": "undecided"})
 if for_a_reason:
@@ -203,11 +204,12 @@ with st.expander("How these figures are computed"):
     for line in overview.explanations:
         st.caption(line)
     rouge = overview.rouge_l
+    units, unweighted = rouge["units"], rouge["unweighted"]
     st.caption(
-        f"ROUGE-L over {rouge['units']['aware']} aware and {rouge['units']['blind']} blind sentence-phase units "
+        f"ROUGE-L over {units[Phase.AWARE]} aware and {units[Phase.BLIND]} blind sentence-phase units "
         f"({rouge['pairs']} pairs); {rouge['excluded_units']} sentence-phase units left out for having fewer than "
         f"2 translations. Weighting: {rouge['weighting']}. Unweighted: aware "
-        f"{figure_text(rouge['unweighted']['aware'])}, blind {figure_text(rouge['unweighted']['blind'])}, overall "
+        f"{figure_text(unweighted[Phase.AWARE])}, blind {figure_text(unweighted[Phase.BLIND])}, overall "
         f"{figure_text(rouge['unweighted']['overall'])}, best {figure_text(rouge['unweighted']['best'])}."
     )
     st.caption(f"{NOT_DEFINED}: not defined. Fleiss' kappa has no “best” figure: “best” scores the chosen translation "

@@ -10,6 +10,7 @@ from corpus.export import FORMATS, files_by_format
 from corpus.export.options import LAYOUTS, TAG_STYLES, FormatOptions
 from corpus.export.selection import AWAITING_DECISION, NOT_TRANSLATED_YET
 from corpus.export.writer import zip_bytes
+from corpus.vocabulary import Phase
 from db.export_data import ExportOptions, export_files
 from ui.common import get_engine, require_role
 from ui.downloads import download_link
@@ -86,7 +87,7 @@ def _link(column, page: str, label: str, params: dict[str, str]) -> None:
 links = st.columns(3)
 if not_translated:
     _link(links[0], "pages/assign.py", f"Assign the {not_translated} untranslated sentence(s)",
-          {"phase": "aware", "show": "unassigned"})
+          {"phase": Phase.AWARE.value, "show": "unassigned"})
 if awaiting:
     _link(links[1], "pages/final.py", f"Decide the {awaiting} final translation(s)", {"show": "undecided"})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from corpus.codemix import CMI_SIGNATURE, LANG_TAGS, keep_roman_entities
+from corpus.records import PHASES
 from corpus.vocabulary import Status
 from db.queries import keep_roman_glossary
 from ui.dashboard_view import Dashboard
@@ -66,7 +67,7 @@ def code_mixing_section(view: Dashboard) -> None:
 def spelling_section(view: Dashboard) -> None:
     with st.spinner("Scoring every translation pair with spelling variants folded…"):
         spelling = view.spelling()
-    columns = ("aware", "blind", "overall")
+    columns = (*PHASES, "overall")
     spelling_figures = [
         {"figure": "ROUGE-L F, raw (official)", **{c: spelling["raw"][c] for c in columns}},
         {"figure": "ROUGE-L F, spelling-tolerant", **{c: spelling["normalized"][c] for c in columns}},

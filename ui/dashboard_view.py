@@ -26,6 +26,7 @@ from corpus.agreement import MetricsInput, filter_input
 from corpus.codemix import LANG_TAGS, cmi, corpus_cmi, sentence_tags
 from corpus.export.selection import LeftOutSummary, left_out_summary
 from corpus.phonetic import spelling_tolerant_report
+from corpus.projection import AWARE
 from corpus.progress import filter_counts, person_progress, phase_progress, submitted_counts
 from corpus.ranking import (
     annotator_ranking,
@@ -137,7 +138,7 @@ class CodeMixing:
     left_out: int = 0
 
 
-SOURCE_LABELS = {"map": "translator's own map", "aware": "aware sisters' maps", "glossary": "glossary",
+SOURCE_LABELS = {"map": "translator's own map", AWARE: "aware sisters' maps", "glossary": "glossary",
                  "transliteration": "loanword transliteration", "crf": "model (CRF)", "llm": "local language model",
                  "all": "all sources"}
 

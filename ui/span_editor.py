@@ -21,6 +21,7 @@ from typing import Any
 import streamlit as st
 
 from corpus.bio import Span, parse_spans
+from corpus.projection import AWARE
 from ui.components import asset, bundle
 
 ACTIONS = ("mark", "unmark", "accept", "reject", "undo", "redo", "submit", "next", "prev")
@@ -98,7 +99,7 @@ HINTS = ("Click/drag tokens · Enter or A mark · Backspace remove · Tab sugges
          "Shift+A accept all · Ctrl+Z undo · N/P next/previous · Ctrl+Enter submit")
 
 
-SOURCE_NAMES = {"map": "the translator's aspect map", "aware": "the aware translations' aspect maps",
+SOURCE_NAMES = {"map": "the translator's aspect map", AWARE: "the aware translations' aspect maps",
                 "glossary": "the glossary", "transliteration": "the loanword's transliteration", "crf": "the model",
                 "llm": "the local language model"}
 

@@ -14,6 +14,7 @@ from corpus.export.splits import split_divergence
 from corpus.metrics import table2, undefined_reasons
 from corpus.stats import LabelledSentence, table1
 from corpus.tokens import TOKENIZER_SIGNATURE
+from corpus.vocabulary import Phase, phase_spec
 
 LEFT_OUT_EXPLAINED = {
     "untranslatable by majority": "most translators marked the sentence untranslatable (guideline 5)",
@@ -225,14 +226,14 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None, options
     if report:
         rouge = report["rouge_l"]
         lines += _table(
-            ["figure", "aspect-aware", "aspect-blind", "overall", "chosen translation"],
+            ["figure", phase_spec(Phase.AWARE).label, phase_spec(Phase.BLIND).label, "overall", "chosen translation"],
             [[row.figure, row.aware, row.blind, row.overall, row.best] for row in table2(report)],
         )
         lines += [
             "",
             "Over the whole project, exactly as `python -m corpus metrics --json` reports them (every figure, with "
             f"per-annotator kappa and span F1, is in `{METRICS_FILE}`). ROUGE-L: {report['signature']['rouge_l']}; "
-            f"over {rouge['units']['aware']} aware and {rouge['units']['blind']} blind (sentence, phase) units with "
+            f"over {rouge['units'][Phase.AWARE]} aware and {rouge['units'][Phase.BLIND]} blind (sentence, phase) units with "
             f">= 2 submitted translations ({rouge['excluded_units']} units with a single translation excluded); "
             f"{rouge['weighting']}; the chosen translation of a unit has the highest mean ROUGE-L against the others "
             "(ties: more aspects kept, then earlier submission). "

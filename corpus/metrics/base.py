@@ -15,9 +15,10 @@ from typing import ClassVar
 
 from corpus.agreement import MetricsInput, RougeResult, TagSet, aspects_kept, rouge_agreement, tag_table
 from corpus.kappa import PairTally, TagTable, per_annotator_tallies
+from corpus.vocabulary import Phase
 
 #: Table 2's columns: the two phases, both together, and the chosen translation of each unit.
-TABLE2_COLUMNS = ("aware", "blind", "overall", "best")
+TABLE2_COLUMNS = (Phase.AWARE.value, Phase.BLIND.value, "overall", "best")
 NOT_DEFINED = "—"
 
 
@@ -155,7 +156,7 @@ class Figure:
         return []
 
 
-def phase_rows(key: str, figure: str, shown: str, section: Mapping, columns=("aware", "blind", "overall")) -> Table2Row:
+def phase_rows(key: str, figure: str, shown: str, section: Mapping, columns=(*TABLE2_COLUMNS[:2], "overall")) -> Table2Row:
     """A Table 2 row of a figure whose section holds ``{phase: {"kappa"|"value": ...}}`` entries."""
     def value(column: str) -> float | None:
         entry = section.get(column) if column in columns else None

@@ -8,6 +8,7 @@ from corpus.agreement import WEIGHTING, rouge_summary
 from corpus.metrics.base import Figure, FigureInputs, FigureResult, PhaseValue, Table2Row, phases
 from corpus.records import PHASES
 from corpus.rouge import ROUGE_SETTINGS, ROUGE_SIGNATURE
+from corpus.vocabulary import Phase
 
 
 class RougeL(Figure):
@@ -42,15 +43,15 @@ class RougeL(Figure):
         unweighted = section["unweighted"]
         return (
             Table2Row(self.key, "ROUGE-L F (weighted)", "ROUGE-L F",
-                      section["aware"], section["blind"], section["overall"], section["best"]),
+                      section[Phase.AWARE], section[Phase.BLIND], section["overall"], section["best"]),
             Table2Row(self.key, "ROUGE-L F (unweighted)", "ROUGE-L F (unweighted)",
-                      unweighted["aware"], unweighted["blind"], unweighted["overall"], unweighted["best"]),
+                      unweighted[Phase.AWARE], unweighted[Phase.BLIND], unweighted["overall"], unweighted["best"]),
         )
 
     def report_lines(self, report: Mapping) -> list[str]:
         rouge = report[self.key]
         return [
-            f"ROUGE-L over {rouge['units']['aware']} aware and {rouge['units']['blind']} blind sentence units, "
+            f"ROUGE-L over {rouge['units'][Phase.AWARE]} aware and {rouge['units'][Phase.BLIND]} blind sentence units, "
             f"{rouge['pairs']} pairs; {rouge['excluded_units']} units excluded (fewer than 2 translations)"
         ]
 
