@@ -261,7 +261,8 @@ def test_alt_u_marks_the_sentence_untranslatable_from_the_word_strip(aware_task,
     while time.monotonic() < deadline:
         with Session(engine) as session:
             tr = session.scalars(select(Translation).where(Translation.phase == "aware")).first()
-            if tr is not None and tr.untranslatable:
+            # the autosave after Alt+U may store the flag before the reason is chosen: wait for the reason too
+            if tr is not None and tr.untranslatable and tr.untranslatable_reason == "idiom":
                 break
         page.wait_for_timeout(100)
     assert (tr.untranslatable, tr.untranslatable_reason) == (True, "idiom")
