@@ -4,9 +4,9 @@ Everything here is rendered from db.translation / db.assignment, which only ever
 logged-in translator's own tasks; a blind task arrives without any aspect data at all. One editor per
 task (ui.translation_editor) holds the text, the aspect map, "untranslatable" and the buttons; it sends
 one commit per committed change (an autosave after a pause, a save, a submit, a skip), which this page
-saves through db.translation. Banners and panels sit in fixed places above the editor, so a rerun never
-re-creates it. The old ITRANS-style converter stays as a choice of scheme. Ctrl+Enter submits and
-opens the next task.
+saves through ui.translate_view.TaskSaves (db.translation); the task's state is one TaskState. Banners
+and panels sit in fixed places above the editor, so a rerun never re-creates it. The old ITRANS-style
+converter stays as a choice of scheme. Ctrl+Enter submits and opens the next task.
 """
 
 from __future__ import annotations
