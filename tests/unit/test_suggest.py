@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import unicodedata
 
 import pytest
@@ -123,11 +122,34 @@ def test_devanagari_passes_through_unchanged_and_nfc():
     assert suggest("नमस्ते") == ["नमस्ते"]
 
 
-def test_very_long_input_returns_quickly_and_bounded():
-    start = time.perf_counter()
+def test_very_long_input_returns_quickly_and_bounded(monkeypatch):
+    """Bounded work, not a stopwatch: past ``LONG_INPUT`` letters the beam search never runs (the rule-based
+    converter answers), and up to it every position keeps at most the two beams' hypotheses."""
+    from corpus import romanization
+
+    searched: list[int] = []
+    kept: list[int] = []
+    search, prune = romanization.RomanizationModel.search, romanization.RomanizationModel._prune
+
+    def counting_search(self, roman, *args, **kwargs):
+        searched.append(len(roman))
+        return search(self, roman, *args, **kwargs)
+
+    def counting_prune(hyps, beam_lex, beam_free):
+        out = prune(hyps, beam_lex, beam_free)
+        kept.append(len(out))
+        return out
+
+    monkeypatch.setattr(romanization.RomanizationModel, "search", counting_search)
+    monkeypatch.setattr(romanization.RomanizationModel, "_prune", staticmethod(counting_prune))
     out = suggest("bahut" * 100, 5)
-    assert time.perf_counter() - start < 2.0
     assert 1 <= len(out) <= 5
+    assert searched == []
+    longest = ("bahut" * 100)[:romanization.LONG_INPUT]
+    assert 1 <= len(suggest(longest, 5)) <= 5
+    assert searched == [len(longest)]
+    assert 0 < len(kept) <= len(longest)  # one pruning per position reached
+    assert max(kept) <= romanization.BEAM_LEX + romanization.BEAM_FREE
 
 
 def test_prefer_ranks_the_given_forms_first_in_order():
