@@ -7,7 +7,8 @@ On its own, over a database that already holds a project (e.g. the benchmarks' p
 prints each run's wall-clock time and the process's CPU time during it: on a shared machine the CPU figure is
 what the render costs, the wall figure what a user waited. After the first run it measures SAVES rounds
 (default 5) of a run with nothing changed, then a save, then the run after it, and prints each with the
-median: one sample per process said more about the machine's moment than about the page.
+median: one sample per process said more about the machine's moment than about the page. Then the reads
+behind a run after a save, outside the page, each beside its lower bound and the ratio (``read_report``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def render_report(db_url: str, saves: int = SAVES) -> list[tuple[str, float, flo
 
     _compile_once_as_served()
 
-    from corpus.vocabulary import Status
+    from corpus.vocabulary import Role, Status
     from db.auth import create_user, start_session
     from db.engine import make_engine
     from db.models import Translation
@@ -52,7 +53,7 @@ def render_report(db_url: str, saves: int = SAVES) -> list[tuple[str, float, flo
     app = Path(__file__).resolve().parents[1] / "app.py"
     os.environ["DATABASE_URL"] = db_url
     engine = make_engine(db_url)
-    token = start_session(engine, create_user(engine, f"bench-lead-{os.getpid()}", {"lead"}, "bench-password"))
+    token = start_session(engine, create_user(engine, f"bench-lead-{os.getpid()}", {Role.LEAD}, "bench-password"))
     at = AppTest.from_file(str(app), default_timeout=300)
     at.session_state["session_token"] = token
     at.switch_page("pages/dashboard.py")  # before the first run: the page is told by its file name
@@ -82,6 +83,44 @@ def render_report(db_url: str, saves: int = SAVES) -> list[tuple[str, float, flo
     return report
 
 
+def read_report(db_url: str, project_id: int = 1) -> list[str]:
+    """The dashboard's reads after a save, outside the page, each beside its lower bound (``bench.read_bounds``:
+    the same columns by plain SELECTs into tuples, in the same run): the metrics snapshot read in full (a
+    fresh process) and patched after a save, and the left-out counts (the export's selection without
+    records), which rerun when the counted corpus changes."""
+    from sqlalchemy import select, update
+
+    from bench.read_bounds import bound_line, left_out_statements, lower_bound, metrics_statements, timed
+    from corpus.metrics import paused_gc
+    from corpus.vocabulary import Status
+    from db.engine import make_engine
+    from db.export_data import left_out_counts
+    from db.metrics_data import load_metrics_snapshot
+    from db.models import Translation
+
+    engine = make_engine(db_url)
+    lines = []
+    full_wall, full_cpu, snapshot = timed(lambda: load_metrics_snapshot(engine, project_id))
+    metrics_bound = lower_bound(engine, metrics_statements(project_id))
+    lines.append(bound_line("metrics snapshot, full read", full_wall, full_cpu, metrics_bound))
+    with engine.connect() as conn:
+        pk = conn.execute(select(Translation.id).where(Translation.status == Status.SUBMITTED)
+                          .order_by(Translation.id.desc()).limit(1)).scalar_one()
+    with engine.begin() as conn:
+        conn.execute(update(Translation).where(Translation.id == pk).values(
+            text=f"नया अनुवाद {pk} {time.time_ns()}", version=Translation.version + 1))
+    with paused_gc():
+        t0, c0 = time.perf_counter(), time.process_time()
+        load_metrics_snapshot(engine, project_id, snapshot)
+        patched = (time.perf_counter() - t0, time.process_time() - c0)
+    lines.append(bound_line("metrics snapshot after a save (patched)", *patched, metrics_bound))
+    wall, cpu, _ = timed(lambda: left_out_counts(engine, project_id))
+    lines.append(bound_line("left-out counts (db.export_data.left_out_counts)", wall, cpu,
+                            lower_bound(engine, left_out_statements(project_id))))
+    engine.dispose()
+    return lines
+
+
 def render_times(db_url: str, saves: int = SAVES) -> tuple[float, float, float]:
     """Wall-clock seconds of ``render_report``: the first run, and the medians of the runs with nothing
     changed and of the runs after a save."""
@@ -102,7 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         walls = sorted(wall for kind, wall, _ in report if kind == what)
         if walls:
             print(f"{what}: median {median(walls):.2f} s wall, {walls[0]:.2f}–{walls[-1]:.2f} s over {len(walls)} runs")
-    print(f"load average {load:.2f} at start on {os.cpu_count()} CPUs")
+    for line in read_report(args[0]):
+        print(line)
+    print(f"load average {load:.2f} at start, {os.getloadavg()[0]:.2f} at the end, on {os.cpu_count()} CPUs")
     return 0
 
 
