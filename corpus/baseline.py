@@ -555,13 +555,6 @@ def side_baseline(sequences: Sequence[LabelledSequence], settings: CrfSettings |
     return scores, protocol
 
 
-def protocol_text(protocol: str, settings: CrfSettings) -> str:
-    if protocol == CROSS_VALIDATION:
-        return (f"no test split: {settings.folds}-fold cross-validation over train (seed {settings.seed}); "
-                "every train sentence is scored once, by the model of the fold that left it out")
-    return "trained on the train split, scored on the test split"
-
-
 def dataset_baseline(sides: dict[str, Sequence[LabelledSequence]], settings: CrfSettings | None = None) -> dict:
     """The ``baseline --json`` report: ``{"en": {domain: figures, "all": ...}, "hi": {...}, "signature": ...}``.
     Under cross-validation ``train_sentences`` counts the train sentences the folds are cut from (each

@@ -285,14 +285,6 @@ def read_jsonl(data: Predictions, filename: str) -> tuple[list[PredictedSentence
     return reading.sentences, reading.errors
 
 
-def read_predictions(data: Predictions, filename: str, fmt: str | None = None
-                     ) -> tuple[list[PredictedSentence], list[LocatedError]]:
-    fmt = fmt or detect_format(data, filename)
-    if fmt not in FORMATS:
-        raise ValueError(f"evaluate: unknown format {fmt!r} (expected {' or '.join(FORMATS)})")
-    return read_conll(data, filename) if fmt == "conll" else read_jsonl(data, filename)
-
-
 def match_to_gold(predicted: Sequence[PredictedSentence], gold: Sequence[LabelledSequence], filename: str,
                   end_line: int = 1, count: int | None = None) -> tuple[dict[str, tuple[str, ...]], list[LocatedError]]:
     """Predicted tags by gold key; every gold sentence once, with exactly its tokens, else located errors.

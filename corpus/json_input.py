@@ -74,8 +74,3 @@ def loads(text: str | bytes) -> Any:
         raise ValueError("nested too deeply to read") from None
 
 
-def finite_problem(value: Any, field: str) -> str | None:
-    """For a numeric field a reader checks itself: its problem when it is NaN or infinite."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(NotFinite(field, repr(value).replace("inf", "Infinity").replace("nan", "NaN")))
-    return None

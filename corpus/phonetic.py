@@ -206,15 +206,6 @@ def phonetic_edit_distance(a: str, b: str, limit: float | None = None, same_scri
     return prev[-1]
 
 
-def phonetic_distance(a: str, b: str) -> float:
-    """Distance between two words' keys, divided by the longer key's length (0 = same key)."""
-    ka, kb = phonetic_key(a), phonetic_key(b)
-    if ka == kb:
-        return 0.0
-    longest = max(len(ka), len(kb))
-    return phonetic_edit_distance(ka, kb) / longest if longest else 0.0
-
-
 def _final_vowel(key: str) -> str:
     return key[-1] if key and key[-1] in VOWELS else ""
 

@@ -87,11 +87,6 @@ def counts(engine: Engine) -> dict[str, int]:
         }
 
 
-def is_empty(engine: Engine) -> bool:
-    """No corpus work at all (accounts and the default project may exist)."""
-    return not any(counts(engine).values())
-
-
 def _sqlite_path(engine: Engine) -> Path:
     database = engine.url.database
     if not database or database == ":memory:":

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -120,10 +120,6 @@ def make_engine(url: str | None = None) -> Engine:
         return engine
     # Room for every save slot (db.write_gate) plus the reads of a dozen open pages.
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
-
-
-def session_factory(engine: Engine) -> sessionmaker[Session]:
-    return sessionmaker(bind=engine, expire_on_commit=False)
 
 
 @contextmanager

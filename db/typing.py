@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from corpus import transliterate, word_context
@@ -219,8 +219,3 @@ def warm_model() -> None:
     with _model_lock:
         transliterate.suggest("namaste", 1)
         word_context.load_context_model()
-
-
-def learned_count(engine: Engine, project_id: int) -> int:
-    with Session(reader(engine)) as session:
-        return session.scalar(select(func.count()).select_from(TypedForm).where(TypedForm.project_id == project_id)) or 0

@@ -64,13 +64,6 @@ def offer(data: bytes, filename: str, mime: str, owner_id: int, roles: tuple[str
     return f"{DOWNLOAD_PREFIX}/{key}/{quote(filename)}"
 
 
-def withdraw_all(owner_id: int) -> None:
-    """Forget every offer of a person (tests; a restore that replaces the accounts)."""
-    with _lock:
-        for key in [k for k, o in _offers.items() if o.owner_id == owner_id]:
-            del _offers[key]
-
-
 def _refused(status: int, text: str) -> Response:
     return PlainTextResponse(text, status_code=status, headers={"Cache-Control": "no-store"})
 
