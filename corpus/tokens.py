@@ -11,14 +11,23 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-import regex
-
 TOKENIZER_NAME = "hi-canon"
 TOKENIZER_VERSION = "1.0"
 TOKENIZER_SIGNATURE = f"{TOKENIZER_NAME}/{TOKENIZER_VERSION}"
 
-_TOKEN = regex.compile(r"[\p{L}\p{M}\p{N}\u200c\u200d]+|[^\p{White_Space}]")
-_WORDLIKE = regex.compile(r"[\p{L}\p{N}]")
+_TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}\u200c\u200d]+|[^\p{White_Space}]"
+_WORDLIKE_PATTERN = r"[\p{L}\p{N}]"
+#: Compiled on first use (``_compiled``): importing this module (every stored text's ``normalize``) does not
+#: import ``regex``, a tenth of a command's start-up.
+_TOKEN = _WORDLIKE = None
+
+
+def _compiled():  # noqa: ANN202
+    global _TOKEN, _WORDLIKE
+    import regex
+
+    _TOKEN, _WORDLIKE = regex.compile(_TOKEN_PATTERN), regex.compile(_WORDLIKE_PATTERN)
+    return _TOKEN
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,18 +44,21 @@ def normalize(text: str) -> str:
 
 def tokenize_with_offsets(text: str) -> list[Token]:
     """Tokens with character offsets into ``normalize(text)``."""
-    return [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(normalize(text))]
+    return [Token(m.group(), m.start(), m.end()) for m in (_TOKEN or _compiled()).finditer(normalize(text))]
 
 
 def tokenize(text: str) -> list[str]:
-    return _TOKEN.findall(normalize(text))
+    return (_TOKEN or _compiled()).findall(normalize(text))
 
 
 def is_word(token: str) -> bool:
     """Words are tokens holding a letter or digit; punctuation and danda are not words."""
+    if _WORDLIKE is None:
+        _compiled()
     return _WORDLIKE.search(token) is not None
 
 
 def words(text: str) -> list[str]:
     """The case-folded words ROUGE-L is computed over."""
-    return [t.casefold() for t in _TOKEN.findall(normalize(text)) if _WORDLIKE.search(t)]
+    tokens = (_TOKEN or _compiled()).findall(normalize(text))
+    return [t.casefold() for t in tokens if _WORDLIKE.search(t)]
