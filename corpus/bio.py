@@ -51,6 +51,24 @@ def validate_tags(tags: Sequence[str]) -> list[TagProblem]:
     return problems
 
 
+def annotation_refusal(tags: Sequence[str], n_tokens: int, *, no_aspects: bool = False,
+                       submit: bool = False) -> str | None:
+    """Why an annotation may not be stored (None: it may), for every path that writes one: the app's save
+    (``db.tagging``) and the work-file import (``db.workfile``). One tag per frozen token, valid BIO, "no
+    aspects" only without spans, and a submission marks at least one span or says there are none."""
+    if len(tags) != n_tokens:
+        return f"{len(tags)} tags for {n_tokens} tokens"
+    problems = validate_tags(tags)
+    if problems:
+        return f"invalid BIO sequence: {problems[0]}"
+    has_spans = any(t != "O" for t in tags)
+    if no_aspects and has_spans:
+        return '"No aspects in this sentence" cannot go with marked aspect spans'
+    if submit and not (has_spans or no_aspects):
+        return 'mark at least one aspect span, or answer "No aspects in this sentence"'
+    return None
+
+
 def tags_to_spans(tags: Sequence[str]) -> list[Span]:
     """Spans of valid tags; invalid sequences are a ValueError naming the first problem."""
     problems = validate_tags(tags)

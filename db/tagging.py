@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from corpus.assignment import tagging_refusal
-from corpus.bio import char_span_to_token_span, tags_to_spans, validate_tags
+from corpus.bio import annotation_refusal, char_span_to_token_span, tags_to_spans
 from corpus.revisions import annotation_payload
 from corpus.suggestions import confidence_label, shown_record
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
@@ -534,18 +534,11 @@ def _save(
         if item is None:
             raise ValueError(f"no tagging item {item_id}")
         assignment = _assignment(session, user_id, item.translation_id)
-        if len(tags) != len(item.tokens):
-            raise ValueError(f"{len(tags)} tags for {len(item.tokens)} tokens")
-        problems = validate_tags(tags)
-        if problems:
-            raise ValueError(f"invalid BIO sequence: {problems[0]}")
+        refusal = annotation_refusal(tags, len(item.tokens), no_aspects=no_aspects, submit=action == "submit")
+        if refusal is not None:
+            raise ValueError(refusal)
         if any(not 0 <= start < end <= len(tags) for start, end in mine.rejected):
             raise ValueError(f"a rejected suggestion lies outside the {len(tags)} tokens")
-        has_spans = any(t != "O" for t in tags)
-        if no_aspects and has_spans:
-            raise ValueError('"No aspects in this sentence" cannot go with marked aspect spans')
-        if action == "submit" and not (has_spans or no_aspects):
-            raise ValueError('mark at least one aspect span, or answer "No aspects in this sentence"')
 
         annotation = _own_annotation(session, item_id, user_id)
         now = utcnow()

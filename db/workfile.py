@@ -25,6 +25,7 @@ from sqlalchemy import Engine, Text, bindparam, cast, func, select, update
 from sqlalchemy.orm import Session
 
 from corpus.assignment import tagging_refusal
+from corpus.bio import annotation_refusal
 from corpus.errors import InputRejected, LocatedError
 from corpus.records import (
     AnnotationRecord,
@@ -482,8 +483,10 @@ def _plan_annotations(plan: _Plan, stored: _Stored, work: WorkFile, source: str,
         item = stored.items.get(existing.id) if existing is not None else None
         if item is not None:
             tokens = tuple(item[1])
-        if len(record.tags) != len(tokens):
-            _locate(plan, source, record, f"{len(record.tags)} tags for {len(tokens)} tokens")
+        submitted = record.status == _SUBMITTED
+        if (why := annotation_refusal(record.tags, len(tokens), no_aspects=submitted and "B" not in record.tags,
+                                      submit=submitted)) is not None:
+            _locate(plan, source, record, why)
             continue
         refusal = tagging_refusal(record.annotator, record.translator, translators.get(record.key, frozenset()))
         if refusal is not None:
