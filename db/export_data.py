@@ -13,6 +13,7 @@ in the same transaction as the records.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -223,13 +224,13 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
 
     latest_fc = (select(func.max(FinalChoice.id)).where(FinalChoice.sentence_id.in_(in_project))
                  .group_by(FinalChoice.sentence_id))
-    for row in conn.execute(
+    for sentence_id, translation_id, note, chosen_by in fetch(conn, (
         select(FinalChoice.sentence_id, FinalChoice.translation_id, FinalChoice.note, FinalChoice.chosen_by)
         .where(FinalChoice.id.in_(latest_fc))
-    ).all():
-        rows.finals[row.sentence_id] = (row.translation_id, row.note)
-        if row.chosen_by is not None:
-            rows.lead_decided.add(row.sentence_id)
+    )):
+        rows.finals[sentence_id] = (translation_id, note)
+        if chosen_by is not None:
+            rows.lead_decided.add(sentence_id)
     for sentence_id, translation_id in (planned or {}).items():
         rows.finals[sentence_id] = (translation_id, None)
 
@@ -252,10 +253,10 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     else:
         wanted = select(FinalChoice.translation_id).where(FinalChoice.id.in_(latest_fc))
     rows.frozen_tokens = {
-        row.translation_id: list(row.tokens)
-        for row in conn.execute(
+        translation_id: _token_list(tokens)
+        for translation_id, tokens in fetch(conn, (
             select(TaggingItem.translation_id, TaggingItem.tokens).where(TaggingItem.translation_id.in_(wanted))
-        ).all()
+        ))
     }
     missing = [t for t in (planned or {}).values() if t not in rows.frozen_tokens]
     for start in range(0, len(missing), 1000):
@@ -267,6 +268,11 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
         )
     rows.proper_nouns = _proper_nouns(conn, project_id) if records else []
     return rows
+
+
+def _token_list(stored) -> list[str]:
+    """Frozen tokens as the driver gives them: JSON text (SQLite) or the list already (PostgreSQL)."""
+    return json.loads(stored) if isinstance(stored, str | bytes) else list(stored)
 
 
 def _proper_nouns(conn: Connection, project_id: int) -> list[str]:

@@ -10,9 +10,10 @@ dropped silently.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import NamedTuple
 
 from corpus.export.records import (
@@ -158,11 +159,25 @@ def select_left_out(rows: ExportRows, options: ExportOptions) -> list[LeftOut]:
             if isinstance(gold, NoGold):
                 left_out.append(LeftOut(s.domain, s.split, s.sentence_id, gold.reason, gold.detail, t.id))
                 continue
+            frozen = rows.frozen_tokens.get(t.id, [])
             try:
-                checked_hindi(t.text, rows.frozen_tokens.get(t.id, []), gold.tags, offsets=False)
-            except RecordProblem as problem:
-                left_out.append(LeftOut(s.domain, s.split, s.sentence_id, problem.reason, problem.detail, t.id))
+                problem = _hindi_problem(t.text, tuple(frozen), tuple(gold.tags))
+            except TypeError:  # a stored tag that is no string (unhashable): checked as it is
+                problem = _hindi_problem.__wrapped__(t.text, frozen, gold.tags)
+            if problem is not None:
+                left_out.append(LeftOut(s.domain, s.split, s.sentence_id, *problem, t.id))
     return left_out
+
+
+@lru_cache(maxsize=1 << 16)
+def _hindi_problem(text: str, frozen_tokens: Sequence[str], tags: Sequence[str]) -> tuple[str, str] | None:
+    """``checked_hindi``'s reason and detail, or None: remembered, since the dashboard counts again after
+    each save and all but the saved translation are as they were."""
+    try:
+        checked_hindi(text, frozen_tokens, tags, offsets=False)
+    except RecordProblem as problem:
+        return problem.reason, problem.detail
+    return None
 
 
 #: Left-out reasons of sentences nobody has decided on yet: no submitted translation, or translations that wait
