@@ -180,12 +180,6 @@ def keep_roman_entities(glossary: Iterable[object]) -> list[str]:
     return out
 
 
-def tag_text(text: str, named_entities: Iterable[str] = ()) -> list[tuple[str, str]]:
-    """(token, tag) pairs for a Hindi text, tokens from the canonical tokenizer."""
-    tokens = tokenize(text)
-    return list(zip(tokens, tag_tokens(tokens, named_entities)))
-
-
 def cmi(tags: Sequence[str]) -> float:
     """Code-Mixing Index of one utterance from its token tags (0 for monolingual or empty)."""
     counts = Counter(tags)
@@ -242,9 +236,3 @@ def corpus_cmi(tagged_sentences: Iterable[Sequence[str]]) -> CorpusCMI:
         cmi_mixed=sum(mixed) / len(mixed) if mixed else 0.0,
         tag_counts={t: totals.get(t, 0) for t in LANG_TAGS},
     )
-
-
-def corpus_cmi_of_texts(texts: Iterable[str], named_entities: Iterable[str] = ()) -> CorpusCMI:
-    """Corpus CMI straight from Hindi texts, with one set of known entities for all of them."""
-    entities = list(named_entities)
-    return corpus_cmi(tag_tokens(tokenize(t), entities) for t in texts)

@@ -55,11 +55,6 @@ def app_runs_jobs(setting: str | None) -> bool:
     raise ValueError(f"CORPUS_APP_RUNS_JOBS={setting!r}: say 1 or 0 (true/false, yes/no)")
 
 
-def lease_ended(state: str, lease_expires: datetime | None, now: datetime) -> bool:
-    """A running job whose lease was not renewed in time: its worker died (or lost the database)."""
-    return state == JobState.RUNNING and (lease_expires is None or lease_expires <= now)
-
-
 def after_lease_ended(attempts: int, max_attempts: int = MAX_ATTEMPTS) -> JobState:
     """What a job whose worker died becomes: queued for another worker, or failed once it has been started
     ``max_attempts`` times (a job that kills its worker every time must not kill every worker in turn)."""

@@ -309,12 +309,6 @@ def rank_changes(changes: Iterable[PairChange], limit: int = 20) -> list[PairCha
     return moved[:limit]
 
 
-def largest_changes(pairs: Iterable[tuple[object, str, str]], limit: int = 20,
-                    threshold: float = DEFAULT_THRESHOLD) -> list[PairChange]:
-    """The pairs whose score moves most from raw to normalized, largest change first (ties by key)."""
-    return rank_changes(score_pairs(pairs, threshold), limit)
-
-
 def matched_variants(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> list[tuple[str, str]]:
     """Word pairs counted equal only by the normalization (for showing leads why a score moved)."""
     wa, wb = normalized_words(a), normalized_words(b)

@@ -48,23 +48,6 @@ def word_lists(texts: Iterable[str | None]) -> list[list[str]]:
     return out
 
 
-def word_id_lists(texts: Iterable[str | None], vocabulary: dict[str, int] | None = None) -> list[list[int]]:
-    """Like ``word_lists`` but each word replaced by an int (equal words, equal ints), for ``batch_lcs``."""
-    vocabulary = {} if vocabulary is None else vocabulary
-    cache: dict[str, list[int]] = {}
-    out: list[list[int]] = []
-    for text in texts:
-        result: list[int] = []
-        if text:
-            for piece in text.split():
-                found = cache.get(piece)
-                if found is None:
-                    found = cache[piece] = [vocabulary.setdefault(w, len(vocabulary)) for w in words(piece)]
-                result.extend(found)
-        out.append(result)
-    return out
-
-
 _BOUNDARY = "\x00"
 
 
@@ -181,21 +164,6 @@ def rouge_l_f(target: Sequence[str], prediction: Sequence[str]) -> float:
 
 def rouge_l_f_text(target: str, prediction: str) -> float:
     return rouge_l_f(words(target), words(prediction))
-
-
-def pairwise_f(group: Sequence[Sequence[str]]) -> dict[tuple[int, int], float]:
-    """ROUGE-L F for every pair ``(i, j)``, ``i < j``, of a group's word lists (i is the target)."""
-    scores: dict[tuple[int, int], float] = {}
-    n = len(group)
-    for i in range(n - 1):
-        a = group[i]
-        la = len(a)
-        masks = word_masks(a) if la else {}
-        for j in range(i + 1, n):
-            b = group[j]
-            lcs = la if (a == b) else lcs_with_masks(masks, la, b)
-            scores[(i, j)] = f_from_lcs(lcs, la, len(b))
-    return scores
 
 
 _WORD_BITS = 64

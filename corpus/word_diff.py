@@ -37,10 +37,3 @@ def word_diff(reference: str, candidate: str) -> list[DiffToken]:
         out.extend(DiffToken(t, "removed") for t in ref[r1:r2])
         out.extend(DiffToken(t, "added") for t in cand[c1:c2])
     return out
-
-
-def changed_share(diff: list[DiffToken]) -> float:
-    """Share of diff tokens that differ (0.0 for identical texts, 1.0 for nothing in common)."""
-    if not diff:
-        return 0.0
-    return sum(t.change != "same" for t in diff) / len(diff)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.codemix import cmi, corpus_cmi, corpus_cmi_of_texts, tag_text, tag_tokens, token_language
+from corpus.codemix import cmi, corpus_cmi, tag_tokens, token_language
+from corpus.tokens import tokenize
+
+
+def tag_text(text, named_entities=()):
+    """(token, tag) pairs of a Hindi text, as the dashboard tags it: canonical tokens, then ``tag_tokens``."""
+    tokens = tokenize(text)
+    return list(zip(tokens, tag_tokens(tokens, list(named_entities))))
 
 
 @pytest.mark.parametrize(("token", "tag"), [
@@ -53,7 +60,8 @@ def test_cmi_rejects_unknown_tags():
 
 
 def test_corpus_cmi_over_all_and_code_mixed_sentences():
-    result = corpus_cmi_of_texts(["मेरा laptop अच्छा है।", "खाना अच्छा था।", "Sony का phone"], ["Sony"])
+    texts = ["मेरा laptop अच्छा है।", "खाना अच्छा था।", "Sony का phone"]
+    result = corpus_cmi(tag_tokens(tokenize(t), ["Sony"]) for t in texts)
     assert result.sentences == 3
     assert result.code_mixed == 2
     assert result.cmi_all == pytest.approx((25 + 0 + 50) / 3)

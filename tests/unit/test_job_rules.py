@@ -11,23 +11,10 @@ from corpus.jobs import (
     app_runs_jobs,
     describe,
     lease_end,
-    lease_ended,
     needs_run,
 )
 
 NOW = datetime(2026, 11, 27, 23, 0, 0)
-
-
-@pytest.mark.parametrize("state,expires,ended", [
-    ("running", NOW - timedelta(seconds=1), True),
-    ("running", NOW, True),
-    ("running", NOW + timedelta(seconds=1), False),
-    ("running", None, True),
-    ("queued", NOW - timedelta(hours=1), False),
-    ("done", NOW - timedelta(hours=1), False),
-])
-def test_a_lease_ends_only_for_a_running_job_past_its_expiry(state, expires, ended):
-    assert lease_ended(state, expires, NOW) is ended
 
 
 def test_a_job_whose_worker_died_is_queued_again_until_its_last_attempt():

@@ -17,7 +17,6 @@ from corpus.rouge import (
     f_from_lcs,
     grouped_pair_f,
     lcs_length,
-    pairwise_f,
     rouge_l_f,
     rouge_l_f_text,
     word_counts,
@@ -134,16 +133,10 @@ def test_fast_word_lists_equal_the_canonical_words_of_each_text():
     assert len(pairs) == len(set(flat.tolist())) == len(set(expected_flat))  # same word <=> same id
 
 
-def test_pairwise_f_scores_every_pair_with_the_first_as_target():
+def test_rouge_l_f_of_hindi_word_lists_takes_the_first_as_target():
     group = [words("स्टाफ़ बुरा था"), words("स्टाफ़ बहुत बुरा था।"), words("खाना अच्छा था")]
-    scores = pairwise_f(group)
-    assert scores == {
-        (0, 1): rouge_l_f(group[0], group[1]),
-        (0, 2): rouge_l_f(group[0], group[2]),
-        (1, 2): rouge_l_f(group[1], group[2]),
-    }
-    assert scores[(0, 1)] == pytest.approx(6 / 7)
-    assert scores[(1, 2)] == pytest.approx(2 / 7)
+    assert rouge_l_f(group[0], group[1]) == pytest.approx(6 / 7)
+    assert rouge_l_f(group[1], group[2]) == pytest.approx(2 / 7)
 
 
 def test_f_of_empty_texts_is_zero_not_an_error():
