@@ -42,10 +42,19 @@ class RecordFigures:
     def __init__(self, rouge: RougeResult) -> None:
         self.by_translation = translation_figures(rouge)
         self._kappa_of: dict[bytes, float | None] = {}
+        self._pair_kappa: dict[tuple[str, str], float | None] = {}
 
     def pair_kappa(self, a: str, b: str) -> float | None:
         """``corpus.kappa``'s Cohen's kappa of two annotators' tags of one item, from their 3 x 3 token
-        confusion (memoized on it: few distinct confusions occur)."""
+        confusion (memoized on it: few distinct confusions occur; and on the pair of tag strings, which
+        recur too)."""
+        pair = (a, b)
+        kappa = self._pair_kappa.get(pair, self)
+        if kappa is self:
+            kappa = self._pair_kappa[pair] = self._confusion_kappa(a, b)
+        return kappa
+
+    def _confusion_kappa(self, a: str, b: str) -> float | None:
         confusion = np.bincount(tag_codes(a).astype(np.int64) * 3 + tag_codes(b), minlength=9)
         key = confusion.tobytes()
         if key not in self._kappa_of:
