@@ -60,7 +60,8 @@ def load_stat_inputs(engine: Engine, project_id: int | None = None,
         domains = {sid: d for sid, d, _ in sentences}
         finals = {s: t for s, t in _latest_final_translations(session, project_id).items()
                   if t is not None and s in domains}
-        gold = {g.translation_id: g.gold.tags for g in _gold_in_force(session, project_id).values()
+        gold = {g.translation_id: g.gold.tags  # the final translations' items only (db.gold reads them by id)
+                for g in _gold_in_force(session, project_id, translations=set(finals.values())).values()
                 if g.gold is not None} if finals else {}  # (no final translation: no gold to read)
         hindi = []
         for sid, tid in finals.items():
