@@ -23,15 +23,16 @@ from sqlalchemy.orm import Session
 
 def _add_revisions(engine) -> int:
     """One revision per translation and annotation, with the snapshot payload a save stores."""
+    from corpus.vocabulary import RevisionAction
     from db.models import Annotation, Revision, Translation
 
     with Session(engine) as session:
         rows = [{"entity": "translation", "entity_id": t.id, "version": t.version, "author_id": t.translator_id,
-                 "action": "submit", "payload": {"text": t.text, "status": t.status, "phase": t.phase,
+                 "action": RevisionAction.SUBMIT, "payload": {"text": t.text, "status": t.status, "phase": t.phase,
                                                  "untranslatable": t.untranslatable}}
                 for t in session.scalars(select(Translation))]
         rows += [{"entity": "annotation", "entity_id": a.id, "version": a.version, "author_id": a.annotator_id,
-                  "action": "submit", "payload": {"tags": a.tags, "no_aspects": a.no_aspects, "status": a.status}}
+                  "action": RevisionAction.SUBMIT, "payload": {"tags": a.tags, "no_aspects": a.no_aspects, "status": a.status}}
                  for a in session.scalars(select(Annotation))]
         session.execute(insert(Revision), rows)
         session.commit()

@@ -89,7 +89,7 @@ def _drop(admin_url: str, url: str) -> None:
 def build(url: str, users: int, items: int, translators: int) -> tuple[list[str], list[str]]:
     """A migrated project with ``users`` annotators, each assigned ``items`` aware translations of their own, and
     ``translators`` translators with a blind task each; a session token per annotator and per translator."""
-    from corpus.vocabulary import Role, Status
+    from corpus.vocabulary import Phase, Role, Status
     from db.auth import start_session
     from db.engine import make_engine, transaction
     from db.models import Project, SourceSentence, Translation, TranslationAssignment, User, UserRole
@@ -113,7 +113,7 @@ def build(url: str, users: int, items: int, translators: int) -> tuple[list[str]
                                       ordinal=i)
             session.add(sentence)
             session.flush()
-            session.add(Translation(sentence_id=sentence.id, phase="aware", translator_id=translator.id,
+            session.add(Translation(sentence_id=sentence.id, phase=Phase.AWARE, translator_id=translator.id,
                                     text=" ".join(TOKENS), status=Status.SUBMITTED))
         writers = [User(username=f"bench_tx{i}", display_name=f"bench_tx{i}", roles=[UserRole(role=Role.TRANSLATOR)])
                    for i in range(translators)]
@@ -124,7 +124,7 @@ def build(url: str, users: int, items: int, translators: int) -> tuple[list[str]
                                       text=f"The battery life of this laptop is great {i}.", ordinal=10_000 + i)
             session.add(sentence)
             session.flush()
-            session.add(TranslationAssignment(user_id=writer.id, sentence_id=sentence.id, phase="blind"))
+            session.add(TranslationAssignment(user_id=writer.id, sentence_id=sentence.id, phase=Phase.BLIND))
         pid, ids, tx_ids = project.id, [a.id for a in annotators], [w.id for w in writers]
     assign_annotators(engine, pid, per_item=1)
     tokens = [start_session(engine, i) for i in ids]

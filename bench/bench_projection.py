@@ -28,6 +28,7 @@ from corpus.glossary import GlossaryEntry
 from corpus.projection import AWARE, GLOSSARY, SOURCES, TRANSLITERATION, Projected, SourceAspect, project
 from corpus.suggestions import ALL, SuggestionSave, suggestion_report
 from corpus.tokens import tokenize_with_offsets
+from corpus.vocabulary import Phase
 
 HANDBUILT = Path(__file__).resolve().parent / "data" / "projection_handbuilt.json"
 #: What the issue asks of the projection on the hand-built project.
@@ -66,13 +67,13 @@ def load_handbuilt(path: Path = HANDBUILT) -> tuple[list[BenchItem], list[Glossa
     items = []
     for s in data["sentences"]:
         renderings: list[list[str]] = [[] for _ in s["aspects"]]
-        for aware in s["aware"]:
+        for aware in s[Phase.AWARE]:
             for i, hindi in enumerate(aware["map"]):
                 if hindi is not None and hindi not in renderings[i]:
                     _char_span(aware["text"], hindi)  # the map must fit its text
                     renderings[i].append(hindi)
         aspects = tuple(SourceAspect(term, tuple(r)) for term, r in zip(s["aspects"], renderings))
-        for k, blind in enumerate(s["blind"]):
+        for k, blind in enumerate(s[Phase.BLIND]):
             tokens = tuple(t.text for t in tokenize_with_offsets(blind["text"]))
             gold = tuple(sorted(_token_span(blind["text"], g) for g in blind["gold"]))
             items.append(BenchItem(f"{s['id']}/blind{k + 1}", tokens, aspects, gold))

@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     from starlette.applications import Starlette
     from starlette.testclient import TestClient
 
+    from corpus.vocabulary import Phase, Role
     from db.auth import hash_password, start_session
     from db.engine import make_engine, transaction
     from db.models import SourceSentence, Translation, User, UserRole
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
         upgrade(engine)
         with transaction(engine) as session:
             user = User(username="asha", display_name="asha", password_hash=hash_password("x" * 12),
-                        roles=[UserRole(role="translator")])
+                        roles=[UserRole(role=Role.TRANSLATOR)])
             session.add(user)
             session.flush()
             pid = default_project_id(session)
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
                 s = SourceSentence(project_id=pid, domain="laptop", split="train", sentence_id=str(n), text=f"s{n}")
                 session.add(s)
                 session.flush()
-                session.add(Translation(sentence_id=s.id, phase="blind", translator_id=user.id,
+                session.add(Translation(sentence_id=s.id, phase=Phase.BLIND, translator_id=user.id,
                                         text=f"मेरा कीबोर्ड बहुत अच्छा है और बैटरी {n} घंटे चलती है"))
             uid = user.id
         token = start_session(engine, uid)

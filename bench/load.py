@@ -36,7 +36,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from corpus.records import SentenceKey, SentenceRecord
-from corpus.vocabulary import Phase, Role, Status
+from corpus.vocabulary import SAVE_ACTIONS, Phase, RevisionAction, Role, Status
 from db.auth import start_session
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
@@ -62,7 +62,6 @@ from db.translation import (
 )
 
 LOAD_DOMAIN = "load"
-SAVE_ACTIONS = ("autosave", "save", "submit")  # what the pages pass; all are checked afterwards
 SWITCH_SHARE = 0.05  # saves after which the user moves to another open task without submitting
 SENTENCES = [
     "The staff was friendly and the pizza was great.",
@@ -195,7 +194,7 @@ def seed_load_data(engine: Engine, users: int, tasks_per_user: int = 6, prefix: 
 
 def save_text(
     engine: Engine, user_id: int, task: TranslationTask, text: str, expected_version: int,
-    action: str = "autosave", session_token: str | None = None,
+    action: str = RevisionAction.AUTOSAVE, session_token: str | None = None,
 ) -> TaskView:
     """What the Translate page's save does with the editor's text (version 0: nothing saved yet)."""
     return save_translation(engine, user_id, task.assignment_id, Draft(text), expected_version=expected_version,
@@ -204,7 +203,7 @@ def save_text(
 
 def save_tags(
     engine: Engine, user_id: int, task: TaggingTask, tags: list[str], expected_version: int | None,
-    action: str = "autosave", session_token: str | None = None,
+    action: str = RevisionAction.AUTOSAVE, session_token: str | None = None,
 ) -> AnnotationState:
     """What the Tag aspects page's save does with the span editor's tags (version None: nothing saved yet);
     all-O tags are saved as "No aspects in this sentence", so they may be submitted."""
@@ -281,7 +280,7 @@ class SimulatedUser:
         seen = tab.get(key) or Seen(0 if translating else None)
         if seen.submitted:
             return True  # the page shows it read-only: nothing to save
-        action = "submit" if self.rng.random() < self.submit_share else "autosave"
+        action = RevisionAction.SUBMIT if self.rng.random() < self.submit_share else RevisionAction.AUTOSAVE
         self.n += 1
         if translating:
             content = f"उपयोगकर्ता {self.user_id} सहेजना {self.n} {self.rng.choice(HINDI)}"
@@ -319,7 +318,7 @@ class SimulatedUser:
             if not theirs.submitted and self.rng.random() < 0.5:
                 with self.results.lock:
                     self.results.kept_mine += 1
-                self._save(key, tab, tab_no, task, content, theirs.version, "save")
+                self._save(key, tab, tab_no, task, content, theirs.version, RevisionAction.SAVE)
         except InputRefused as exc:  # the project is busy (or the input unstorable): the page keeps the text
             self._fail(exc)
         except SubmissionRefused:  # submitted in the other tab meanwhile: the page says so
@@ -333,7 +332,7 @@ class SimulatedUser:
             self._timed(started)
             with self.results.lock:
                 self.results.acks.append(ack)
-                self.results.submits += action == "submit"
+                self.results.submits += action == RevisionAction.SUBMIT
             tab[key] = _seen(state, translating)
             if self.rng.random() < 0.5:  # the other tab refreshes now and then
                 self.tabs[1 - tab_no][key] = tab[key]

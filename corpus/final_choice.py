@@ -204,7 +204,7 @@ def override_rate(lead_decisions: Sequence[tuple[Hashable, bool]]) -> OverrideRa
 #: Home page's rules (``corpus.work_queue``): a translated sentence with no final choice in force; a sentence a
 #: translator marked untranslatable that no lead has decided. "overridden": the choice in force replaces the
 #: automatic pick. "all": every sentence with a submitted translation.
-SHOW = ("undecided", "untranslatable", "overridden", "all")
+SHOW = ("undecided", "untranslatable", "overridden", "all")  # not-vocabulary: filters
 #: The keys that choose the 1st..9th candidate card, and the one that marks the sentence untranslatable.
 CHOICE_KEYS = tuple("123456789")
 UNTRANSLATABLE_KEY = "U"
@@ -274,7 +274,7 @@ def agreement_text(candidate: Candidate, candidates: Sequence[Candidate]) -> str
     """A card's agreement figure: its mean ROUGE-L F against the other translations of its phase, with how
     many those are (a mean over 1 pair is not a mean over 5)."""
     if not candidate.translated:
-        return "untranslatable"
+        return "untranslatable"  # not-vocabulary: a card's text
     others = sum(1 for c in candidates if c.phase == candidate.phase and c.translated
                  and c.translation_id != candidate.translation_id)
     if candidate.mean_rouge_l is None or not others:

@@ -70,7 +70,7 @@ def translation_state(status: str, untranslatable: bool, reason: str | None = No
     if not untranslatable:
         return state
     why = note if reason == "other" and note else reason
-    marked = f"untranslatable ({why})" if why else "untranslatable"
+    marked = f"untranslatable ({why})" if why else "untranslatable"  # not-vocabulary: text
     return marked if status == Status.SUBMITTED else f"{state}, marked {marked}"
 
 

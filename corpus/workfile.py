@@ -276,7 +276,7 @@ def _parse_aspect_map(value: Any, sid: str) -> tuple[AspectLink, ...]:
 def _parse_translation(obj: dict, sid: str) -> tuple:
     """The translation's fields after its key (``TranslationRecord`` order, without ``line``)."""
     phase = _phase(obj, sid)
-    translator = _username(obj, "translator", sid)
+    translator = _username(obj, "translator", sid)  # not-vocabulary: the field
     untranslatable = obj.get("untranslatable", False)
     if not isinstance(untranslatable, bool):
         raise _LineError("field 'untranslatable' must be true or false", sid)
@@ -334,8 +334,8 @@ def plainly_valid_bio(tags: list) -> bool:
 def _parse_annotation(obj: dict, sid: str) -> tuple:
     """The annotation's fields after its key (``AnnotationRecord`` order, without ``line``)."""
     phase = _phase(obj, sid)
-    translator = _username(obj, "translator", sid)
-    annotator = _username(obj, "annotator", sid)
+    translator = _username(obj, "translator", sid)  # not-vocabulary: the field
+    annotator = _username(obj, "annotator", sid)  # not-vocabulary: the field
     tags = obj.get("tags")
     if tags.__class__ is not list:
         tags = _require(obj, "tags", list, sid)  # missing or not a list: its error

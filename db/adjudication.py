@@ -25,7 +25,7 @@ from corpus.gold import (
     next_automatic_decision,
 )
 from corpus.revisions import gold_payload
-from corpus.vocabulary import Role, Status
+from corpus.vocabulary import GoldSource, RevisionAction, Role, Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
@@ -154,9 +154,14 @@ def _add_decision(
     return row
 
 
+def _automatic_action(source: str) -> RevisionAction:
+    """The action of a revision the automatic rule wrote: a withdrawal, or an automatic gold."""
+    return RevisionAction.WITHDRAW if source == WITHDRAWN else RevisionAction.AUTO
+
+
 def _record(session: Session, row: Adjudication) -> None:
     """The decision's revision (decisions are never edited, so each has exactly one)."""
-    action = "adjudicate" if row.decided_by else ("withdraw" if row.source == WITHDRAWN else "auto")
+    action = RevisionAction.ADJUDICATE if row.decided_by else _automatic_action(row.source)
     record_revision(
         session, "adjudication", row.id, 1, row.decided_by, action,
         gold_payload(item_id=row.item_id, tags=row.tags, source=row.source,
@@ -291,7 +296,7 @@ def _write_automatic(session: Session, steps: dict[int, GoldStep]) -> None:
             select(Adjudication.id, Adjudication.item_id)
             .where(Adjudication.id > before, Adjudication.item_id.in_(ordered[i:i + 900]))))
     insert_rows(session, Revision, ("entity", "entity_id", "version", "author_id", "action", "payload", "created_at"), (
-        ("adjudication", ids[item_id], 1, None, "withdraw" if steps[item_id].source == WITHDRAWN else "auto",
+        ("adjudication", ids[item_id], 1, None, _automatic_action(steps[item_id].source),
          gold_payload(item_id=item_id, tags=steps[item_id].tags, source=steps[item_id].source), now)
         for item_id in ordered
     ))
@@ -526,7 +531,7 @@ def accept(
         annotation = session.get(Annotation, annotation_id)
         if annotation is None or annotation.item_id != item_id or annotation.status != Status.SUBMITTED:
             raise ValueError("accept a submitted annotation of this item")
-        row = _add_decision(session, item_id, list(annotation.tags), "accepted", lead_id, annotation.id, note)
+        row = _add_decision(session, item_id, list(annotation.tags), GoldSource.ACCEPTED, lead_id, annotation.id, note)
         return _decision(row, _users(session))
 
 
@@ -548,7 +553,7 @@ def edit(
         problems = validate_tags(tags)
         if problems:
             raise ValueError(f"invalid BIO sequence: {problems[0]}")
-        row = _add_decision(session, item_id, list(tags), "edited", lead_id, None, note)
+        row = _add_decision(session, item_id, list(tags), GoldSource.EDITED, lead_id, None, note)
         return _decision(row, _users(session))
 
 

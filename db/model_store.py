@@ -46,7 +46,7 @@ from corpus.suggestions import (
     TRAINING_CAP,
     training_sample,
 )
-from corpus.vocabulary import Status
+from corpus.vocabulary import RevisionAction, Status
 from db.engine import reader, transaction
 from db.gold import gold_in_force
 from db.jobs import enqueue_in
@@ -334,7 +334,7 @@ def latest_submits(engine: Engine, project_id: int) -> list[tuple[int, dict | No
             .join(TaggingItem, TaggingItem.id == Annotation.item_id)
             .join(Translation, Translation.id == TaggingItem.translation_id)
             .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
-            .where(Revision.entity == "annotation", Revision.action == "submit",
+            .where(Revision.entity == "annotation", Revision.action == RevisionAction.SUBMIT,
                    Annotation.status == Status.SUBMITTED, SourceSentence.project_id == project_id)
             .group_by(Revision.entity_id)
         )

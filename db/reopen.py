@@ -31,7 +31,7 @@ from corpus.reopen import (
     waits_for_lead,
     worker_notice,
 )
-from corpus.vocabulary import INACTIVE_STATUSES, Phase, Status
+from corpus.vocabulary import INACTIVE_STATUSES, Phase, RevisionAction, Status
 from corpus.work_queue import ReopenRow
 from db.auth import check_writer
 from db.conflicts import SavedFirst
@@ -50,7 +50,7 @@ from db.models import (
 )
 from db.revisions import record_revision
 
-REOPEN = "reopen"  # the revision's action, as the annotator's own reopening writes it
+REOPEN = RevisionAction.REOPEN  # the revision's action, as the annotator's own reopening writes it
 ONLY_A_LEAD = "only a lead can reopen submitted work or decline a request"
 
 

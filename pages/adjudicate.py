@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from corpus.bio import spans_to_tags
+from corpus.vocabulary import GoldSource, Role
 from db.adjudication import StaleDecision, accept, edit, item_entry, sync_and_count, tagging_stamp
 from ui.adjudicate_view import (
     AdjudicationState,
@@ -29,7 +30,7 @@ from ui.disagreements import queue_lines
 from ui.span_editor import EDITS, Commit, span_editor
 from ui.text import md_escape
 
-user = require_role("lead")
+user = require_role(Role.LEAD)
 engine = get_engine()
 pid = project_id()
 state: AdjudicationState = st.session_state.setdefault("adj", AdjudicationState())
@@ -79,7 +80,7 @@ def _decide(mine: Decision, expected: int | None) -> bool:
     """Record the lead's decision against the gold in force they saw; on a conflict keep both for the
     lead to compare."""
     try:
-        if mine.how == "accepted":
+        if mine.how == GoldSource.ACCEPTED:
             accept(engine, mine.item_id, mine.annotation_id, user.id, expected=expected, note=mine.note,
                    session_token=session_token())
         else:
@@ -99,7 +100,7 @@ def _decide(mine: Decision, expected: int | None) -> bool:
 
 def on_accept(item_id: int, annotation_id: int, annotator: str, tags: list[str], expected: int | None,
               where: str) -> None:
-    mine = Decision(item_id, "accepted", tuple(tags), st.session_state.get(f"adj_note_{item_id}"),
+    mine = Decision(item_id, GoldSource.ACCEPTED, tuple(tags), st.session_state.get(f"adj_note_{item_id}"),
                     annotation_id, annotator)
     if _decide(mine, expected):
         state.flash = ("success", f"{md_escape(where)}: gold set to {md_escape(annotator)}'s version.")
@@ -117,9 +118,9 @@ def on_editor_commit(item_id: int, n_tokens: int, commit: Commit) -> None:
         ack = state.acks.get(item_id, 0)
         actions = commit.since(ack)
         state.acks[item_id] = max(ack, commit.seq)
-        if any(a in EDITS for a in actions) or "submit" in actions:
+        if any(a in EDITS for a in actions) or "submit" in actions:  # not-vocabulary: the editor's event
             state.edits[item_id] = list(commit.spans)
-        if "submit" in actions:
+        if "submit" in actions:  # not-vocabulary: the editor's event
             on_save_edit(item_id, n_tokens)
 
 
@@ -128,7 +129,7 @@ def on_save_edit(item_id: int, n_tokens: int) -> None:
     if spans is None:
         return
     note = st.session_state.get(f"adj_note_{item_id}")
-    mine = Decision(item_id, "edited", tuple(spans_to_tags(n_tokens, spans)), note)
+    mine = Decision(item_id, GoldSource.EDITED, tuple(spans_to_tags(n_tokens, spans)), note)
     if _decide(mine, state.seen.get(item_id)):
         state.status[item_id] = ("ok", "Edited gold saved.")
         state.flash = ("success", "Edited gold saved.")

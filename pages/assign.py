@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.vocabulary import WORK_ORDER, Phase
+from corpus.vocabulary import WORK_ORDER, Phase, Role
 from corpus.work_queue import OVERDUE_DAYS
 from db.assignment import (
     TASK_KINDS,
@@ -30,7 +30,7 @@ from ui.text import md_escape
 PHASES = (Phase.BLIND, Phase.AWARE)  # the order they are worked in
 EVERYONE = "everyone"
 
-user = require_role("lead")
+user = require_role(Role.LEAD)
 engine = get_engine()
 pid = project_id()
 

@@ -10,13 +10,14 @@ import streamlit as st
 from corpus.audit import DEFECT_KINDS, AuditInputError, AuditReport, audit_bytes, table1_columns
 from corpus.spreadsheet import frame_csv
 from corpus.stats import corpus_statistics, table1_rows
+from corpus.vocabulary import Role
 from db.queries import load_stat_inputs
 from ui.common import get_engine, require_role
 from ui.text import md_escape
 
 SOURCE_KEY = "audit_source"  # (file name, bytes) of the file being audited
 
-require_role("lead")
+require_role(Role.LEAD)
 st.title("Audit a dataset")
 st.caption("Upload an aspect dataset (SemEval-2014-style XML such as Akhtar et al. 2016, or CoNLL BIO: "
            "token, tab, tag; a blank line between sentences; optional '# id = …' lines). The audit only "

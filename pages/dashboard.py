@@ -15,7 +15,7 @@ import streamlit as st
 
 from corpus.metrics import TABLE2_COLUMNS
 from corpus.ranking import BOOTSTRAP_NOTE, NOT_DEFINED, domain_ranking, figure_text, share_text, week_points, week_table
-from corpus.vocabulary import Phase
+from corpus.vocabulary import Phase, Role
 from db.browse import domains_and_splits
 from db.metrics_data import latest_save
 from ui.common import get_engine, project_id, require_role
@@ -34,7 +34,7 @@ from ui.dashboard_widgets import (
     table,
 )
 
-require_role("lead")
+require_role(Role.LEAD)
 engine = get_engine()
 pid = project_id()
 

@@ -15,6 +15,7 @@ import streamlit as st
 from corpus.baseline import MIN_SENTENCES, PER_DOMAIN, SIDE_NAMES, CrfSettings, report_protocols, small_sample_warning
 from corpus.evaluation import PredictionsRejected, check_predictions, evaluate_predictions, signature
 from corpus.jobs import JobKind, JobState, needs_run
+from corpus.vocabulary import Role
 from db.baseline_data import add_entry, gold_test_split, leaderboard
 from db.jobs import enqueue, latest
 from db.model_store import SuspectRow, gold_stamp, model_info, suggestion_figures
@@ -27,7 +28,7 @@ PREDICTIONS_KEY = "check_predictions"  # (file name, bytes) of the predictions t
 CHECKED_KEY = "check_checked"          # (file name, sha256, located errors) of the last upload, checked at once
 RESULT_KEY = "check_result"          # ("scored", name, Evaluation) or ("refused", name, errors)
 
-user = require_role("lead")
+user = require_role(Role.LEAD)
 st.title("Dataset check")
 st.caption("Does the corpus teach a model? A CRF with word features (the seed paper's Table 3 baseline row) is "
            "trained and scored per domain on the English source (every imported sentence, tags from the SemEval "

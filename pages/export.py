@@ -10,12 +10,12 @@ from corpus.export import FORMATS, files_by_format
 from corpus.export.options import LAYOUTS, TAG_STYLES, FormatOptions
 from corpus.export.selection import AWAITING_DECISION, NOT_TRANSLATED_YET
 from corpus.export.writer import zip_bytes
-from corpus.vocabulary import Phase
+from corpus.vocabulary import Phase, Role
 from db.export_data import ExportOptions, export_files
 from ui.common import get_engine, require_role
 from ui.downloads import download_link
 
-EXPORT_ROLES = ("lead",)
+EXPORT_ROLES = (Role.LEAD,)
 user = require_role(*EXPORT_ROLES)
 st.title("Export dataset")
 st.caption("Final translations with gold BIO labels (adjudicated, or agreed by the annotators), in training "

@@ -20,6 +20,7 @@ from corpus.final_choice import (
     shown_sentence,
     step,
 )
+from corpus.vocabulary import Role
 from db.final_choice import (
     StaleChoice,
     choose,
@@ -38,7 +39,7 @@ from ui.text import md_escape
 
 SHOW_PARAM, SENTENCE_PARAM = "show", "sentence"
 
-user = require_role("lead")
+user = require_role(Role.LEAD)
 engine = get_engine()
 pid = project_id()
 # The choice in force when the lead opened each sentence (sentence id -> choice id, None: none): their

@@ -81,17 +81,17 @@ def work_queue_items(queue: WorkQueue) -> list[tuple[int | None, str, str, dict[
          ("Sentences with a submitted translation and no final choice in force (neither the automatic pick "
           "recorded nor a lead's).")),
         (queue.untranslatable, _n(queue.untranslatable, "sentence", "sentences")
-         + " marked untranslatable to review", "pages/final.py", {"show": "untranslatable"},
+         + " marked untranslatable to review", "pages/final.py", {"show": "untranslatable"},  # not-vocabulary: the Final page's filter
          "A translator marked the sentence untranslatable and no lead has decided its final translation."),
         *[(queue.unassigned.get(phase, 0), _n(queue.unassigned.get(phase, 0), "sentence", "sentences")
            + f" not yet assigned in the {phase} phase", "pages/assign.py",
            {"phase": str(phase), "show": "unassigned"},
            f"Sentences with no translator in the {phase} phase (a reassigned task does not count).")
           for phase in (Phase.BLIND, Phase.AWARE)],
-        (len(late_t.people), _n(len(late_t.people), "translator", "translators") + " with overdue work ("
+        (len(late_t.people), _n(len(late_t.people), Role.TRANSLATOR, "translators") + " with overdue work ("
          + _n(late_t.tasks, "task", "tasks") + ")", "pages/assign.py", {"show": "overdue", "kind": "translation"},
          f"Open translation tasks (assigned, draft or skipped) assigned more than {OVERDUE_DAYS} days ago."),
-        (len(late_a.people), _n(len(late_a.people), "annotator", "annotators") + " with overdue work ("
+        (len(late_a.people), _n(len(late_a.people), Role.ANNOTATOR, "annotators") + " with overdue work ("
          + _n(late_a.tasks, "task", "tasks") + ")", "pages/assign.py", {"show": "overdue", "kind": "tagging"},
          f"Open tagging tasks (assigned, draft or skipped) assigned more than {OVERDUE_DAYS} days ago."),
         (queue.reopen_requests, _n(queue.reopen_requests, "reopen request", "reopen requests") + " to answer",

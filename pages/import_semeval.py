@@ -7,6 +7,7 @@ import streamlit as st
 
 from corpus.errors import InputRejected
 from corpus.semeval import domain_and_split_from_name, parse_semeval
+from corpus.vocabulary import Role
 from db.auth import SessionEnded
 from db.browse import domains_and_splits
 from db.importing import (
@@ -22,7 +23,7 @@ from ui.text import md_escape
 
 MAX_UPLOAD_MB = 60
 
-user = require_role("lead")
+user = require_role(Role.LEAD)
 st.title("Import")
 st.caption("Imports are all or nothing: a file with any error writes nothing. Re-importing a file never "
            "deletes or overwrites anyone's work.")

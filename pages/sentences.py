@@ -15,7 +15,7 @@ from corpus.records import PHASES
 from corpus.reopen import WorkKind
 from corpus.sentence_view import parse_row_id, translation_state
 from corpus.spreadsheet import frame_csv
-from corpus.vocabulary import Status
+from corpus.vocabulary import Role, Status
 from corpus.word_diff import word_diff
 from db.browse import domains_and_splits, list_sentences
 from db.sentence_view import ItemTags, SentenceDetail, TranslationRow, sentence_detail
@@ -27,7 +27,7 @@ from ui.text import md_escape
 
 ID_PARAM = "id"
 
-user = require_role("lead")
+user = require_role(Role.LEAD)
 engine = get_engine()
 
 
@@ -195,7 +195,7 @@ table = pd.DataFrame([{
 st.caption(f"{len(views):,} sentences shown")
 st.dataframe(table, hide_index=True, width="stretch")
 # The test split's aspect terms are in it: the checked /download/ route, never a /media/ URL.
-download_link("Download CSV", frame_csv(table), "sentences.csv", "text/csv", user=user, roles=("lead",),
+download_link("Download CSV", frame_csv(table), "sentences.csv", "text/csv", user=user, roles=(Role.LEAD,),
               key="browse_csv")
 
 labels = {f"{v.domain}/{v.split}/{v.sentence_id}": v for v in views}

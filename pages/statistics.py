@@ -5,11 +5,12 @@ import streamlit as st
 
 from corpus.spreadsheet import frame_csv
 from corpus.stats import corpus_statistics, table1_rows
+from corpus.vocabulary import Role
 from db.browse import domains_and_splits
 from db.queries import load_stat_inputs
 from ui.common import get_engine, require_role
 
-require_role("lead")
+require_role(Role.LEAD)
 st.title("Corpus statistics")
 st.caption("Table 1 of the seed paper. English: the imported SemEval sentences with BIO from their offsets. "
            "Hindi: final translations that have gold tags (adjudicated or agreed). Tokens are canonical tokens.")

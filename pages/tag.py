@@ -11,8 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from corpus.bio import spans_to_tags
-from corpus.reopen import WorkKind
-from corpus.vocabulary import Status
+from corpus.vocabulary import RevisionAction, Role, Status
 from db.engine import ProjectBusy
 from db.projection import shown_records
 from db.tagging import (
@@ -22,11 +21,9 @@ from db.tagging import (
     open_item,
     reopen_annotation,
     save_annotation,
-    stored_annotation,
 )
 from ui.common import get_engine, require_role, session_token
 from ui.conflict import Choice
-from ui.reopen import worker_reopen_panel
 from ui.span_editor import EDITS, Commit, span_editor
 from ui.tag_view import (
     FILTERS,
@@ -37,6 +34,7 @@ from ui.tag_view import (
     requested,
     saved_line,
     shown,
+    reopen_panel,
     source_and_guideline,
     stepped,
 )
@@ -44,7 +42,7 @@ from ui.turns import one_at_a_time
 
 ITEM_PARAM = "item"
 
-user = require_role("annotator")
+user = require_role(Role.ANNOTATOR)
 engine = get_engine()
 items: dict[int, TagItem] = st.session_state.setdefault("tag_items", {})
 _one_at_a_time = one_at_a_time("tag_lock")  # a later callback sees what an earlier one saved
@@ -74,7 +72,7 @@ def _adopt(tid: int, state) -> None:
     st.session_state[f"tag_none_{tid}"] = state.no_aspects
 
 
-def _persist(tid: int, action: str = "autosave") -> bool:
+def _persist(tid: int, action: str = RevisionAction.AUTOSAVE) -> bool:
     item = items[tid]
     tags = spans_to_tags(len(item.view.tokens), item.spans)
     try:
@@ -115,7 +113,7 @@ def on_commit(tid: int, commit: Commit) -> None:
     if not actions:
         return
     edited = any(a in EDITS for a in actions)
-    submit = "submit" in actions
+    submit = "submit" in actions  # not-vocabulary: the span editor's event
     if item.submitted:
         if edited:
             _status(tid, "error", "Submitted: choose “Reopen for editing” to change it.")
@@ -132,7 +130,7 @@ def on_commit(tid: int, commit: Commit) -> None:
         if commit.spans and item.no_aspects:
             item.no_aspects = False
             st.session_state[f"tag_none_{tid}"] = False
-        if not _persist(tid, "submit" if submit else "autosave"):
+        if not _persist(tid, RevisionAction.SUBMIT if submit else RevisionAction.AUTOSAVE):
             return
         if submit:
             _open_next_unfinished(tid)
@@ -158,7 +156,7 @@ def _open_next_unfinished(tid: int) -> None:
 
 @_one_at_a_time
 def on_submit(tid: int) -> None:
-    if _persist(tid, "submit"):
+    if _persist(tid, RevisionAction.SUBMIT):
         _open_next_unfinished(tid)
 
 
@@ -184,7 +182,7 @@ def on_keep_mine(tid: int) -> None:
     """Overwrite the saved version knowingly: save again, now expecting the version that is stored."""
     conflict, items[tid].conflict = items[tid].conflict, None
     items[tid].version = conflict.theirs.version if conflict.theirs else None
-    _persist(tid, "save")
+    _persist(tid, RevisionAction.SAVE)
 
 
 @_one_at_a_time
@@ -277,13 +275,7 @@ with main:
                    help="Ctrl+Enter in the editor; opens the next unfinished item.")
     right.button("Next unfinished", key=f"tag_next_{tid}", on_click=_open_next_unfinished, args=(tid,))
 
-    # What the lead said about reopening it; on submitted work, a request to the lead.
-    annotation_id = view.annotation.annotation_id
-    if annotation_id is None and submitted:  # submitted since this item was opened
-        stored = stored_annotation(engine, user.id, view.item_id)
-        annotation_id = stored.annotation_id if stored is not None else None
-    if annotation_id is not None:
-        worker_reopen_panel(engine, user, WorkKind.ANNOTATION, annotation_id, key=f"tag_ask_{tid}")
+    reopen_panel(engine, user, item, key=f"tag_ask_{tid}")  # what the lead said; on submitted work, a request
 
     if item.conflict:
         conflict_view(item, mine=Choice("Keep mine", f"tag_keep_mine_{tid}", on_keep_mine, (tid,)),

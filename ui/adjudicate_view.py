@@ -12,6 +12,7 @@ import streamlit as st
 from sqlalchemy.engine import Engine
 
 from corpus.bio import disagreeing_tokens, tags_to_spans
+from corpus.vocabulary import GoldSource
 from db.adjudication import Disagreement, GoldDecision, QueueEntry, StaleDecision, decisions, item_entry
 from db.tagging import item_source
 from ui.chips import span_text, tagging_lines
@@ -72,7 +73,7 @@ def conflict_view(engine: Engine, conflict: RefusedDecision, *, mine: Choice, th
     decision, now = conflict.mine, conflict.refused.theirs
     shown = item_entry(engine, decision.item_id)
     st.subheader(f"Decided meanwhile: {md_escape(shown.sentence_key)} · {shown.phase}")
-    how = f"accept {decision.annotator}'s version" if decision.how == "accepted" else "edited tags"
+    how = f"accept {decision.annotator}'s version" if decision.how == GoldSource.ACCEPTED else "edited tags"
     conflict_panel(
         conflict.refused,
         Side("Your decision (not recorded)", tagging_lines(shown.tokens, tags_to_spans(list(decision.tags))), note=how),

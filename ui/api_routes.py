@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from corpus.vocabulary import Role
 from db.auth import CurrentUser, resume_session
 from db.engine import default_url, make_engine
 from ui.auth_routes import SESSION_COOKIE
@@ -34,7 +35,7 @@ from ui.auth_routes import SESSION_COOKIE
 SESSION_HEADER = "X-Corpus-Session"
 SUGGEST_PATH = "/api/suggest"
 MAX_K = 10
-TYPING_ROLES = ("translator", "lead")
+TYPING_ROLES = (Role.TRANSLATOR, Role.LEAD)
 SUGGEST_WORKERS = 2  # the model runs under one lock; a second thread checks sessions meanwhile
 PER_SESSION = 4  # one look-up running and three waiting their turn (typing pauses overlap); more: 429
 RATE_PER_S = 20.0  # a session's sustained look-ups per second (typing makes a few), with a burst of as many

@@ -24,7 +24,7 @@ from corpus.bio import Span, parse_spans
 from corpus.projection import AWARE
 from ui.components import asset, bundle
 
-ACTIONS = ("mark", "unmark", "accept", "reject", "undo", "redo", "submit", "next", "prev")
+ACTIONS = ("mark", "unmark", "accept", "reject", "undo", "redo", "submit", "next", "prev")  # not-vocabulary: events
 EDITS = ("mark", "unmark", "accept", "reject", "undo", "redo")
 
 KEYS: list[tuple[str, str]] = [

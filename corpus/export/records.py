@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from corpus.bio import char_spans_to_tags, tags_to_spans, validate_tags
 from corpus.export.lid import sentence_lid, source_proper_nouns
 from corpus.tokens import Token, normalize, tokenize, tokenize_with_offsets
+from corpus.vocabulary import GoldSource
 
 
 class TermLinks(Protocol):
@@ -81,7 +82,7 @@ class ExportSentence:
     translator: str
     translation_id: int | None = None
     is_final: bool = True
-    gold_source: str = "agreed"
+    gold_source: str = GoldSource.AGREED
     categories: tuple[tuple[str, str | None], ...] = ()
     agreement: dict[str, Any] = field(default_factory=dict)
     guidelines_version: str | None = None
@@ -222,7 +223,7 @@ def build_sentence(
     hi_text: str, frozen_tokens: Sequence[str], tags: Sequence[str], phase: str, translator: str,
     alignments: Sequence[Alignment] = (), term_links: TermLinks | None = None,
     translation_id: int | None = None, is_final: bool = True,
-    gold_source: str = "agreed", categories: Sequence[tuple[str, str | None]] = (),
+    gold_source: str = GoldSource.AGREED, categories: Sequence[tuple[str, str | None]] = (),
     agreement: dict[str, Any] | None = None, guidelines_version: str | None = None,
     proper_nouns: Sequence[str] = (),
 ) -> ExportSentence:
