@@ -352,22 +352,22 @@ def planned_auto_picks(session: Session, project_id: int,
     caller's (read) transaction and written nowhere: sentence row id -> translation id, and the policy.
     The same rule (``corpus.final_choice.choose_final`` over the same candidates); a lead's decision, and an
     automatic pick already recorded for the same translation and policy, are left as they are."""
-    from db.final_choice import _in_force, _policy_in, _sentences, choose_final, project_candidates
+    from db.final_choice import _in_force, _policy_in, _sentence_ids, choose_final, project_candidates
 
     policy = _policy_in(session, project_id)
-    sentences = _sentences(session, project_id)
+    sentences = _sentence_ids(session, project_id)
     candidates = project_candidates(session, project_id, data)
-    in_force = _in_force(session, [s.id for s in sentences])
+    in_force = _in_force(session, sentences)
     picks: dict[int, int] = {}
     for s in sentences:
-        pick = choose_final(candidates.get(s.id, []), policy).candidate
+        pick = choose_final(candidates.get(s, []), policy).candidate
         if pick is None:
             continue
-        current = in_force.get(s.id)
+        current = in_force.get(s)
         if current is not None and (current.chosen_by is not None or (
                 current.translation_id == pick.translation_id and current.policy == policy)):
             continue
-        picks[s.id] = pick.translation_id
+        picks[s] = pick.translation_id
     return picks, policy
 
 

@@ -198,12 +198,16 @@ def _in_force(session: Session, sentence_ids: list[int]) -> dict[int, ChoiceInFo
         return {}
     users = dict(session.execute(select(User.id, User.username)).all())
     out: dict[int, ChoiceInForce] = {}
-    for row in session.scalars(
-        select(FinalChoice).where(FinalChoice.sentence_id.in_(sentence_ids)).order_by(FinalChoice.id)
+    for (pk, sentence_id, translation_id, auto_translation_id, overridden, policy, chosen_by, note,
+         created_at) in session.execute(  # columns, not ORM objects: a project holds thousands
+        select(FinalChoice.id, FinalChoice.sentence_id, FinalChoice.translation_id, FinalChoice.auto_translation_id,
+               FinalChoice.overridden, FinalChoice.policy, FinalChoice.chosen_by, FinalChoice.note,
+               FinalChoice.created_at)
+        .where(FinalChoice.sentence_id.in_(sentence_ids)).order_by(FinalChoice.id)
     ):
-        out[row.sentence_id] = ChoiceInForce(
-            row.id, row.translation_id, row.auto_translation_id, row.overridden, row.policy,
-            users.get(row.chosen_by) if row.chosen_by else None, row.note, row.created_at,
+        out[sentence_id] = ChoiceInForce(
+            pk, translation_id, auto_translation_id, overridden, policy,
+            users.get(chosen_by) if chosen_by else None, note, created_at,
         )
     return out
 
@@ -234,6 +238,18 @@ def _sentences(session: Session, project_id: int, lock: bool = False) -> list[So
         .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
     )
     return list(session.scalars(query.with_for_update(of=SourceSentence) if lock else query))
+
+
+def _sentence_ids(session: Session, project_id: int) -> list[int]:
+    """``_sentences``' ids, as plain rows (a reader that needs no more of them)."""
+    return list(session.scalars(
+        select(SourceSentence.id)
+        .where(
+            SourceSentence.project_id == project_id,
+            SourceSentence.id.in_(select(Translation.sentence_id).where(Translation.status == Status.SUBMITTED)),
+        )
+        .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
+    ))
 
 
 def compare(engine: Engine, sentence_id: int) -> Comparison:
