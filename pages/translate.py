@@ -40,6 +40,7 @@ from ui.translate_view import (
     inserted,
     placeholder,
     queue_box,
+    scheme_in_use,
     skipped_message,
     submitted_view,
     time_on_task,
@@ -235,10 +236,7 @@ if state.busy:
     banner.error(ProjectBusy.MESSAGE)  # the draft stays in the editor; the retry clears this once stored
 elif flash:
     banner.success(flash)
-if st.session_state.get("tx_scheme") not in TYPING_SCHEMES:  # the project's default until the translator chooses
-    default = settings.transliteration_scheme
-    st.session_state["tx_scheme"] = default if default in TYPING_SCHEMES else PHONETIC
-scheme = st.session_state["tx_scheme"]
+scheme = scheme_in_use(settings.transliteration_scheme, TYPING_SCHEMES)
 
 left, right = st.columns([3, 2], gap="large")
 

@@ -9,12 +9,16 @@ from datetime import datetime
 from typing import Any
 
 import streamlit as st
+from sqlalchemy.engine import Engine
 
 from corpus.guidelines import load_guidelines
+from corpus.reopen import WorkKind
 from corpus.vocabulary import Status
-from db.tagging import AnnotationState, ItemView, QueueRow, StaleAnnotation
+from db.auth import CurrentUser
+from db.tagging import AnnotationState, ItemView, QueueRow, StaleAnnotation, stored_annotation
 from ui.chips import marked_text, tagging_lines
 from ui.conflict import Choice, Side, conflict_panel
+from ui.reopen import worker_reopen_panel
 from ui.span_editor import keys_markdown
 from ui.translate_view import demoted
 
@@ -76,6 +80,16 @@ def conflict_view(item: TagItem, *, mine: Choice, theirs: Choice) -> None:
                   note=saved.status),
         replace_with_mine=mine, keep_theirs=theirs,
     )
+
+
+def reopen_panel(engine: Engine, user: CurrentUser, item: TagItem, *, key: str) -> None:
+    """What the lead said about reopening the item's annotation; on submitted work, a request to the lead."""
+    annotation_id = item.view.annotation.annotation_id
+    if annotation_id is None and item.submitted:  # submitted since this item was opened
+        stored = stored_annotation(engine, user.id, item.view.item_id)
+        annotation_id = stored.annotation_id if stored is not None else None
+    if annotation_id is not None:
+        worker_reopen_panel(engine, user, WorkKind.ANNOTATION, annotation_id, key=key)
 
 
 def saved_line(state: AnnotationState) -> str:

@@ -315,6 +315,14 @@ def typing_label(scheme: str) -> str:
     return "Phonetic (suggestions)" if scheme == PHONETIC else scheme_label(scheme)
 
 
+def scheme_in_use(default: str, schemes: tuple[str, ...]) -> str:
+    """The typing scheme this browser uses: the translator's choice (the "tx_scheme" box), else the project's
+    default, else phonetic."""
+    if st.session_state.get("tx_scheme") not in schemes:
+        st.session_state["tx_scheme"] = default if default in schemes else PHONETIC
+    return st.session_state["tx_scheme"]
+
+
 def placeholder(scheme: str) -> str:
     return ("Type Hindi in Roman letters (mera keyboard …) or in Devanagari. Ctrl+Enter submits."
             if scheme == PHONETIC else "Type in Devanagari, or use the typing help below. Ctrl+Enter submits.")
