@@ -13,14 +13,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from corpus.records import PHASES
-from corpus.vocabulary import OPEN_STATUSES, Status
+from corpus.vocabulary import OPEN_STATUSES, WORK_ORDER, Status, aspect_phases, other_phases, phase_spec
 
 PHASE_GROUP_MODES = ("same", "disjoint")
 STARTED_STATUSES = (Status.DRAFT, Status.SUBMITTED)
-# Blind before aware, everywhere: planning order, queue order.
-PHASE_ORDER = ("blind", "aware")
+# Blind before aware, everywhere: planning order, queue order (each phase's ``work_order``).
+PHASE_ORDER = tuple(p.value for p in WORK_ORDER)
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,6 @@ def tagging_refusal(annotator: object, translator: object, translators_of_senten
     return None
 
 
-def other_phase(phase: str) -> str:
-    return "aware" if phase == "blind" else "blind"
-
-
 def aware_locked(blind_status: str | None) -> bool:
     """The aware task of a sentence opens only once the same translator's blind task is submitted.
     ``blind_status`` is that translator's blind task status for the sentence (None: no blind task;
@@ -80,13 +77,15 @@ def eligible(
         return False  # one row per (user, sentence, phase), even a reassigned one
     if (user_id, sentence_id) in tagging:
         return False  # they have read a colleague's translation: theirs would not be independent
-    other = held.get((user_id, sentence_id, other_phase(phase)))
     if mode == "disjoint":
         if groups is None or user_id not in groups.get(phase, frozenset()):
             return False
-        return other is None or other == Status.REASSIGNED
-    if phase == "blind" and other is not None and blind_contaminated(other):
-        return False
+        others = (held.get((user_id, sentence_id, p)) for p in other_phases(phase))
+        return all(other is None or other == Status.REASSIGNED for other in others)
+    if not phase_spec(phase).shows_source_aspects:
+        seen = (held.get((user_id, sentence_id, p)) for p in aspect_phases() if p != phase)
+        if any(other is not None and blind_contaminated(other) for other in seen):
+            return False
     return True
 
 
@@ -118,7 +117,7 @@ def plan_assignments(
         if not groups:
             raise ValueError("plan_assignments: disjoint mode needs a translator group per phase")
         frozen_groups = {p: frozenset(groups.get(p, ())) for p in PHASES}
-        overlap = frozen_groups["aware"] & frozen_groups["blind"]
+        overlap = {u for p, q in combinations(PHASES, 2) for u in frozen_groups[p] & frozen_groups[q]}
         if overlap:
             raise ValueError(f"plan_assignments: disjoint groups share translators {sorted(overlap)}")
 
