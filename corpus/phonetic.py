@@ -295,13 +295,6 @@ class PairChange:
         return self.normalized_f - self.raw_f
 
 
-def score_pairs(pairs: Iterable[tuple[object, str, str]],
-                threshold: float = DEFAULT_THRESHOLD) -> list[PairChange]:
-    """Raw and normalized ROUGE-L for ``(key, text_a, text_b)`` pairs, in input order."""
-    return [PairChange(key, a, b, raw_rouge_l(a, b), normalized_rouge_l(a, b, threshold))
-            for key, a, b in pairs]
-
-
 def rank_changes(changes: Iterable[PairChange], limit: int = 20) -> list[PairChange]:
     """The scored pairs that moved, largest change first (ties by key)."""
     moved = [p for p in changes if p.delta != 0]

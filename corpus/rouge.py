@@ -9,7 +9,7 @@ makes agreement over a whole corpus take well under a second.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import chain
 
 import numpy as np
@@ -25,27 +25,6 @@ class CanonicalWords:
 
     def tokenize(self, text: str) -> list[str]:
         return words(text or "")
-
-
-def word_lists(texts: Iterable[str | None]) -> list[list[str]]:
-    """Canonical words of many texts, the same as ``words(text)`` for each, but fast.
-
-    Whitespace never belongs to a word and NFC never composes across it, so a text's words are
-    the words of its whitespace-separated pieces; pieces repeat a lot in a corpus, so each
-    distinct piece is tokenized once.
-    """
-    cache: dict[str, list[str]] = {}
-    out: list[list[str]] = []
-    for text in texts:
-        result: list[str] = []
-        if text:
-            for piece in text.split():
-                found = cache.get(piece)
-                if found is None:
-                    found = cache[piece] = words(piece)
-                result.extend(found)
-        out.append(result)
-    return out
 
 
 _BOUNDARY = "\x00"

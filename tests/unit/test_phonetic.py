@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from corpus.agreement import MetricsInput, SentenceInfo, TranslationInfo, rouge_agreement, rouge_summary
 from corpus.phonetic import (
+    PairChange,
     corpus_rouge_summary,
     matched_variants,
     normalized_pair_f,
@@ -16,7 +17,6 @@ from corpus.phonetic import (
     phonetic_key,
     rank_changes,
     raw_rouge_l,
-    score_pairs,
     signature,
     spelling_tolerant_report,
     variant_partners,
@@ -142,7 +142,7 @@ def test_largest_changes_lists_pairs_most_moved_by_spelling_first():
         ("s2", "मेरा की-बोर्ड अच्छा है", "मेरा कीबोर्ड अच्छा है"),
         ("s3", "बैटरी लाइफ़ अच्छी है", "बैटरी लाइफ अच्छी है"),
     ]
-    changes = rank_changes(score_pairs(pairs))
+    changes = rank_changes(PairChange(k, a, b, raw_rouge_l(a, b), normalized_rouge_l(a, b)) for k, a, b in pairs)
     assert [c.key for c in changes] == ["s2", "s3"]
     assert changes[0].delta == pytest.approx(1 - 2 / 3)
     assert changes[1].delta == pytest.approx(1 - 3 / 4)
