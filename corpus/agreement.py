@@ -127,13 +127,6 @@ def restricted(
     )
 
 
-def tag_sets_by_translation(data: MetricsInput) -> dict[int, dict[str, TagSet]]:
-    grouped: dict[int, dict[str, TagSet]] = defaultdict(dict)
-    for tag_set in data.tag_sets:
-        grouped[tag_set.translation_pk][tag_set.annotator] = tag_set
-    return grouped
-
-
 _EPOCH = datetime(1970, 1, 1)
 
 
@@ -144,10 +137,6 @@ def seconds(moment: datetime | None) -> float:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return (moment - _EPOCH).total_seconds()
-
-
-def seconds_array(moments: Iterable[datetime | None]) -> np.ndarray:
-    return np.fromiter((seconds(m) for m in moments), dtype=np.float64)
 
 
 def tag_table(data: MetricsInput) -> tuple[TagTable, list[TagSet]]:
