@@ -18,7 +18,7 @@ Pure functions over plain values; ``db.projection`` reads the maps, the glossary
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from corpus.glossary import GlossaryEntry, loose_key
@@ -259,13 +259,3 @@ def aware_renderings(text: str, spans: Iterable[tuple[int, int] | None]) -> tupl
         if 0 <= start < end <= len(text):
             out.append(normalize(text[start:end]))
     return tuple(out)
-
-
-def merge_renderings(maps: Iterable[Mapping[int, str]], n_aspects: int) -> list[tuple[str, ...]]:
-    """Per aspect index, the distinct renderings the aware translators gave (each map: aspect index -> Hindi)."""
-    out: list[list[str]] = [[] for _ in range(n_aspects)]
-    for m in maps:
-        for index, hindi in m.items():
-            if 0 <= index < n_aspects and hindi and hindi not in out[index]:
-                out[index].append(hindi)
-    return [tuple(r) for r in out]

@@ -14,7 +14,6 @@ from corpus.projection import (
     SourceAspect,
     aware_renderings,
     fold,
-    merge_renderings,
     project,
     stem,
 )
@@ -139,10 +138,9 @@ def test_fold_and_stem():
     assert stem("था") == fold("था")  # a stem keeps two characters
 
 
-def test_aware_renderings_and_merge():
+def test_aware_renderings_are_the_texts_of_the_mapped_spans():
     text = "मिसो सूप में स्वाद नहीं था और मछली पहले जैसी नहीं थी।"
     assert aware_renderings(text, [(0, 8), None, (30, 34)]) == ("मिसो सूप", "मछली")
-    assert merge_renderings([{0: "स्टाफ़"}, {0: "स्टाफ़", 1: "खाना"}, {0: "स्टाफ"}], 2) == [("स्टाफ़", "स्टाफ"), ("खाना",)]
 
 
 @pytest.mark.parametrize("text, term", [
