@@ -105,10 +105,6 @@ def char_span_to_token_span(tokens: Sequence[Token], start: int, end: int) -> Sp
     return inside[0], inside[-1] + 1
 
 
-def token_span_to_char_span(tokens: Sequence[Token], span: Span) -> tuple[int, int]:
-    return tokens[span[0]].start, tokens[span[1] - 1].end
-
-
 def char_spans_to_tags(tokens: Sequence[Token], char_spans: Sequence[tuple[int, int]]) -> list[str]:
     """BIO over tokens from character spans (e.g. SemEval offsets); a span that cuts a token covers all of it."""
     token_spans = []
@@ -133,19 +129,6 @@ def selection_to_span(indices: Sequence[int]) -> Span:
     if chosen[-1] - chosen[0] + 1 != len(chosen):
         raise ValueError("an aspect span is consecutive tokens: the selection has a gap")
     return chosen[0], chosen[-1] + 1
-
-
-def put_span(spans: Sequence[Span], new: Span) -> list[Span]:
-    """Spans with ``new`` added; spans it overlaps are replaced, so changing a span is one action."""
-    start, end = new
-    if not 0 <= start < end:
-        raise ValueError(f"span ({start}, {end}) is empty or negative")
-    kept = [s for s in spans if s[1] <= start or s[0] >= end]
-    return sorted([*kept, new])
-
-
-def remove_span(spans: Sequence[Span], span: Span) -> list[Span]:
-    return [s for s in spans if tuple(s) != tuple(span)]
 
 
 def tags_agree(tag_lists: Sequence[Sequence[str]]) -> bool:
