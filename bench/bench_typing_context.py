@@ -25,6 +25,7 @@ import statistics
 import time
 import tracemalloc
 import unicodedata
+from collections import Counter
 from pathlib import Path
 
 import regex
@@ -44,6 +45,25 @@ def spelling_key(word: str) -> str:
     word = word.replace("\u093c", "").replace("\u0901", "\u0902")
     word = regex.sub("[ङञणनम]\u094d(?=[कखगघचछजझटठडढतथदधपफबभ])", "\u0902", word)
     return word.replace("ये", "ए").replace("यी", "ई")
+
+
+ERROR_KINDS = ("spelling", "top5", "deeper", "absent")
+ERROR_LABELS = {"spelling": "a free spelling of the gold word first (spelling_key equal)",
+                "top5": "the gold word elsewhere in the top 5",
+                "deeper": "the gold word among the model's best 20, not its top 5",
+                "absent": "the gold word not among the model's best 20"}
+
+
+def error_kind(cands: list[str], gold: str, deeper: list[str]) -> str | None:
+    """Why a word's first candidate is not the gold word (``ERROR_KINDS``), or None when it is: ``cands`` the ranked
+    candidates offered, ``deeper`` the model's longer list for the same input."""
+    if cands and cands[0] == gold:
+        return None
+    if cands and spelling_key(cands[0]) == spelling_key(gold):
+        return "spelling"
+    if gold in cands:
+        return "top5"
+    return "deeper" if gold in deeper else "absent"
 
 
 def read_pairs(native: Path, roman: Path) -> tuple[list[list[tuple[str, str]]], int]:
@@ -120,6 +140,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="instead: the context weights' grid on this held-out bigram text (see tune)")
     ap.add_argument("--bigrams", type=Path, default=Path("/tmp/bg_h.tsv.gz"), help="with --tune: counts without it")
     ap.add_argument("--tune-sentences", type=int, default=800)
+    ap.add_argument("--errors", type=int, default=0, metavar="N",
+                    help="also break the misses with the gold context down by kind and print the N commonest "
+                         "(gold, first pick) confusions (an error analysis: nothing is fitted on it)")
     args = ap.parse_args(argv)
     if args.tune:
         tune(args)
@@ -127,6 +150,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from corpus import transliterate
     from corpus.romanization import load_model
+    from corpus.romanization import suggest as romanization_suggest
 
     sentences, total = read_pairs(args.native, args.roman)
     if args.limit:
@@ -146,6 +170,8 @@ def main(argv: list[str] | None = None) -> None:
 
     modes = ["none", "gold"] + ([] if args.no_own else ["own"])
     results = {}
+    kinds: Counter = Counter()
+    confusions: Counter = Counter()
     for mode in modes:
         top1 = top5 = alike = 0
         cpu = []
@@ -159,6 +185,10 @@ def main(argv: list[str] | None = None) -> None:
                 top1 += bool(cands) and cands[0] == gold
                 top5 += gold in cands
                 alike += bool(cands) and spelling_key(cands[0]) == spelling_key(gold)
+                if args.errors and mode == "gold" and not (cands and cands[0] == gold):
+                    deeper = romanization_suggest(roman, 20)
+                    kinds[error_kind(cands, gold, deeper)] += 1
+                    confusions[(roman, gold, cands[0] if cands else "")] += 1
                 before.append(gold if mode == "gold" else (cands[0] if cands else roman))
         results[mode] = (top1 / n_words, top5 / n_words, alike / n_words, 1000 * statistics.fmean(cpu))
 
@@ -174,6 +204,13 @@ def main(argv: list[str] | None = None) -> None:
     print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; model load {load_s:.1f} s; "
           f"context model {context_mb:.1f} MB (tracemalloc)")
     print("targets: top-1 with context >= 0.88, <= 5 ms CPU per word")
+    if args.errors:
+        print(f"misses with the gold preceding words as context, by kind (share of all {n_words} words):")
+        for kind in ERROR_KINDS:
+            print(f"  {kinds[kind]:>6} {kinds[kind] / n_words:>7.4f}  {ERROR_LABELS[kind]}")
+        print(f"the {args.errors} commonest (typed, gold, first pick):")
+        for (roman, gold, pick), n in confusions.most_common(args.errors):
+            print(f"  {n:>5}  {roman:<14} {gold:<12} {pick}")
 
 
 if __name__ == "__main__":
