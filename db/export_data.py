@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import itemgetter
 
 from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.orm import Session
@@ -44,7 +45,7 @@ from corpus.export.selection import (
 from corpus.export.splits import apply_dev_split
 from corpus.metrics import compute_agreement, paused_gc
 from corpus.tokens import TOKENIZER_SIGNATURE
-from corpus.vocabulary import INACTIVE_STATUSES
+from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.engine import reader
 from db.gold import _gold_in_force
 from db.metrics_data import _columns, _load_metrics_input
@@ -106,11 +107,12 @@ def read_export(engine: Engine, options: ExportOptions, auto_final: bool = False
             picks, policy = planned_auto_picks(session, project_id, metrics_input)
         else:
             metrics_input, picks, policy = None, {}, None
+        submitted: list[tuple] = []
         rows = _export_rows(session, project_id, project.annotators_per_item, options.all_translations, picks,
-                            with_decided=metrics_input is None)
+                            with_decided=metrics_input is None, submitted=submitted)
         user_order = [u for (u,) in session.execute(select(User.username).order_by(User.id)).all()]
-        if metrics_input is None:  # the gold just read covers every item with a decision: no second read
-            metrics_input = _load_metrics_input(session, project_id, rows.gold)
+        if metrics_input is None:  # the gold and translations just read are what it reads: no second read
+            metrics_input = _load_metrics_input(session, project_id, rows.gold, submitted)
         return ExportRead(project_id, project.name, dict(project.settings or {}), project.final_policy,
                           project.annotators_per_item, rows, metrics_input, user_order, picks, policy)
 
@@ -195,12 +197,14 @@ def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) 
 
 def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool,
                  planned: dict[int, int] | None = None, with_decided: bool = False,
-                 records: bool = True) -> ExportRows:
+                 records: bool = True, submitted: list[tuple] | None = None) -> ExportRows:
     """What the selection reads of the project, as plain rows; ``planned`` automatic picks (sentence ->
     translation) stand in for the recorded choice of the sentences they name. ``rows.gold`` holds the gold
     of the translations the selection can export (the final ones, or all with ``all_translations``) and,
     ``with_decided``, of every item with a decision (what the metrics input reads of gold). Without
-    ``records`` only what decides which sentences are left out is read (no aspect maps or glossary)."""
+    ``records`` only what decides which sentences are left out is read (no aspect maps or glossary).
+    ``submitted``: a list that receives the submitted translations as the metrics input takes them
+    (``db.metrics_data.TRANSLATION_COLUMNS``, in id order), so the figures read no translation again."""
     conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
     sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id)
     rows = ExportRows([SourceRow(*s) for s in sentences], annotators_per_item, aspects, categories)
@@ -209,14 +213,19 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     found = fetch(conn, (  # driver tuples: SQLAlchemy's row objects cost more than the rows
         select(Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
                User.username, Translation.text, Translation.untranslatable, Translation.status,
-               Translation.guidelines_version, Translation.submitted_at)
+               Translation.guidelines_version, Translation.submitted_at, Translation.version)
         .join(User, User.id == Translation.translator_id)
         .where(Translation.sentence_id.in_(in_project))
         .order_by(Translation.sentence_id, Translation.phase, User.username)
     ))
+    if submitted is not None:
+        submitted.extend(sorted(
+            ((pk, version, sentence_id, phase, translator_id, text, untranslatable, submitted_at)
+             for pk, sentence_id, phase, translator_id, _, text, untranslatable, status, _, submitted_at, version
+             in found if status == Status.SUBMITTED), key=itemgetter(0)))
     if found:
-        *head, untranslatable, status, version, submitted = _columns(found, 10)
-        for row in zip(*head, map(bool, untranslatable), status, version, moments(submitted)):
+        *head, untranslatable, status, guidelines, submitted_at = _columns(found, 10)
+        for row in zip(*head, map(bool, untranslatable), status, guidelines, moments(submitted_at)):
             translations[row[1]].append(TranslationRow(*row))
     del found
     rows.translations = translations

@@ -132,12 +132,21 @@ def load_metrics_snapshot(engine: Engine, project_id: int, previous: MetricsSnap
 
 
 def _load_metrics_input(
-    session: Session, project_id: int, gold: dict[int, ItemGold] | None = None
+    session: Session, project_id: int, gold: dict[int, ItemGold] | None = None,
+    translations: list[tuple] | None = None,
 ) -> MetricsInput:
     """``load_metrics_input`` inside the caller's transaction; ``gold``: the project's gold in force
-    (``db.gold``) when the caller has read it already."""
+    (``db.gold``) when the caller has read it already; ``translations``: the project's submitted translations
+    as the caller read them in this transaction (``TRANSLATION_COLUMNS``, in id order)."""
     with paused_gc():
-        return _read_snapshot(session, project_id, None, gold, keep=False).data
+        return _read_snapshot(session, project_id, None, gold, keep=False, translations=translations).data
+
+
+#: The columns of a translation the metrics input is made of, in the order ``_load_metrics_input`` takes them.
+TRANSLATION_COLUMNS = (
+    Translation.id, Translation.version, Translation.sentence_id, Translation.phase, Translation.translator_id,
+    Translation.text, Translation.untranslatable, Translation.submitted_at,
+)
 
 
 def _fingerprint(conn, table) -> tuple:
@@ -213,7 +222,7 @@ def _with_maps(rows: TableRows, mapped: dict[int, int], before: dict[int, int]) 
 
 def _read_snapshot(
     session: Session, project_id: int, previous: MetricsSnapshot | None, gold: dict[int, ItemGold] | None = None,
-    keep: bool = True,
+    keep: bool = True, translations: list[tuple] | None = None,
 ) -> MetricsSnapshot:
     conn = session.connection()
     k = conn.execute(select(Project.annotators_per_item).where(Project.id == project_id)).scalar()
@@ -264,10 +273,11 @@ def _read_snapshot(
         return pk, version, list(records)
 
     before = previous.translations if previous is not None else None
-    translation_rows = _table_rows(conn, Translation, select(
-        Translation.id, Translation.version, Translation.sentence_id, Translation.phase, Translation.translator_id,
-        Translation.text, Translation.untranslatable, Translation.submitted_at,
-    ), translation_records, before, keep)
+    if translations is not None and not keep:  # read by the caller in this transaction
+        translation_rows = TableRows(*translation_records(translations), {}, None)
+    else:
+        translation_rows = _table_rows(conn, Translation, select(*TRANSLATION_COLUMNS), translation_records, before,
+                                       keep)
     if before is not None:  # aspect maps saved since, of translations not read again
         translation_rows = _with_maps(translation_rows, mapped, previous.mapped)
     translations = list(filter(None, translation_rows.records))
