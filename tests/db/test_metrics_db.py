@@ -14,11 +14,11 @@ from db.metrics_data import (
     latest_save,
     load_metrics_input,
     load_progress,
-    load_sentence_detail,
     metrics_report,
     tags_from_json,
 )
-from db.models import Annotation, Translation, User
+from db.models import Annotation, SourceSentence, Translation, User
+from db.sentence_view import sentence_detail
 from tests.support.metrics_fixtures import build_small_project, expected_rouge
 
 
@@ -87,12 +87,17 @@ def test_progress_counts_work_per_person_and_status(any_engine):
 
 def test_sentence_detail_shows_every_translation_and_its_tag_sets(any_engine):
     pid = build_small_project(any_engine)
-    detail = load_sentence_detail(any_engine, pid, "restaurant", "train", "r1")
-    assert detail.aspects == ["staff"]
-    aware = {t.translator: t for t in detail.translations if t.phase == "aware"}
-    assert set(aware) == {"asha", "bilal", "chitra"}
-    assert aware["bilal"].tag_sets == {"meera": list("BOOOO"), "nikhil": list("BIOOO")}
-    assert aware["chitra"].tag_sets == {}  # only a draft annotation
+    with Session(any_engine) as session:
+        row_id = session.scalar(select(SourceSentence.id).where(
+            (SourceSentence.project_id == pid) & (SourceSentence.sentence_id == "r1")
+            & (SourceSentence.domain == "restaurant") & (SourceSentence.split == "train")))
+    detail = sentence_detail(any_engine, row_id, pid)
+    assert [a.term for a in detail.aspects] == ["staff"]
+    assert {t.translator for t in detail.translations if t.phase == "aware"} == {"asha", "bilal", "chitra"}
+    submitted = {i.translator: {a.annotator: a.tags for a in i.annotations if a.status == "submitted"}
+                 for i in detail.items if i.phase == "aware"}
+    assert submitted["bilal"] == {"meera": list("BOOOO"), "nikhil": list("BIOOO")}
+    assert submitted.get("chitra", {}) == {}  # only a draft annotation
 
 
 def test_unknown_project_is_an_error(engine):
