@@ -36,7 +36,7 @@ from corpus.final_choice import (
 from corpus.kappa import tag_string
 from corpus.records import PHASES
 from corpus.rouge import rouge_l_f_text
-from corpus.vocabulary import Role, Status
+from corpus.vocabulary import RevisionAction, Role, Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, reader, transaction
@@ -325,7 +325,7 @@ def record_auto_choices(engine: Engine, project_id: int, by: int | None = None) 
         session.add_all(rows)
         session.flush()  # one batched insert; the ids are needed by the revisions
         for row in rows:
-            record_revision(session, "final_choice", row.id, 1, None, "auto",
+            record_revision(session, "final_choice", row.id, 1, None, RevisionAction.AUTO,
                             {"sentence_id": row.sentence_id, "translation_id": row.translation_id, "policy": policy})
         return len(rows)
 
@@ -361,7 +361,8 @@ def _decide(session: Session, sentence_id: int, translation_id: int | None, lead
     )
     session.add(row)
     session.flush()
-    action = "untranslatable" if translation_id is None else ("override" if row.overridden else "confirm")
+    action = (RevisionAction.UNTRANSLATABLE if translation_id is None
+              else RevisionAction.OVERRIDE if row.overridden else RevisionAction.CONFIRM)
     record_revision(
         session, "final_choice", row.id, 1, lead_id, action,
         {"sentence_id": sentence_id, "translation_id": translation_id, "auto_translation_id": auto_id,

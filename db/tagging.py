@@ -23,7 +23,7 @@ from corpus.bio import annotation_refusal, char_span_to_token_span, tags_to_span
 from corpus.revisions import annotation_payload
 from corpus.suggestions import confidence_label, shown_record
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
-from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
+from corpus.vocabulary import INACTIVE_STATUSES, SAVE_ACTIONS, RevisionAction, Role, Status
 from db.auth import SessionEnded, check_writer
 from db.conflicts import SavedFirst
 from db.engine import INTERACTIVE_BUSY_S, reader, transaction
@@ -48,7 +48,6 @@ from db.saving import is_unique_violation
 from db.write_rules import OwnTranslation  # noqa: F401  (raised by the backstop on every write path)
 
 INACTIVE = INACTIVE_STATUSES
-SAVE_ACTIONS = ("autosave", "save", "submit")
 
 
 class NotAssigned(PermissionError):
@@ -164,7 +163,7 @@ def _active_annotators(session: Session) -> list[User]:
         session.scalars(
             select(User)
             .join(UserRole, UserRole.user_id == User.id)
-            .where(UserRole.role == "annotator", User.active.is_(True))
+            .where(UserRole.role == Role.ANNOTATOR, User.active.is_(True))
             .order_by(User.id)
         ).unique()
     )
@@ -472,7 +471,7 @@ def save_annotation(
     tags: list[str],
     no_aspects: bool,
     expected_version: int | None,
-    action: str = "autosave",
+    action: str = RevisionAction.AUTOSAVE,
     time_spent_s: float = 0.0,
     rejected: Sequence[tuple[int, int]] = (),
     session_token: str | None = None,
@@ -495,7 +494,8 @@ def save_annotation(
     """
     if action not in SAVE_ACTIONS:
         raise ValueError(f"action must be one of {', '.join(SAVE_ACTIONS)}")
-    mine = AnnotationState(None, list(tags), no_aspects, Status.SUBMITTED if action == "submit" else Status.DRAFT,
+    submitting = action == RevisionAction.SUBMIT
+    mine = AnnotationState(None, list(tags), no_aspects, Status.SUBMITTED if submitting else Status.DRAFT,
                            expected_version, _spans(rejected))
     try:
         return _save(engine, user_id, item_id, mine, action, time_spent_s, session_token, shown, keys,
@@ -517,7 +517,7 @@ def _holds_what_is_sent(stored: AnnotationState, mine: AnnotationState, action: 
     """Whether the stored annotation already holds exactly what this save sends (tags, "no aspects", the
     rejected suggestions; for a submit, submitted): then the save is done whatever version the page last
     saw (a retry, or the autosave and the button racing), never a conflict."""
-    if action == "submit" and stored.status != Status.SUBMITTED:
+    if action == RevisionAction.SUBMIT and stored.status != Status.SUBMITTED:
         return False
     return (stored.tags, stored.no_aspects, stored.rejected) == (list(mine.tags), mine.no_aspects, mine.rejected)
 
@@ -534,7 +534,8 @@ def _save(
         if item is None:
             raise ValueError(f"no tagging item {item_id}")
         assignment = _assignment(session, user_id, item.translation_id)
-        refusal = annotation_refusal(tags, len(item.tokens), no_aspects=no_aspects, submit=action == "submit")
+        refusal = annotation_refusal(tags, len(item.tokens), no_aspects=no_aspects,
+                                     submit=action == RevisionAction.SUBMIT)
         if refusal is not None:
             raise ValueError(refusal)
         if any(not 0 <= start < end <= len(tags) for start, end in mine.rejected):
@@ -553,14 +554,14 @@ def _save(
                 stored = _stored_state(session, annotation, len(item.tokens))
                 if _holds_what_is_sent(stored, mine, action):
                     return stored
-                if not (action == "submit" and _holds_what_is_sent(stored, mine, "save")):
+                if not (action == RevisionAction.SUBMIT and _holds_what_is_sent(stored, mine, RevisionAction.SAVE)):
                     raise StaleAnnotation(SAVED_ELSEWHERE, mine, stored)
                 # a submit of exactly the stored draft (the page's autosave got there first): made
             annotation.tags = list(tags)
             annotation.no_aspects = no_aspects
             annotation.time_spent_s = (annotation.time_spent_s or 0.0) + time_spent_s
         annotation.updated_at = now
-        if action == "submit":
+        if action == RevisionAction.SUBMIT:
             annotation.status = Status.SUBMITTED
             annotation.submitted_at = now
         session.flush()
@@ -608,7 +609,7 @@ def reopen_annotation(engine: Engine, user_id: int, item_id: int, expected_versi
         session.flush()
         assignment.status = Status.DRAFT
         record_revision(
-            session, "annotation", annotation.id, annotation.version, user_id, "reopen",
+            session, "annotation", annotation.id, annotation.version, user_id, RevisionAction.REOPEN,
             annotation_payload(item_id=item_id, translation_id=item.translation_id, tokens=item.tokens,
                                tags=annotation.tags, no_aspects=annotation.no_aspects, status=Status.DRAFT,
                                rejected=current.rejected),

@@ -26,7 +26,7 @@ from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.revisions import MappedAspect, translation_payload
 from corpus.text_controls import one_line_text
 from corpus.tokens import normalize, tokenize_with_offsets
-from corpus.vocabulary import Role, Status
+from corpus.vocabulary import SAVE_ACTIONS, RevisionAction, Role, Status, aspect_phases, phase_spec
 from corpus.workfile import MAX_TEXT_CHARS, check_string
 from db.auth import SessionEnded, check_writer
 from db.conflicts import SavedFirst
@@ -43,7 +43,7 @@ from db.models import (
 from db.project_settings import ProjectNotFound, load_settings
 from db.revisions import record_revision
 
-ACTIONS = ("autosave", "save", "submit")
+ACTIONS = SAVE_ACTIONS
 # Time between two saves counts as work up to this many seconds (a tab left open overnight does not).
 MAX_SAVE_INTERVAL_S = 900.0
 
@@ -190,14 +190,17 @@ def _own_translation(session: Session, user_id: int, sentence_id: int, phase: st
 
 
 def _check_blindness(session: Session, a: TranslationAssignment) -> None:
-    if a.phase == "aware":
-        if aware_locked(_sibling_status(session, a, "blind")):
-            raise TaskLocked("this aware task opens after you submit your blind translation of the same sentence")
-    elif a.status != Status.SUBMITTED:
-        has_aware = _own_translation(session, a.user_id, a.sentence_id, "aware") is not None
-        if blind_contaminated(_sibling_status(session, a, "aware"), has_aware):
-            raise TaskLocked("you have already worked on the aware translation of this sentence, "
-                             "so you cannot translate it blind any more; ask your lead to reassign it")
+    spec = phase_spec(a.phase)
+    if spec.opens_after is not None and aware_locked(_sibling_status(session, a, spec.opens_after)):
+        raise TaskLocked(f"this {a.phase} task opens after you submit your {spec.opens_after} translation of the "
+                         "same sentence")
+    if spec.shows_source_aspects or a.status == Status.SUBMITTED:
+        return
+    for seen in aspect_phases():
+        has_seen = _own_translation(session, a.user_id, a.sentence_id, seen) is not None
+        if blind_contaminated(_sibling_status(session, a, seen), has_seen):
+            raise TaskLocked(f"you have already worked on the {seen} translation of this sentence, "
+                             f"so you cannot translate it {a.phase} any more; ask your lead to reassign it")
 
 
 def _view(session: Session, a: TranslationAssignment) -> TaskView:
@@ -205,7 +208,7 @@ def _view(session: Session, a: TranslationAssignment) -> TaskView:
     tr = _own_translation(session, a.user_id, a.sentence_id, a.phase)
     aspects: tuple[AspectView, ...] = ()
     links: tuple[LinkDraft, ...] = ()
-    if a.phase == "aware":
+    if phase_spec(a.phase).shows_source_aspects:
         aspects = tuple(AspectView(t.id, t.position, t.term, t.start, t.end) for t in s.aspects)
         if tr is not None:
             links = tuple(
@@ -254,7 +257,7 @@ def editor_draft(
 def refuse_unplaced(draft: Draft, action: str) -> None:
     """The map's rule for a submit (``corpus.aspect_map.submission_refused``): SubmissionRefused while words
     marked for an aspect are no longer in the translation. The save applies it first; a page may ask before."""
-    if action == "submit" and (problems := submission_refused(draft.untranslatable, draft.unplaced)):
+    if action == RevisionAction.SUBMIT and (problems := submission_refused(draft.untranslatable, draft.unplaced)):
         raise SubmissionRefused(problems)
 
 
@@ -357,7 +360,7 @@ def _holds_what_is_sent(view: TaskView, text: str, draft: Draft, links: Sequence
     if view.translation_id is None:
         return False
     submitted = view.translation_status == Status.SUBMITTED
-    if action == "submit" and not submitted:
+    if action == RevisionAction.SUBMIT and not submitted:
         return False
     untranslatable = bool(draft.untranslatable)
     cleared = submitted and untranslatable  # a submitted untranslatable sentence keeps no text or map
@@ -369,7 +372,7 @@ def _holds_what_is_sent(view: TaskView, text: str, draft: Draft, links: Sequence
 
 def save_translation(
     engine: Engine, user_id: int, assignment_id: int, draft: Draft, *, expected_version: int,
-    action: str = "save", elapsed_s: float = 0.0, guidelines_version: str | None = None,
+    action: str = RevisionAction.SAVE, elapsed_s: float = 0.0, guidelines_version: str | None = None,
     session_token: str | None = None, busy_timeout_s: float | None = INTERACTIVE_BUSY_S,
 ) -> TaskView:
     """Autosave, save or submit the user's translation for one of their tasks.
@@ -400,11 +403,11 @@ def save_translation(
             a = _owned_assignment(session, user_id, assignment_id)
             _check_blindness(session, a)
             s = session.get(SourceSentence, a.sentence_id)
-            if a.phase == "blind" and draft.links:
+            if not phase_spec(a.phase).shows_source_aspects and draft.links:
                 raise ValueError("a blind translation has no aspect map")
             aspects = (
                 {t.id: AspectView(t.id, t.position, t.term, t.start, t.end) for t in s.aspects}
-                if a.phase == "aware" else {}
+                if phase_spec(a.phase).shows_source_aspects else {}
             )
             links, link_problems = _valid_links(text, draft, aspects)
             tr = _own_translation(session, user_id, a.sentence_id, a.phase)
@@ -415,10 +418,11 @@ def save_translation(
                     return stored
                 if a.status == Status.SUBMITTED:
                     raise SubmissionRefused(["this translation is already submitted; ask your lead to reopen it"])
-                if not (action == "submit" and _holds_what_is_sent(stored, text, draft, links, "save")):
+                if not (action == RevisionAction.SUBMIT
+                        and _holds_what_is_sent(stored, text, draft, links, RevisionAction.SAVE)):
                     raise StaleTranslation(draft, stored)
                 # a submit of exactly the stored draft (the page's autosave got there first): made
-            if action == "submit":
+            if action == RevisionAction.SUBMIT:
                 problems = _submission_problems(text, draft, links, list(aspects.values()))
                 if not draft.untranslatable:
                     problems = link_problems + problems
@@ -428,7 +432,7 @@ def save_translation(
                 tr = Translation(sentence_id=a.sentence_id, phase=a.phase, translator_id=user_id, status=Status.DRAFT,
                                  time_spent_s=0.0)
                 session.add(tr)
-            submitting = action == "submit"
+            submitting = action == RevisionAction.SUBMIT
             tr.untranslatable = bool(draft.untranslatable)
             tr.untranslatable_reason = draft.reason if draft.untranslatable else None
             tr.untranslatable_note = ((draft.note or "").strip() or None) if draft.untranslatable else None

@@ -60,7 +60,7 @@ from db.models import (
     utcnow,
 )
 from db.schema import default_project_id
-from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
+from corpus.vocabulary import INACTIVE_STATUSES, RevisionAction, Role, Status
 
 
 #: Plain strings for the statuses a work file's records have: compared ~300,000 times in an import.
@@ -411,7 +411,7 @@ def _submitted_at(record, now: datetime) -> datetime | None:  # noqa: ANN001
 def _plan_translations(plan: _Plan, stored: _Stored, work: WorkFile, source: str, now: datetime) -> None:
     file_aspects = {r.key: len(r.aspects) for r in plan.sentences}
     for record in work.translations:
-        plan.roles[record.translator].add("translator")
+        plan.roles[record.translator].add(Role.TRANSLATOR)
         existing = stored.translations.get((record.key, record.phase, record.translator))
         if existing is not None:
             if _same_translation(existing, record):
@@ -494,7 +494,7 @@ def _plan_annotations(plan: _Plan, stored: _Stored, work: WorkFile, source: str,
                      else f"a translator of this sentence, and this is {record.translator}'s")
             _locate(plan, source, record, f"annotator {record.annotator} is {whose} {record.phase} translation; {refusal}")
             continue
-        plan.roles[record.annotator].add("annotator")
+        plan.roles[record.annotator].add(Role.ANNOTATOR)
         stored_annotation = stored.annotations.get((item[0], record.annotator)) if item is not None else None
         if stored_annotation is not None:
             if stored_annotation == (list(record.tags), record.status):
@@ -581,7 +581,8 @@ def _write_translations(session: Session, project_id: int, plan: _Plan, stored: 
     the project by task: (id, sentence row id, version)."""
     pks, users = stored.sentence_pks, stored.users
     insert_rows(session, Translation, (
-        "sentence_id", "phase", "translator_id", "text", "untranslatable", "untranslatable_reason",
+        "sentence_id", "phase", "translator_id", "text",
+        "untranslatable", "untranslatable_reason",  # not-vocabulary: columns
         "untranslatable_note", "status", "time_spent_s", "guidelines_version", "version", "created_at",
         "updated_at", "submitted_at",
     ), (
@@ -621,7 +622,7 @@ def _write_translations(session: Session, project_id: int, plan: _Plan, stored: 
         )
     } if new else {}
     insert_rows(session, Revision, _REVISION_COLUMNS, (
-        ("translation", tid, version, users[r.translator], "import", now, translation_payload(
+        ("translation", tid, version, users[r.translator], RevisionAction.IMPORT, now, translation_payload(
             assignment_id=tasks.get((users[r.translator], sentence_pk, r.phase)),
             sentence=(r.key.domain, r.key.split, r.key.id), phase=r.phase, translator_id=users[r.translator],
             text=r.text, untranslatable=r.untranslatable, reason=r.reason, note=r.reason_text, status=r.status,
@@ -681,7 +682,7 @@ def _write_annotations(session: Session, plan: _Plan, stored: _Stored, ids: dict
         for (_, annotator_id), a in zip(keys, plan.annotations)
     ], now)
     insert_rows(session, Revision, _REVISION_COLUMNS, (
-        ("annotation", annotation_ids[key], 1, key[1], "import", now, annotation_payload(
+        ("annotation", annotation_ids[key], 1, key[1], RevisionAction.IMPORT, now, annotation_payload(
             item_id=key[0], translation_id=ids[a.task][0], tokens=a.tokens, tags=a.record.tags,
             no_aspects=a.record.status == _SUBMITTED and "B" not in a.record.tags, status=a.record.status))
         for key, a in zip(keys, plan.annotations)

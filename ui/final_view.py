@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from corpus.final_choice import CHOICE_KEYS, Candidate, card_order
+from corpus.vocabulary import PHASES
 from corpus.word_diff import word_diff
 from db.final_choice import Comparison, StaleChoice
 from ui.chips import diff_html
@@ -51,13 +52,13 @@ def requested_sentence(raw: str | None) -> int | None:
 def facts(comparison: Comparison) -> str:
     """The caption under the source: untranslatable votes, the automatic pick's absence, the choice in force."""
     votes, pick, in_force = comparison.untranslatable_votes, comparison.pick, comparison.in_force
-    out = [f"Untranslatable votes: aware {votes['aware']}, blind {votes['blind']}"]
+    out = ["Untranslatable votes: " + ", ".join(f"{phase} {votes[phase]}" for phase in PHASES)]
     if pick.candidate is None:
         out.append(f"automatic pick: {pick.reason}")
     if in_force is None:
         out.append("no final choice in force yet")
     else:
-        chosen = ("untranslatable" if in_force.translation_id is None else "a translation")
+        chosen = ("untranslatable" if in_force.translation_id is None else "a translation")  # not-vocabulary: text
         out.append(f"in force: {chosen}, chosen by {in_force.chosen_by or 'the automatic rule'} on "
                    f"{in_force.created_at:%Y-%m-%d %H:%M} UTC"
                    + (" (overrides the automatic pick)" if in_force.overridden else "")

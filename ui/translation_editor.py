@@ -39,13 +39,14 @@ from typing import Any
 
 import streamlit as st
 
+from corpus.vocabulary import SAVE_ACTIONS
 from db.project_settings import PHONETIC_SCHEME
 from ui.components import asset, bundle
 
 PHONETIC = PHONETIC_SCHEME
 AUTOSAVE_PAUSE_MS = 1500
 BUSY_RETRY_S = 2  # the page sends a draft a busy project refused again this often until it is stored
-ACTIONS = ("autosave", "save", "submit", "skip", "restore", "scheme", "select")
+ACTIONS = (*SAVE_ACTIONS, "skip", "restore", "scheme", "select")
 
 KEYS_HELP = (
     ("space or punctuation", "turns the Roman word before the caret into its top candidate"),
@@ -219,7 +220,8 @@ def translation_editor(
         "task": task, "label": label, "text": text, "saved": saved, "rev": rev, "scheme": scheme,
         "schemeLabel": scheme_label, "schemes": list(schemes), "schemeChosen": scheme_chosen, "api": api,
         "token": token, "placeholder": placeholder, "pauseMs": AUTOSAVE_PAUSE_MS, "focus": focus,
-        "aware": bool(aspects), "terms": [{"id": i, "n": n, "term": term} for n, (i, term) in enumerate(aspects, 1)],
+        "aware": bool(aspects),  # not-vocabulary: the component's flag
+        "terms": [{"id": i, "n": n, "term": term} for n, (i, term) in enumerate(aspects, 1)],
         "map": {str(m.aspect): {"tokens": list(m.tokens) if m.tokens else None, "dropped": m.dropped,
                                 "reason": m.reason or ""} for m in mapping.values()},
         "untr": untranslatable, "reason": reason or "", "note": note or "", "reasons": list(reasons),
