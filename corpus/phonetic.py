@@ -36,7 +36,7 @@ import regex
 from indic_transliteration import sanscript
 
 from corpus.records import PHASES
-from corpus.rouge import f_from_lcs, lcs_with_masks, rouge_l_f_text
+from corpus.rouge import f_from_lcs, lcs_with_masks
 from corpus.tokens import (
     TOKENIZER_SIGNATURE,
     is_word,
@@ -273,11 +273,6 @@ def normalized_rouge_l(a: str, b: str, threshold: float = DEFAULT_THRESHOLD) -> 
     """ROUGE-L F (β = 1) over hyphen-joined words, phonetically equal words counting as equal. Symmetric."""
     wa, wb = normalized_words(a), normalized_words(b)
     return f_from_lcs(lcs_length(wa, wb, lambda x, y: _match(x, y, threshold)), len(wa), len(wb))
-
-
-def raw_rouge_l(a: str, b: str) -> float:
-    """The official figure: exact ROUGE-L F over canonical words (``corpus.rouge``), never changed here."""
-    return rouge_l_f_text(a, b)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from corpus.phonetic import (
     normalized_words,
     phonetic_key,
     rank_changes,
-    raw_rouge_l,
     signature,
     spelling_tolerant_report,
     variant_partners,
@@ -92,7 +91,7 @@ def test_devanagari_spelling_variants_match_by_short_vowel_edits(a, b):
 
 def test_a_different_devanagari_word_keeps_the_raw_score():
     a, b = "खाना अच्छा था", "गाना अच्छा था"
-    assert normalized_rouge_l(a, b) == pytest.approx(raw_rouge_l(a, b)) == pytest.approx(2 / 3)
+    assert normalized_rouge_l(a, b) == pytest.approx(rouge_l_f_text(a, b)) == pytest.approx(2 / 3)
     assert variant_partners(["खाना", "गाना", "काना", "खोना"]) == {}
 
 
@@ -104,31 +103,25 @@ def test_hyphenated_parts_are_one_word_only_when_glued():
 def test_hyphen_spelling_scores_full_normalized_but_not_raw():
     a, b = "मेरा की-बोर्ड अच्छा है", "मेरा कीबोर्ड अच्छा है"
     # raw: 5 words vs 4, LCS 3 -> P 3/4, R 3/5 -> F 2/3
-    assert raw_rouge_l(a, b) == pytest.approx(2 / 3)
+    assert rouge_l_f_text(a, b) == pytest.approx(2 / 3)
     assert normalized_rouge_l(a, b) == pytest.approx(1.0)
 
 
 def test_nukta_and_script_variants_raise_the_normalized_score():
     a, b = "बैटरी लाइफ़ और keyboard अच्छे हैं", "बैटरी लाइफ और कीबोर्ड अच्छे हैं"
-    assert raw_rouge_l(a, b) == pytest.approx(4 / 6)
+    assert rouge_l_f_text(a, b) == pytest.approx(4 / 6)
     assert normalized_rouge_l(a, b) == pytest.approx(1.0)
 
 
 def test_real_disagreement_keeps_its_score():
     a, b = "खाना अच्छा था", "खाना बुरा था"
-    assert normalized_rouge_l(a, b) == pytest.approx(raw_rouge_l(a, b)) == pytest.approx(2 / 3)
-
-
-def test_raw_figure_is_the_official_rouge_l():
-    pairs = [("लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।", "पर स्टाफ हमारे साथ बहुत खराब था"), ("", "कुछ"), ("a b", "a b")]
-    for a, b in pairs:
-        assert raw_rouge_l(a, b) == rouge_l_f_text(a, b)
+    assert normalized_rouge_l(a, b) == pytest.approx(rouge_l_f_text(a, b)) == pytest.approx(2 / 3)
 
 
 def test_normalized_score_is_symmetric_and_never_below_raw():
     a, b = "स्क्रीन का रिज़ॉल्यूशन बढ़िया है", "screen का resolution बढ़िया है"
     assert normalized_rouge_l(a, b) == pytest.approx(normalized_rouge_l(b, a))
-    assert normalized_rouge_l(a, b) >= raw_rouge_l(a, b)
+    assert normalized_rouge_l(a, b) >= rouge_l_f_text(a, b)
 
 
 def test_empty_texts_score_zero():
@@ -142,7 +135,7 @@ def test_largest_changes_lists_pairs_most_moved_by_spelling_first():
         ("s2", "मेरा की-बोर्ड अच्छा है", "मेरा कीबोर्ड अच्छा है"),
         ("s3", "बैटरी लाइफ़ अच्छी है", "बैटरी लाइफ अच्छी है"),
     ]
-    changes = rank_changes(PairChange(k, a, b, raw_rouge_l(a, b), normalized_rouge_l(a, b)) for k, a, b in pairs)
+    changes = rank_changes(PairChange(k, a, b, rouge_l_f_text(a, b), normalized_rouge_l(a, b)) for k, a, b in pairs)
     assert [c.key for c in changes] == ["s2", "s3"]
     assert changes[0].delta == pytest.approx(1 - 2 / 3)
     assert changes[1].delta == pytest.approx(1 - 3 / 4)
@@ -211,7 +204,7 @@ def test_corpus_summary_of_raw_pairs_is_the_official_rouge_l():
 def test_pair_scores_equal_normalized_rouge_l_and_reuse_raw_only_without_variants():
     texts = ["खाना अच्छा था", "खाना बुरा था", "लाइफ़ लाइफ", "लाइफ लाइफ़", "मेरा की-बोर्ड", "मेरा की बोर्ड"]
     a, b, unit = [0, 2, 4], [1, 3, 5], [0, 1, 2]
-    raw = [raw_rouge_l(texts[i], texts[j]) for i, j in zip(a, b)]
+    raw = [rouge_l_f_text(texts[i], texts[j]) for i, j in zip(a, b)]
     scores = normalized_pair_f(texts, a, b, unit, raw)
     assert scores == pytest.approx([normalized_rouge_l(texts[i], texts[j]) for i, j in zip(a, b)])
     # लाइफ़ लाइफ / लाइफ लाइफ़: raw LCS 1 -> 1/2, but every word matches crosswise -> 1.
