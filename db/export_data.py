@@ -45,7 +45,7 @@ from corpus.export.selection import (
 from corpus.export.splits import apply_dev_split
 from corpus.metrics import compute_agreement, paused_gc
 from corpus.tokens import TOKENIZER_SIGNATURE
-from corpus.vocabulary import INACTIVE_STATUSES, Status
+from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
 from db.engine import reader
 from db.gold import _gold_in_force
 from db.metrics_data import _columns, _load_metrics_input
@@ -126,9 +126,9 @@ def assemble_export(engine: Engine, read: ExportRead, options: ExportOptions) ->
     translators: dict[str, str] = {}
     if options.pseudonymize:
         translators = pseudonyms({t.username for ts in rows.translations.values() for t in ts}, read.user_order,
-                                 "translator")
+                                 Role.TRANSLATOR)
         annotators = pseudonyms({r["annotator"] for r in report["cohen_kappa"]["per_annotator"]}, read.user_order,
-                                "annotator")
+                                Role.ANNOTATOR)
         report = renamed(report, translators, annotators)
     records, left_out = select_records(rows, options, RecordFigures(agreement_figures.rouge), translators)
 

@@ -20,7 +20,7 @@ from corpus.guidelines import load_guidelines
 from corpus.records import UNTRANSLATABLE_REASONS
 from corpus.reopen import WorkKind
 from corpus.transliterate import SCHEME_KEYS, to_devanagari
-from corpus.vocabulary import Status
+from corpus.vocabulary import RevisionAction, Role, Status, phase_spec
 from db.assignment import my_queue, next_task_id
 from db.engine import ProjectBusy
 from db.project_settings import load_settings
@@ -55,7 +55,7 @@ TYPING_SCHEMES = (PHONETIC, *SCHEME_KEYS)
 EDITOR_LABEL = "Your Hindi translation"
 
 
-user = require_role("translator")
+user = require_role(Role.TRANSLATOR)
 engine = get_engine()
 settings = load_settings(engine, project_id())
 
@@ -116,7 +116,7 @@ aid = task.assignment_id
 K = f"tx{aid}_"  # the widgets' keys
 EDITOR = K + "editor"
 TASK_KEY = f"{user.id}:{aid}"
-aware = task.phase == "aware"
+aware = phase_spec(task.phase).shows_source_aspects
 editable = task.status != Status.SUBMITTED
 aspect_ids = {a.id for a in task.aspects}
 
@@ -149,16 +149,16 @@ def _on_commit() -> None:
     if not saves.learn_picks(state, accepted_pairs([list(p) for p in commit.accepted])):
         state.problems = None
         return  # busy: the save would meet the same lock; the draft is kept and retried in the background
-    if commit.action == "submit":
+    if commit.action == RevisionAction.SUBMIT:
         _submit()
     elif commit.action == "skip":
         _skip()
     else:
-        saves.save(state, "save" if commit.action == "save" else "autosave")
+        saves.save(state, RevisionAction.SAVE if commit.action == RevisionAction.SAVE else RevisionAction.AUTOSAVE)
 
 
 def _submit() -> None:
-    if saves.save(state, "submit"):
+    if saves.save(state, RevisionAction.SUBMIT):
         st.session_state["tx_goto"] = next_task_id(engine, user.id, exclude=aid)
         st.session_state["tx_flash"] = "Submitted. Here is your next task."
 
@@ -175,7 +175,7 @@ def _skip() -> None:
 def _keep_mine() -> None:
     conflict, state.conflict = state.conflict, None
     state.version = conflict.theirs.version
-    saves.save(state, "save")
+    saves.save(state, RevisionAction.SAVE)
 
 
 @_one_at_a_time
@@ -196,7 +196,7 @@ def _insert() -> None:
         return
     state.set_text(*inserted(state.text or "", state.selection, converted))
     st.session_state[K + "roman"] = ""
-    saves.save(state, "autosave")
+    saves.save(state, RevisionAction.AUTOSAVE)
 
 
 def _scheme_chosen() -> None:
@@ -213,7 +213,7 @@ def _retry() -> None:
     if time.monotonic() - state.busy_at < BUSY_RETRY_S:
         return
     if saves.learn_picks(state, []):
-        saves.save(state, "autosave")
+        saves.save(state, RevisionAction.AUTOSAVE)
 
 
 @st.fragment(run_every=BUSY_RETRY_S)
@@ -248,7 +248,7 @@ with left:
     notices = st.container()  # the reopen and conflict panels: always there, so the editor never moves
     if task.translation_id is not None:  # what the lead said about reopening it; on submitted work, a request
         with notices:
-            worker_reopen_panel(engine, user, WorkKind.TRANSLATION, task.translation_id, key=K + "reopen")
+            worker_reopen_panel(engine, user, WorkKind.TRANSLATION, task.translation_id, key=f"{K}reopen")
     if not editable:
         submitted_view(task)
         st.stop()

@@ -17,6 +17,7 @@ from corpus.aspect_map import relocate, span_to_selection
 from corpus.glossary import GlossaryEntry, suggestions
 from corpus.tokens import tokenize_with_offsets
 from corpus.transliterate import cheat_sheet, scheme_label, to_devanagari
+from corpus.vocabulary import RevisionAction, phase_spec
 from db.assignment import QueueItem
 from db.engine import ProjectBusy
 from db.translation import (
@@ -118,7 +119,7 @@ class TaskState:
 
     def draft(self, task: TaskView) -> Draft:
         """The editor's state as a Draft (``db.translation.editor_draft``: token runs as character spans)."""
-        aware = task.phase == "aware"
+        aware = phase_spec(task.phase).shows_source_aspects
         aspects = [(a.id, md_escape(a.term)) for a in task.aspects] if aware else []
         untr = bool(self.untranslatable)
         return editor_draft(self.text, untr, self.reason, self.note, aspects, self.mapping if aware else {})
@@ -201,8 +202,8 @@ class TaskSaves:
             return self.write(state, draft, action)
         except SubmissionRefused as exc:
             state.problems = exc.problems
-            if action == "submit" and not isinstance(exc, InputRefused):
-                self.write(state, draft, "save")
+            if action == RevisionAction.SUBMIT and not isinstance(exc, InputRefused):
+                self.write(state, draft, RevisionAction.SAVE)
             return False
 
     def learn_picks(self, state: TaskState, new: list[tuple[str, str]]) -> bool:
@@ -221,7 +222,7 @@ class TaskSaves:
 
     def skip(self, state: TaskState) -> bool:
         """Keep the draft and send the task to the end of the queue; False (and why, in ``state``) if not."""
-        self.save(state, "autosave")
+        self.save(state, RevisionAction.AUTOSAVE)
         if state.busy:  # the skip would meet the same lock: one wait, then the message
             return False
         try:

@@ -39,14 +39,6 @@ VOCABULARIES: tuple[tuple[type, bool], ...] = (
 )
 #: A line may say why a literal that spells a vocabulary word is something else (a username, a filter name).
 PRAGMA = "# not-vocabulary:"
-#: Files still to convert, each being edited by another change of issue #27 while this scan was extended:
-#: the scan skips them until they are converted (``test_pending_files_still_hold_literals`` keeps this list
-#: honest: a converted file must leave it).
-PENDING: dict[str, str] = {
-    "db/export_data.py": "the export read path (#32): pseudonym prefixes",
-    "pages/translate.py": "the Translate page as a view (item 5): save actions, the translator role",
-    "ui/translate_view.py": "the Translate page as a view (item 5): the aware branch, save actions",
-}
 
 
 def _is_field_name(node: ast.Constant, parent: ast.AST | None) -> bool:
@@ -89,15 +81,9 @@ def _product_files():
 
 def test_no_vocabulary_word_is_spelled_out_outside_the_vocabulary_and_the_migrations():
     found = [f"{name}:{line}: {vocabulary} {word!r}"
-             for name, path in _product_files() if name not in PENDING
+             for name, path in _product_files()
              for line, vocabulary, word in vocabulary_literals(path.read_text(encoding="utf-8"))]
     assert found == []
-
-
-def test_pending_files_still_hold_literals():
-    files = dict(_product_files())
-    assert [name for name in PENDING if name not in files
-            or not vocabulary_literals(files[name].read_text(encoding="utf-8"))] == []
 
 
 @pytest.mark.parametrize(("source", "found"), [
@@ -116,7 +102,7 @@ def test_the_literal_scan_finds_a_planted_literal_but_not_prose_or_a_field_name(
 
 
 def test_the_scan_fails_on_a_literal_planted_in_a_product_file():
-    name, path = next((n, p) for n, p in _product_files() if n not in PENDING and n.endswith("final_choice.py"))
+    path = ROOT / "corpus" / "final_choice.py"
     source = path.read_text(encoding="utf-8")
     assert vocabulary_literals(source) == []
     planted = source.replace("for p in PHASES}, policy)", 'for p in ("aware", "blind")}, policy)')
