@@ -233,7 +233,8 @@ def dataset_card(dataset: ExportDataset, files: list[str] | None = None, options
             "",
             "Over the whole project, exactly as `python -m corpus metrics --json` reports them (every figure, with "
             f"per-annotator kappa and span F1, is in `{METRICS_FILE}`). ROUGE-L: {report['signature']['rouge_l']}; "
-            f"over {rouge['units'][Phase.AWARE]} aware and {rouge['units'][Phase.BLIND]} blind (sentence, phase) units with "
+            f"over {rouge['units'][Phase.AWARE]} aware and {rouge['units'][Phase.BLIND]} blind (sentence, phase) "
+            "units with "
             f">= 2 submitted translations ({rouge['excluded_units']} units with a single translation excluded); "
             f"{rouge['weighting']}; the chosen translation of a unit has the highest mean ROUGE-L against the others "
             "(ties: more aspects kept, then earlier submission). "
