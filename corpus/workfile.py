@@ -34,7 +34,7 @@ from corpus.records import (
     WorkFile,
 )
 from corpus.text_controls import breaks_as_spaces, line_break_in
-from corpus.tokens import normalize, tokenize
+from corpus.tokens import normalize
 from corpus.vocabulary import Status
 
 
@@ -577,7 +577,3 @@ def dump_work_file(work: WorkFile) -> str:
     lines += [_dumps(translation_object(r)) for r in sorted(work.translations, key=lambda r: (r.key, r.phase, r.translator))]
     lines += [_dumps(annotation_object(r)) for r in sorted(work.annotations, key=lambda r: (r.key, r.phase, r.translator, r.annotator))]
     return "".join(line + "\n" for line in lines)
-
-
-def canonical_tokens(text: str | None) -> tuple[str, ...]:
-    return tuple(tokenize(text or ""))

@@ -357,12 +357,6 @@ def suggestion_figures(engine: Engine, project_id: int) -> tuple[SuggestionQuali
     return suggestion_quality(saves, gold), exposure(saves)
 
 
-def suggestion_exposure(engine: Engine, project_id: int) -> Exposure:
-    """For agreement figures: ``suggestion_exposure(engine, pid).statement()`` says whether annotators saw
-    model suggestions ("annotators saw model suggestions on X of Y items")."""
-    return exposure(shown_saves(engine, project_id))
-
-
 # ---------------------------------------------------------------- review suspects
 
 
