@@ -43,7 +43,7 @@ from db.models import (
 from db.project_settings import ProjectNotFound, load_settings
 from db.revisions import record_revision
 
-ACTIONS = SAVE_ACTIONS
+ACTIONS = tuple(str(a) for a in SAVE_ACTIONS)  # plain strings: the error message lists them
 # Time between two saves counts as work up to this many seconds (a tab left open overnight does not).
 MAX_SAVE_INTERVAL_S = 900.0
 
