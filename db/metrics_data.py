@@ -10,7 +10,7 @@ changes with every save, submission, import, adjudication or change of who tags 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import repeat
 from operator import itemgetter
@@ -458,83 +458,3 @@ def _load_progress(session: Session, project_id: int, submitted: bool) -> list[P
     ):
         rows.append(ProgressCount("annotation", domain, split, phase, name, status, n))
     return rows
-
-
-@dataclass
-class TranslationDetail:
-    phase: str
-    translator: str
-    status: str
-    text: str | None
-    untranslatable: bool
-    reason: str | None
-    submitted_at: datetime | None
-    tokens: list[str] | None = None
-    tag_sets: dict[str, list[str]] = field(default_factory=dict)  # annotator -> tags (submitted only)
-    adjudicated: list[str] | None = None  # the gold in force (None: no gold)
-
-
-@dataclass
-class SentenceDetail:
-    domain: str
-    split: str
-    sentence_id: str
-    text: str
-    aspects: list[str]
-    translations: list[TranslationDetail]
-
-
-def load_sentence_detail(
-    engine: Engine, project_id: int, domain: str, split: str, sentence_id: str
-) -> SentenceDetail | None:
-    """One sentence with all its translations, their tag sets and gold in force, for side-by-side review."""
-    with Session(reader(engine)) as session:
-        return _load_sentence_detail(session, project_id, domain, split, sentence_id)
-
-
-def _load_sentence_detail(
-    session: Session, project_id: int, domain: str, split: str, sentence_id: str
-) -> SentenceDetail | None:
-    sentence = session.scalars(
-        select(SourceSentence).where(
-            _in_project(project_id) & (SourceSentence.domain == domain) & (SourceSentence.split == split)
-            & (SourceSentence.sentence_id == sentence_id)
-        )
-    ).first()
-    if sentence is None:
-        return None
-    details: dict[int, TranslationDetail] = {}
-    for t, name in session.execute(
-        select(Translation, User.username)
-        .join(User, User.id == Translation.translator_id)
-        .where(Translation.sentence_id == sentence.id)
-        .order_by(Translation.phase, User.username)
-    ):
-        details[t.id] = TranslationDetail(
-            t.phase, name, t.status, t.text, bool(t.untranslatable), t.untranslatable_reason, t.submitted_at
-        )
-    if details:
-        items = {
-            item_id: (translation_pk, tokens)
-            for item_id, translation_pk, tokens in session.execute(
-                select(TaggingItem.id, TaggingItem.translation_id, TaggingItem.tokens)
-                .where(TaggingItem.translation_id.in_(list(details)))
-            )
-        }
-        for item_id, (translation_pk, tokens) in items.items():
-            details[translation_pk].tokens = list(tokens or [])
-        if items:
-            for item_id, name, tags in session.execute(
-                select(Annotation.item_id, User.username, Annotation.tags)
-                .join(User, User.id == Annotation.annotator_id)
-                .where(Annotation.item_id.in_(list(items)) & (Annotation.status == SUBMITTED))
-                .order_by(User.username)
-            ):
-                details[items[item_id][0]].tag_sets[name] = list(tags or [])
-            for item_id, item in _gold_in_force(session, project_id, list(items)).items():
-                if item.gold is not None:
-                    details[items[item_id][0]].adjudicated = list(item.gold.tags)
-    return SentenceDetail(
-        sentence.domain, sentence.split, sentence.sentence_id, sentence.text,
-        [a.term for a in sentence.aspects], list(details.values()),
-    )
