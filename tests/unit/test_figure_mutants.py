@@ -68,3 +68,14 @@ def test_word_numbers_are_shared_through_a_given_numbering():
     second, counts = word_id_arrays(["था खाना"], numbering)
     assert second.tolist() == [first[2], first[0]] and counts.tolist() == [2]
     assert len(numbering.vocabulary) == 3
+
+
+def test_adjacent_aspects_stay_two_spans_and_overlapping_ones_merge():
+    # bio.char_spans_to_tags: ``<`` -> ``<=`` merged touching spans; ``and`` -> ``or`` let a span of no token in
+    from corpus.bio import char_spans_to_tags
+    from corpus.tokens import tokenize_with_offsets
+
+    tokens = tokenize_with_offsets("खाना सेवा अच्छी थी")
+    assert char_spans_to_tags(tokens, [(0, 4), (5, 9)]) == ["B", "B", "O", "O"]  # two aspects side by side
+    assert char_spans_to_tags(tokens, [(0, 9), (5, 15)]) == ["B", "I", "I", "O"]  # overlapping: one span
+    assert char_spans_to_tags(tokens, [(4, 5), (0, 4), (0, 4)]) == ["B", "O", "O", "O"]  # a space; a repeat
