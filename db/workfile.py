@@ -235,13 +235,6 @@ def _resolved_differently(work: WorkFile, filename: str, added: set[SentenceKey]
     ]
 
 
-def import_work(engine: Engine, work: WorkFile, source: str = "<work file>",
-                progress: ProgressCallback | None = None) -> WorkImportSummary:
-    with cycle_collection_paused(), transaction(engine) as session:
-        check_writer(session, None)  # the command line's and the tests' loader: no page names no writer
-        return _write_work(session, default_project_id(session), work, source, progress_for(progress))
-
-
 # ------------------------------------------------------------------ what is stored, as plain rows
 
 TaskKey = tuple[SentenceKey, str, str]  # sentence, phase, translator's username
