@@ -8,6 +8,13 @@ read (``db.export_data.read_export``) is printed beside its lower bound: the sam
 by plain SELECTs into tuples (``bench.read_bounds``), in the same run, and the ratio (target <= 2x).
 
     python -m bench.bench_export [--sentences 5989] [--keep DIR] [--db URL]
+
+Where 3.4 s became 9-11 s (issue #32, measured with pyinstrument and CPU time on the bench corpus): the
+export's first run in a process came to import statsmodels, scipy and pandas (~2 s CPU) once the kappa
+module imported statsmodels only where a kappa is computed (bb43ce5), and db.jobs (~0.7 s CPU) for the
+card's last baseline (a8d1bdc): this benchmark timed one cold export, so both landed in "load"; and the gold
+rule's reader made the gold in force of all ~47,000 items (all ~95,000 annotations) where the export uses
+~5,800 final translations' items and the metrics ~4,500 decided ones. The first export is now timed apart.
 """
 
 from __future__ import annotations
