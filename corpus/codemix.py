@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import regex
 
@@ -41,10 +42,31 @@ def token_language(token: str) -> str:
     return "other"
 
 
+#: ``token_language``, remembered per token text (a corpus repeats its words).
+_language = lru_cache(maxsize=1 << 16)(token_language)
+
+
 def _entity_sequences(named_entities: Iterable[str], fold: bool = True) -> list[tuple[str, ...]]:
     """Each known entity as a sequence of canonical tokens (case-folded if ``fold``), longest first."""
     seqs = {tuple(t.casefold() if fold else t for t in tokenize(ne)) for ne in named_entities}
     return sorted((s for s in seqs if s), key=lambda s: (-len(s), s))
+
+
+@lru_cache(maxsize=4096)
+def _cached_sequences(named_entities: tuple[str, ...], fold: bool) -> tuple[tuple[str, ...], ...]:
+    """``_entity_sequences`` of one tuple of entities, remembered: the export tags every sentence with the same
+    glossary terms."""
+    return tuple(_entity_sequences(named_entities, fold))
+
+
+def _sequences(named_entities: Iterable[str], fold: bool) -> Sequence[tuple[str, ...]]:
+    entities = tuple(named_entities)
+    if not entities:
+        return ()
+    try:
+        return _cached_sequences(entities, fold)
+    except TypeError:  # an entity that cannot be hashed: tokenized as it is
+        return _entity_sequences(entities, fold)
 
 
 _APOSTROPHES = frozenset({"'", "\u2019"})
@@ -61,27 +83,39 @@ def tag_tokens(tokens: Sequence[str], named_entities: Iterable[str] = (),
     caller already knows to be entities. A possessive ``' s`` after an entity is part of it (LinCE
     tags "Joe's" ``ne``). Only word tokens inside an entity become ``ne``; punctuation inside stays ``other``.
     """
-    tags = [token_language(t) for t in tokens]
-    in_entity = [False] * len(tokens)
+    tags = list(map(_language, tokens))
+    n_tokens = len(tokens)
+    in_entity = [False] * n_tokens
     for start, end in ne_spans:
-        for i in range(max(0, start), min(end, len(tokens))):
+        for i in range(max(0, start), min(end, n_tokens)):
             in_entity[i] = True
     folded = [t.casefold() for t in tokens]
-    for words, seq in [(folded, s) for s in _entity_sequences(named_entities)] + \
-                      [(list(tokens), s) for s in _entity_sequences(exact_names, fold=False)]:
+    exact = list(tokens)
+    first_at: dict[int, dict[str, list[int]]] = {}  # per word list: word -> its positions, built on first use
+    for words, seq in [(folded, s) for s in _sequences(named_entities, True)] + \
+                      [(exact, s) for s in _sequences(exact_names, False)]:
+        index = first_at.get(id(words))
+        if index is None:
+            index = first_at[id(words)] = {}
+            for i, w in enumerate(words):
+                index.setdefault(w, []).append(i)
         n = len(seq)
-        i = 0
-        while i + n <= len(tokens):
-            if tuple(words[i:i + n]) == seq and not any(in_entity[i:i + n]):
+        resume = 0  # a match skips its tokens, as a scan from the left does
+        for i in index.get(seq[0], ()):
+            if i + n > n_tokens:
+                break
+            if i < resume:
+                continue
+            if (n == 1 or tuple(words[i:i + n]) == seq) and not any(in_entity[i:i + n]):
                 for j in range(i, i + n):
                     in_entity[j] = True
-                i += n
-            else:
-                i += 1
-    for i in range(len(tokens) - 2):
+                resume = i + n
+    if not any(in_entity):
+        return tags
+    for i in range(n_tokens - 2):
         if in_entity[i] and tokens[i + 1] in _APOSTROPHES and folded[i + 2] == "s":
             in_entity[i + 1] = in_entity[i + 2] = True
-    return ["ne" if in_entity[i] and tags[i] != "other" else tags[i] for i in range(len(tokens))]
+    return ["ne" if in_entity[i] and tags[i] != "other" else tags[i] for i in range(n_tokens)]
 
 
 # Words that open English sentences (or are shouted in capitals) without naming anything, as SemEval
@@ -130,10 +164,11 @@ def source_proper_nouns(source_tokens: Sequence[str]) -> list[str]:
         if token in _SENTENCE_END:
             at_start = True
             continue
-        if not any(ch.isalnum() for ch in token):
+        if not (token.isalnum() or any(ch.isalnum() for ch in token)):
             continue
         starts, at_start = at_start, False
-        if not _is_capitalised_word(token) or token == "I" or token in found:
+        # _is_capitalised_word, its cheapest test first (most words are not capitalised)
+        if not (token[:1].isupper() and token.isascii() and token.isalpha()) or token == "I" or token in found:
             continue
         unsure = starts or (token.isupper() and len(token) > 1)
         if unsure and (token.casefold() in COMMON_CAPITALISED or token.casefold() in lower):

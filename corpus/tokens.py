@@ -47,6 +47,11 @@ def tokenize_with_offsets(text: str) -> list[Token]:
     return [Token(m.group(), m.start(), m.end()) for m in (_TOKEN or _compiled()).finditer(normalize(text))]
 
 
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each token of ``tokenize_with_offsets(text)``, without making a ``Token`` of each."""
+    return [m.span() for m in (_TOKEN or _compiled()).finditer(normalize(text))]
+
+
 def tokenize(text: str) -> list[str]:
     return (_TOKEN or _compiled()).findall(normalize(text))
 

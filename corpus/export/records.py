@@ -8,13 +8,15 @@ translation with its gold tags. Building one derives tokens, tags and character 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from itertools import repeat
+from typing import Any, NamedTuple, Protocol
 
 from corpus.bio import char_spans_to_tags, tags_to_spans, validate_tags
 from corpus.export.lid import sentence_lid, source_proper_nouns
-from corpus.tokens import Token, normalize, tokenize, tokenize_with_offsets
+from corpus.tokens import Token, normalize, token_spans, tokenize, tokenize_with_offsets
 from corpus.vocabulary import GoldSource
 
 
@@ -143,13 +145,16 @@ def one_line(text: str) -> str:
     return text.translate(_SPACE_LIKE) if _HAS_BREAK.search(text) else text
 
 
+_NFC = repeat("NFC")  # map(unicodedata.normalize, _NFC, texts): NFC of each text, as ``normalize``
+
+
 def _normalized_offset(text: str, offset: int) -> int:
     """Where ``offset`` into ``text`` lands in ``normalize(text)`` (NFC may merge characters)."""
     return len(normalize(text[:offset]))
 
 
-def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tuple[EnglishAspect, ...], list[Token], list[str]]:
-    """The English text (NFC), its aspects with offsets into it, tokens and BIO tags from the offsets."""
+def _english_text(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tuple[EnglishAspect, ...]]:
+    """The English text (NFC, one line) and its aspects with offsets into it."""
     norm = one_line(normalize(text))
     if norm != text:
         aspects = [
@@ -157,9 +162,31 @@ def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tupl
             for a in aspects
         ]
         aspects = [EnglishAspect(norm[a.start:a.end], a.start, a.end, a.polarity, a.position) for a in aspects]
+    return norm, tuple(aspects)
+
+
+def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tuple[EnglishAspect, ...], list[Token], list[str]]:
+    """The English text (NFC), its aspects with offsets into it, tokens and BIO tags from the offsets."""
+    norm, aspects = _english_text(text, aspects)
     tokens = tokenize_with_offsets(norm)
     tags = char_spans_to_tags(tokens, [(a.start, a.end) for a in aspects])
-    return norm, tuple(aspects), tokens, tags
+    return norm, aspects, tokens, tags
+
+
+class _Span(NamedTuple):
+    start: int
+    end: int
+
+
+def _english_texts(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tuple[EnglishAspect, ...], list[str], list[str]]:
+    """``english_side`` with the tokens' texts in place of ``Token`` objects (what a record keeps): the same
+    tokens and tags, without an object per token."""
+    norm, aspects = _english_text(text, aspects)
+    tokens = tokenize(norm)
+    if not aspects:
+        return norm, aspects, tokens, ["O"] * len(tokens)
+    spans = [_Span(*span) for span in token_spans(norm)]
+    return norm, aspects, tokens, char_spans_to_tags(spans, [(a.start, a.end) for a in aspects])
 
 
 def checked_hindi(text: str, frozen_tokens: Sequence[str], tags: Sequence[str],
@@ -170,7 +197,7 @@ def checked_hindi(text: str, frozen_tokens: Sequence[str], tags: Sequence[str],
     Without ``offsets`` the tokens are their texts only (``corpus.tokens.tokenize``: the same tokens)."""
     norm = one_line(normalize(text))
     tokens = tokenize_with_offsets(norm) if offsets else tokenize(norm)
-    if (tokens if not offsets else [t.text for t in tokens]) != [normalize(t) for t in frozen_tokens]:
+    if (tokens if not offsets else [t.text for t in tokens]) != list(map(unicodedata.normalize, _NFC, frozen_tokens)):
         raise RecordProblem("tokens changed after tagging", "the translation no longer tokenizes to the tagged tokens")
     if len(tags) != len(tokens):
         raise RecordProblem("invalid gold tags", f"{len(tags)} tags for {len(tokens)} tokens")
@@ -191,11 +218,13 @@ def hindi_side(
     The gold tags label the tagging item's frozen tokens; if the stored text no longer tokenizes to
     them, or the tags are not valid BIO, this is a RecordProblem (the sentence is reported, not fixed).
     """
-    norm, tokens = checked_hindi(text, frozen_tokens, tags)
+    norm, tokens = checked_hindi(text, frozen_tokens, tags, offsets=False)
     polarity_of = polarity_of or {}
     aspects = []
-    for token_start, token_end in tags_to_spans(tags):
-        start, end = tokens[token_start].start, tokens[token_end - 1].end
+    spans = tags_to_spans(tags)
+    offsets = token_spans(norm) if spans else []
+    for token_start, token_end in spans:
+        start, end = offsets[token_start][0], offsets[token_end - 1][1]
         position = _aligned_position(start, end, alignments)
         if position is None and term_links is not None:
             position = term_links.get(norm[start:end])
@@ -205,7 +234,7 @@ def hindi_side(
                 polarity=polarity_of.get(position) if position is not None else None, source_position=position,
             )
         )
-    return norm, [t.text for t in tokens], aspects
+    return norm, tokens, aspects
 
 
 def _aligned_position(start: int, end: int, alignments: Sequence[Alignment]) -> int | None:
@@ -227,16 +256,16 @@ def build_sentence(
     agreement: dict[str, Any] | None = None, guidelines_version: str | None = None,
     proper_nouns: Sequence[str] = (),
 ) -> ExportSentence:
-    en_norm, en_aspects_n, en_tokens, en_tags = english_side(en_text, en_aspects)
+    en_norm, en_aspects_n, en_tokens, en_tags = _english_texts(en_text, en_aspects)
     polarity_of = {a.position: a.polarity for a in en_aspects_n}
     hi_norm, hi_tokens, hi_aspects = hindi_side(hi_text, frozen_tokens, tags, alignments, polarity_of, term_links)
     return ExportSentence(
         uid=uid, sentence_id=sentence_id, domain=domain, split=split,
-        en_text=en_norm, en_aspects=en_aspects_n, en_tokens=tuple(t.text for t in en_tokens), en_tags=tuple(en_tags),
+        en_text=en_norm, en_aspects=en_aspects_n, en_tokens=tuple(en_tokens), en_tags=tuple(en_tags),
         hi_text=hi_norm, hi_tokens=tuple(hi_tokens), hi_tags=tuple(tags), hi_aspects=tuple(hi_aspects),
         phase=phase, translator=translator, translation_id=translation_id, is_final=is_final,
         gold_source=gold_source, categories=tuple(categories), agreement=dict(agreement or {}),
-        guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, proper_nouns, source_proper_nouns([t.text for t in en_tokens]))),
+        guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, proper_nouns, source_proper_nouns(en_tokens))),
     )
 
 
