@@ -69,8 +69,12 @@ def to_json(r: ExportSentence) -> dict:
     }
 
 
+#: ``json.dumps(..., ensure_ascii=False)``'s encoder, made once rather than once a line.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _line(r: ExportSentence) -> str:
-    return json.dumps(to_json(r), ensure_ascii=False) + "\n"
+    return _ENCODE(to_json(r)) + "\n"
 
 
 def format_jsonl(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:

@@ -40,15 +40,20 @@ def split_files(
     dataset: ExportDataset, fmt: str, ext: str, options: FormatOptions
 ) -> Iterator[tuple[str, list[ExportSentence]]]:
     """(path, records) per split, combined (``fmt/split.ext``) and/or per domain (``fmt/domain/split.ext``)."""
-    splits = [s for s in SPLIT_ORDER if any(r.split == s for r in dataset.sentences)]
-    splits += sorted({r.split for r in dataset.sentences} - set(splits))
+    by_split: dict[str, list[ExportSentence]] = {}
+    by_domain: dict[tuple[str, str], list[ExportSentence]] = {}
+    for r in dataset.sentences:  # one pass, each group in the dataset's order
+        by_split.setdefault(r.split, []).append(r)
+        by_domain.setdefault((r.domain, r.split), []).append(r)
+    splits = [s for s in SPLIT_ORDER if s in by_split]
+    splits += sorted(set(by_split) - set(splits))
     if options.layout in ("both", "combined"):
         for split in splits:
-            yield f"{fmt}/{split}.{ext}", [r for r in dataset.sentences if r.split == split]
+            yield f"{fmt}/{split}.{ext}", by_split[split]
     if options.layout in ("both", "per-domain"):
         for domain in dataset.domains():
             for split in splits:
-                recs = [r for r in dataset.sentences if r.split == split and r.domain == domain]
+                recs = by_domain.get((domain, split))
                 if recs:
                     yield f"{fmt}/{domain}/{split}.{ext}", recs
 
@@ -95,4 +100,4 @@ def ids_file(records: Sequence[ExportSentence]) -> str:
 
 def columns_block(columns: Sequence[Sequence[str]]) -> str:
     """One CoNLL sentence: one tab-separated line per token, then a blank line."""
-    return "\n".join("\t".join(row) for row in zip(*columns)) + "\n\n"
+    return "\n".join(map("\t".join, zip(*columns))) + "\n\n"

@@ -12,7 +12,6 @@ text are already spaces (``records.one_line``), so an XML reader's line-end hand
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from corpus.export.options import SPLIT_ORDER, FormatOptions
@@ -33,34 +32,57 @@ def sentence_id(r: ExportSentence) -> str:
     return r.sentence_id if r.is_final else f"{r.sentence_id}/{r.phase}/{r.translator}"
 
 
-def sentence_element(r: ExportSentence) -> ET.Element:
+def _cdata(text: str) -> str:
+    """Character data escaped as ElementTree escapes it (``&``, ``<``, ``>``)."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+_ATTRIB_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"),
+                   ("\t", "&#09;"))
+
+
+def _attrib(value: str) -> str:
+    """An attribute value escaped as ElementTree escapes it."""
+    for char, entity in _ATTRIB_ESCAPES:
+        if char in value:
+            value = value.replace(char, entity)
+    return value
+
+
+def sentence_xml(r: ExportSentence) -> str:
+    """One ``<sentence>`` as ``ET.tostring`` writes it inside the indented ``<sentences>`` (four spaces a
+    level), without the indentation before it: the text, the aspect terms (attributes ``term``, ``polarity``,
+    ``from``, ``to``) and the categories."""
     if _NOT_XML.search(r.hi_text):
         raise ValueError(f"semeval-xml: sentence {r.uid}: text holds a character XML 1.0 cannot carry")
-    el = ET.Element("sentence", {"id": sentence_id(r)})
-    ET.SubElement(el, "text").text = r.hi_text
+    parts = [f'<sentence id="{_attrib(sentence_id(r))}">\n        ',
+             f"<text>{_cdata(r.hi_text)}</text>" if r.hi_text else "<text />"]
     if r.hi_aspects:
-        terms = ET.SubElement(el, "aspectTerms")
-        for a in r.hi_aspects:
-            attrs = {"term": a.term, "polarity": a.polarity or UNLINKED_POLARITY}
-            attrs["from"] = str(a.start)
-            attrs["to"] = str(a.end)
-            ET.SubElement(terms, "aspectTerm", attrs)
+        parts.append("\n        <aspectTerms>")
+        parts += [f'\n            <aspectTerm term="{_attrib(a.term)}" polarity="{_attrib(a.polarity or UNLINKED_POLARITY)}"'
+                  f' from="{a.start}" to="{a.end}" />' for a in r.hi_aspects]
+        parts.append("\n        </aspectTerms>")
     if r.categories:
-        cats = ET.SubElement(el, "aspectCategories")
-        for category, polarity in r.categories:
-            attrs = {"category": category}
-            if polarity:
-                attrs["polarity"] = polarity
-            ET.SubElement(cats, "aspectCategory", attrs)
-    return el
+        parts.append("\n        <aspectCategories>")
+        parts += [f'\n            <aspectCategory category="{_attrib(category)}"'
+                  + (f' polarity="{_attrib(polarity)}" />' if polarity else " />") for category, polarity in r.categories]
+        parts.append("\n        </aspectCategories>")
+    parts.append("\n    </sentence>")
+    return "".join(parts)
 
 
 def to_xml(records: list[ExportSentence]) -> str:
-    root = ET.Element("sentences")
-    for r in records:
-        root.append(sentence_element(r))
-    ET.indent(root, space="    ")
-    return '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    """The SemEval-2014 XML of ``records``, as ElementTree writes it indented by four spaces (written as text:
+    the same characters, without a tree of elements)."""
+    body = "\n    ".join(map(sentence_xml, records))
+    root = f"<sentences>\n    {body}\n</sentences>" if records else "<sentences />"
+    return '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' + root + "\n"
 
 
 def format_semeval_xml(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
