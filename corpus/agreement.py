@@ -240,11 +240,17 @@ class RougeResult:
         }
 
     def pair_rows(self) -> list[dict]:
-        c = self.pair_columns()
+        # What a pair says of its unit is looked up once per unit (~12,000), not once per pair (~71,000).
+        sentences = self.sentences
+        unit_of = [(s.sentence_id, s.domain, s.split, p) for s, p in zip(
+            map(sentences.__getitem__, self.unit_sentence.tolist()), self.unit_phase)]
+        names = [t.translator for t in self.translations]
         return [
-            {"sentence_id": s, "domain": d, "split": sp, "phase": p, "translator_a": a, "translator_b": b, "f": f}
-            for s, d, sp, p, a, b, f in zip(
-                c["sentence_id"], c["domain"], c["split"], c["phase"], c["translator_a"], c["translator_b"], c["f"]
+            {"sentence_id": u[0], "domain": u[1], "split": u[2], "phase": u[3], "translator_a": a, "translator_b": b,
+             "f": f}
+            for u, a, b, f in zip(
+                map(unit_of.__getitem__, self.pair_unit.tolist()), map(names.__getitem__, self.pair_a.tolist()),
+                map(names.__getitem__, self.pair_b.tolist()), self.pair_f.tolist(),
             )
         ]
 
@@ -282,6 +288,21 @@ def unit_pair_f(texts: list[str], starts: np.ndarray, sizes: np.ndarray) -> tupl
     unit's pairs in ``_pairs_within`` order; units of one text have none) and every text's word count:
     the same values as ``grouped_pair_f`` over all units, each unit's taken from ``_UNIT_MEMO`` when its
     texts were scored before."""
+    last = _LAST_CALL
+    if last and _UNIT_MEMO and last[0] == texts and np.array_equal(last[1], starts) and np.array_equal(last[2], sizes):
+        return last[3].copy(), last[4].copy()  # the same texts as the last call (the same corpus read again)
+    f, lengths = _unit_pair_f(texts, starts, sizes)
+    _LAST_CALL[:] = [list(texts), starts.copy(), sizes.copy(), f.copy(), lengths.copy()]
+    return f, lengths
+
+
+#: The last ``unit_pair_f`` call's arguments and result: a corpus read again unchanged (a second process
+#: asking, the figures recomputed for another view) skips even the per-unit look-ups. Used only while
+#: ``_UNIT_MEMO`` holds something: clearing it forgets both.
+_LAST_CALL: list = []
+
+
+def _unit_pair_f(texts: list[str], starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     memo = _UNIT_MEMO
     bounds = list(zip(starts.tolist(), sizes.tolist()))
     unit_texts = [tuple(texts[s:s + n]) for s, n in bounds]
@@ -449,11 +470,16 @@ def per_translator(result: RougeResult) -> list[dict]:
     """Each translator's mean ROUGE-L against peers, per phase and over both: an outlier stands out."""
     names = sorted({t.translator for t in result.translations})
     name_index = {n: i for i, n in enumerate(names)}
-    who = np.fromiter((name_index[t.translator] for t in result.translations), dtype=np.int64, count=len(result.translations))
-    phase_of_pair = np.array(result.unit_phase, dtype=object)[result.pair_unit] if len(result.pair_unit) else np.zeros(0, object)
+    who = np.fromiter(map(name_index.__getitem__, map(itemgetter(3), result.translations)), dtype=np.int64,
+                      count=len(result.translations))
+    # Phases as small integers (one per unit), compared per pair as integers, not as strings.
+    phase_code = {p: i for i, p in enumerate(dict.fromkeys((*PHASES, *result.unit_phase)))}
+    unit_code = np.fromiter(map(phase_code.__getitem__, result.unit_phase), dtype=np.int64,
+                            count=len(result.unit_phase))
+    phase_of_pair = unit_code[result.pair_unit] if len(result.pair_unit) else np.zeros(0, np.int64)
     rows = []
     for phase in (*PHASES, "all"):
-        chosen = np.ones(len(result.pair_f), bool) if phase == "all" else phase_of_pair == phase
+        chosen = np.ones(len(result.pair_f), bool) if phase == "all" else phase_of_pair == phase_code[phase]
         ends = np.concatenate([who[result.pair_a[chosen]], who[result.pair_b[chosen]]])
         fs = np.concatenate([result.pair_f[chosen], result.pair_f[chosen]])
         counts = np.bincount(ends, minlength=len(names))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from corpus.agreement import WEIGHTING, rouge_summary
 from corpus.metrics.base import Figure, FigureInputs, FigureResult, PhaseValue, Table2Row, phases
 from corpus.records import PHASES
@@ -59,8 +61,10 @@ class RougeL(Figure):
 def _pairs_by_phase(inputs: FigureInputs) -> dict[str, int]:
     rouge = inputs.rouge
     counts = dict.fromkeys(PHASES, 0)
-    for unit in rouge.pair_unit.tolist():
-        counts[rouge.unit_phase[unit]] = counts.get(rouge.unit_phase[unit], 0) + 1
+    per_unit = np.bincount(rouge.pair_unit, minlength=len(rouge.unit_phase)).tolist()  # pairs of each unit
+    for phase, n in zip(rouge.unit_phase, per_unit):
+        if n:
+            counts[phase] = counts.get(phase, 0) + n
     return counts
 
 
