@@ -91,25 +91,29 @@ def tag_tokens(tokens: Sequence[str], named_entities: Iterable[str] = (),
             in_entity[i] = True
     folded = [t.casefold() for t in tokens]
     exact = list(tokens)
-    first_at: dict[int, dict[str, list[int]]] = {}  # per word list: word -> its positions, built on first use
+    present: dict[int, set[str]] = {}  # per word list: its words, made on first use
     for words, seq in [(folded, s) for s in _sequences(named_entities, True)] + \
                       [(exact, s) for s in _sequences(exact_names, False)]:
-        index = first_at.get(id(words))
-        if index is None:
-            index = first_at[id(words)] = {}
-            for i, w in enumerate(words):
-                index.setdefault(w, []).append(i)
+        if id(words) not in present:
+            present[id(words)] = set(words)
+        first = seq[0]
+        if first not in present[id(words)]:
+            continue
         n = len(seq)
-        resume = 0  # a match skips its tokens, as a scan from the left does
-        for i in index.get(seq[0], ()):
+        i = 0  # the positions of the first word, left to right; a match skips its tokens
+        while i + n <= n_tokens:
+            try:
+                i = words.index(first, i)
+            except ValueError:
+                break
             if i + n > n_tokens:
                 break
-            if i < resume:
-                continue
             if (n == 1 or tuple(words[i:i + n]) == seq) and not any(in_entity[i:i + n]):
                 for j in range(i, i + n):
                     in_entity[j] = True
-                resume = i + n
+                i += n
+            else:
+                i += 1
     if not any(in_entity):
         return tags
     for i in range(n_tokens - 2):
@@ -146,10 +150,6 @@ COMMON_CAPITALISED = frozenset({
 _SENTENCE_END = frozenset({".", "!", "?", "…", "।"})
 
 
-def _is_capitalised_word(token: str) -> bool:
-    return token.isascii() and token.isalpha() and token[:1].isupper()
-
-
 def source_proper_nouns(source_tokens: Sequence[str]) -> list[str]:
     """Words of the English source that name something: guideline 1 keeps them in Roman script.
 
@@ -157,7 +157,7 @@ def source_proper_nouns(source_tokens: Sequence[str]) -> list[str]:
     first after . ! ?) or in all capitals the capital may be grammar or emphasis, so there it counts only
     when it is not a common English word and the source never writes it in lower case. "I" never counts.
     """
-    lower = {t for t in source_tokens if t.isalpha() and t.islower()}
+    lower = None  # the words the source writes in lower case, collected when first needed
     found: list[str] = []
     at_start = True
     for token in source_tokens:
@@ -167,12 +167,17 @@ def source_proper_nouns(source_tokens: Sequence[str]) -> list[str]:
         if not (token.isalnum() or any(ch.isalnum() for ch in token)):
             continue
         starts, at_start = at_start, False
-        # _is_capitalised_word, its cheapest test first (most words are not capitalised)
+        # a capitalised ASCII word? (the cheapest test first: most words are not capitalised)
         if not (token[:1].isupper() and token.isascii() and token.isalpha()) or token == "I" or token in found:
             continue
         unsure = starts or (token.isupper() and len(token) > 1)
-        if unsure and (token.casefold() in COMMON_CAPITALISED or token.casefold() in lower):
-            continue
+        if unsure:
+            if token.casefold() in COMMON_CAPITALISED:
+                continue
+            if lower is None:
+                lower = {t for t in source_tokens if t.isalpha() and t.islower()}
+            if token.casefold() in lower:
+                continue
         found.append(token)
     return found
 

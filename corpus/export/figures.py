@@ -36,12 +36,18 @@ def translation_figures(rouge: RougeResult) -> dict[int, tuple[float, float, int
     }
 
 
+#: Cohen's kappa by 3 x 3 token confusion (its bytes): a function of the confusion alone, so remembered across
+#: exports (a few hundred distinct confusions occur; bounded all the same).
+_KAPPA_OF: dict[bytes, float | None] = {}
+_KAPPA_OF_MAX = 1 << 16
+
+
 class RecordFigures:
     """The ``agreement`` field of each exported record, from the project's ROUGE-L and the item's versions."""
 
     def __init__(self, rouge: RougeResult) -> None:
         self.by_translation = translation_figures(rouge)
-        self._kappa_of: dict[bytes, float | None] = {}
+        self._kappa_of = _KAPPA_OF
         self._pair_kappa: dict[tuple[str, str], float | None] = {}
 
     def pair_kappa(self, a: str, b: str) -> float | None:
@@ -58,6 +64,8 @@ class RecordFigures:
         confusion = np.bincount(tag_codes(a).astype(np.int64) * 3 + tag_codes(b), minlength=9)
         key = confusion.tobytes()
         if key not in self._kappa_of:
+            if len(self._kappa_of) >= _KAPPA_OF_MAX:
+                self._kappa_of.clear()
             self._kappa_of[key] = cohen_from_confusion(confusion.reshape(3, 3)).kappa
         return self._kappa_of[key]
 

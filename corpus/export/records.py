@@ -174,6 +174,8 @@ def english_side(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tupl
 
 
 class _Span(NamedTuple):
+    """A token's offsets: what ``corpus.bio.char_spans_to_tags`` reads of a ``Token``."""
+
     start: int
     end: int
 
@@ -185,7 +187,7 @@ def _english_texts(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tu
     tokens = tokenize(norm)
     if not aspects:
         return norm, aspects, tokens, ["O"] * len(tokens)
-    spans = [_Span(*span) for span in token_spans(norm)]
+    spans = list(map(_Span._make, token_spans(norm)))
     return norm, aspects, tokens, char_spans_to_tags(spans, [(a.start, a.end) for a in aspects])
 
 
