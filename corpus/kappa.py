@@ -299,9 +299,12 @@ class TagTable:
     def group_equal_length(self) -> np.ndarray:
         if not len(self.group_start):
             return np.zeros(0, dtype=bool)
-        low = np.minimum.reduceat(self.length, self.group_start)
-        high = np.maximum.reduceat(self.length, self.group_start)
-        return low == high
+        cached = self.__dict__.get("_equal_length")  # built once per table (each figure asks)
+        if cached is None:
+            low = np.minimum.reduceat(self.length, self.group_start)
+            high = np.maximum.reduceat(self.length, self.group_start)
+            cached = self.__dict__["_equal_length"] = low == high
+        return cached.copy()
 
     def _joined_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """Every tag set's codes in one array, an O after each (so spans never run across), and
@@ -345,9 +348,10 @@ class TagTable:
         more = self.group_size > raters
         mismatch = ~fewer & ~more & ~equal
         usable, data = self._ratings(raters, equal)
-        item_label = np.repeat(labels[usable], self.length[self.group_start[usable]])
         if raters >= 2:
             _, frequency = self.pattern_frequency(group_labels, raters)
+        else:
+            item_label = np.repeat(labels[usable], self.length[self.group_start[usable]])
         results: dict[str, FleissResult] = {}
         for code, name in enumerate(names):
             in_label = labels == code
@@ -365,13 +369,23 @@ class TagTable:
         the translations tagged by exactly ``raters`` (2 or more) annotators with equal token counts have each
         rating pattern (``rating_patterns``: how many annotators gave B, I and O). Rows: labels; columns:
         patterns, ``(raters + 1) ** 3`` of them. Any agreement measure over those units reads it."""
+        # Counted once per table, raters and labelling (Fleiss and alpha each ask per phase and pooled).
+        key = (raters, tuple(group_labels))
+        counted = self.__dict__.setdefault("_frequencies", {}).get(key)
+        if counted is None:
+            counted = self.__dict__["_frequencies"][key] = self._pattern_frequency(group_labels, raters)
+        return list(counted[0]), counted[1].copy()
+
+    def _pattern_frequency(self, group_labels: Sequence[str], raters: int) -> tuple[list[str], np.ndarray]:
         names, labels = _label_codes(group_labels)
         usable, data = self._ratings(raters, self.group_equal_length())
-        item_label = np.repeat(labels[usable], self.length[self.group_start[usable]])
         patterns = self.__dict__.get(f"_patterns_{raters}")
         if patterns is None:
             patterns = self.__dict__[f"_patterns_{raters}"] = rating_patterns(data)
         width = (raters + 1) ** len(LABELS)
+        if len(names) == 1:  # one label (pooled): every token counts in its one row
+            return names, np.bincount(patterns, minlength=width).reshape(-1, width)
+        item_label = np.repeat(labels[usable], self.length[self.group_start[usable]])
         return names, np.bincount(item_label * width + patterns, minlength=len(names) * width).reshape(-1, width)
 
     def _ratings(self, raters: int, equal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
