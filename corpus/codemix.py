@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 import regex
 
@@ -222,7 +223,12 @@ def keep_roman_entities(glossary: Iterable[object]) -> list[str]:
 
 def cmi(tags: Sequence[str]) -> float:
     """Code-Mixing Index of one utterance from its token tags (0 for monolingual or empty)."""
-    counts = Counter(tags)
+    if isinstance(tags, (list, tuple)):  # four counts in C rather than a Counter of a short sentence
+        counts = {t: tags.count(t) for t in LANG_TAGS}
+        if sum(counts.values()) != len(tags):
+            counts = Counter(tags)
+    else:
+        counts = Counter(tags)
     unknown = set(counts) - set(LANG_TAGS)
     if unknown:
         raise ValueError(f"cmi: unknown language tag(s) {sorted(unknown)}; expected {LANG_TAGS}")
@@ -264,10 +270,11 @@ class CorpusCMI:
 def corpus_cmi(tagged_sentences: Iterable[Sequence[str]]) -> CorpusCMI:
     """Aggregate CMI from each sentence's tags."""
     values: list[float] = []
-    totals: Counter[str] = Counter()
+    tag_lists = []
     for tags in tagged_sentences:
         values.append(cmi(tags))
-        totals.update(tags)
+        tag_lists.append(tags)
+    totals = Counter(chain.from_iterable(tag_lists))
     mixed = [v for v in values if v > 0]
     return CorpusCMI(
         sentences=len(values),

@@ -13,6 +13,7 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from itertools import chain
 
 from corpus.export.records import ExportSentence
 
@@ -108,13 +109,13 @@ def carve_dev(records: Sequence[ExportSentence], fraction: float, seed: int = 13
 
 def split_divergence(records: Sequence[ExportSentence]) -> dict[str, dict]:
     """Per split: sentences, tokens, BIO token distribution and its KL divergence against the whole."""
-    whole = distribution((t for r in records for t in r.hi_tags), TAGS)
+    whole = distribution(chain.from_iterable(r.hi_tags for r in records), TAGS)
     by_split: dict[str, list[ExportSentence]] = defaultdict(list)
     for r in records:
         by_split[r.split].append(r)
     report = {}
     for split, recs in by_split.items():
-        dist = distribution((t for r in recs for t in r.hi_tags), TAGS)
+        dist = distribution(chain.from_iterable(r.hi_tags for r in recs), TAGS)
         report[split] = {
             "sentences": len(recs),
             "tokens": sum(len(r.hi_tags) for r in recs),
