@@ -49,6 +49,7 @@ class RecordFigures:
         self.by_translation = translation_figures(rouge)
         self._kappa_of = _KAPPA_OF
         self._pair_kappa: dict[tuple[str, str], float | None] = {}
+        self._disagreement: dict[tuple[str, ...], float] = {}
 
     def pair_kappa(self, a: str, b: str) -> float | None:
         """``corpus.kappa``'s Cohen's kappa of two annotators' tags of one item, from their 3 x 3 token
@@ -59,6 +60,17 @@ class RecordFigures:
         if kappa is self:
             kappa = self._pair_kappa[pair] = self._confusion_kappa(a, b)
         return kappa
+
+    def disagreement(self, versions: Sequence[str | list]) -> float:
+        """``corpus.bio.token_disagreement`` of an item's versions, memoized on the tag strings (the same
+        versions recur across items)."""
+        if not all(isinstance(v, str) for v in versions):
+            return token_disagreement(versions)
+        key = tuple(versions)
+        value = self._disagreement.get(key)
+        if value is None:
+            value = self._disagreement[key] = token_disagreement(versions)
+        return value
 
     def _confusion_kappa(self, a: str, b: str) -> float | None:
         confusion = np.bincount(tag_codes(a).astype(np.int64) * 3 + tag_codes(b), minlength=9)
@@ -82,7 +94,7 @@ class RecordFigures:
             "cohen_kappa": None,
         }
         if len(versions) >= 2 and len({len(v) for v in versions}) == 1:
-            figures["token_agreement"] = 1.0 - token_disagreement(versions)
+            figures["token_agreement"] = 1.0 - self.disagreement(versions)
             if all(isinstance(v, str) for v in versions):
                 kappas = [k for a, b in combinations(versions, 2) if (k := self.pair_kappa(a, b)) is not None]
                 figures["cohen_kappa"] = statistics.fmean(kappas) if kappas else None

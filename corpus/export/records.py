@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import repeat
 from typing import Any, NamedTuple, Protocol
 
@@ -249,6 +250,17 @@ def _aligned_position(start: int, end: int, alignments: Sequence[Alignment]) -> 
     return best
 
 
+@lru_cache(maxsize=1 << 15)
+def _english_record(
+    text: str, aspects: tuple[EnglishAspect, ...]
+) -> tuple[str, tuple[EnglishAspect, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A record's English side (``_english_texts``, as tuples) and the names its source capitalises
+    (``source_proper_nouns``): derived once per source sentence and remembered, since an every-translation
+    export repeats each source sentence once per translation and every export of a project repeats them all."""
+    norm, aspects_n, tokens, tags = _english_texts(text, aspects)
+    return norm, aspects_n, tuple(tokens), tuple(tags), tuple(source_proper_nouns(tokens))
+
+
 def build_sentence(
     *, uid: str, sentence_id: str, domain: str, split: str, en_text: str, en_aspects: Sequence[EnglishAspect],
     hi_text: str, frozen_tokens: Sequence[str], tags: Sequence[str], phase: str, translator: str,
@@ -258,16 +270,19 @@ def build_sentence(
     agreement: dict[str, Any] | None = None, guidelines_version: str | None = None,
     proper_nouns: Sequence[str] = (),
 ) -> ExportSentence:
-    en_norm, en_aspects_n, en_tokens, en_tags = _english_texts(en_text, en_aspects)
+    try:
+        en_norm, en_aspects_n, en_tokens, en_tags, en_names = _english_record(en_text, tuple(en_aspects))
+    except TypeError:  # an aspect that cannot be hashed: derived as it is
+        en_norm, en_aspects_n, en_tokens, en_tags, en_names = _english_record.__wrapped__(en_text, tuple(en_aspects))
     polarity_of = {a.position: a.polarity for a in en_aspects_n}
     hi_norm, hi_tokens, hi_aspects = hindi_side(hi_text, frozen_tokens, tags, alignments, polarity_of, term_links)
     return ExportSentence(
         uid=uid, sentence_id=sentence_id, domain=domain, split=split,
-        en_text=en_norm, en_aspects=en_aspects_n, en_tokens=tuple(en_tokens), en_tags=tuple(en_tags),
+        en_text=en_norm, en_aspects=en_aspects_n, en_tokens=en_tokens, en_tags=en_tags,
         hi_text=hi_norm, hi_tokens=tuple(hi_tokens), hi_tags=tuple(tags), hi_aspects=tuple(hi_aspects),
         phase=phase, translator=translator, translation_id=translation_id, is_final=is_final,
         gold_source=gold_source, categories=tuple(categories), agreement=dict(agreement or {}),
-        guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, proper_nouns, source_proper_nouns(en_tokens))),
+        guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, proper_nouns, en_names)),
     )
 
 
