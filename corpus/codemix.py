@@ -84,17 +84,22 @@ def tag_tokens(tokens: Sequence[str], named_entities: Iterable[str] = (),
     caller already knows to be entities. A possessive ``' s`` after an entity is part of it (LinCE
     tags "Joe's" ``ne``). Only word tokens inside an entity become ``ne``; punctuation inside stays ``other``.
     """
-    tags = list(map(_language, tokens))
+    return _entity_tags(tokens, list(map(_language, tokens)), named_entities, ne_spans, exact_names)
+
+
+def _entity_tags(tokens: Sequence[str], tags: list[str], named_entities: Iterable[str] = (),
+                 ne_spans: Iterable[tuple[int, int]] = (), exact_names: Iterable[str] = ()) -> list[str]:
+    """``tag_tokens`` from the tokens' ``token_language`` tags (``tags``, which may be returned as they are)."""
     n_tokens = len(tokens)
     in_entity = [False] * n_tokens
     for start, end in ne_spans:
         for i in range(max(0, start), min(end, n_tokens)):
             in_entity[i] = True
-    folded = [t.casefold() for t in tokens]
+    folded_seqs, exact_seqs = _sequences(named_entities, True), _sequences(exact_names, False)
+    folded = list(map(str.casefold, tokens)) if folded_seqs else None  # made when first needed
     exact = list(tokens)
     present: dict[int, set[str]] = {}  # per word list: its words, made on first use
-    for words, seq in [(folded, s) for s in _sequences(named_entities, True)] + \
-                      [(exact, s) for s in _sequences(exact_names, False)]:
+    for words, seq in [(folded, s) for s in folded_seqs] + [(exact, s) for s in exact_seqs]:
         if id(words) not in present:
             present[id(words)] = set(words)
         first = seq[0]
@@ -117,6 +122,8 @@ def tag_tokens(tokens: Sequence[str], named_entities: Iterable[str] = (),
                 i += 1
     if not any(in_entity):
         return tags
+    if folded is None:
+        folded = list(map(str.casefold, tokens))
     for i in range(n_tokens - 2):
         if in_entity[i] and tokens[i + 1] in _APOSTROPHES and folded[i + 2] == "s":
             in_entity[i + 1] = in_entity[i + 2] = True
