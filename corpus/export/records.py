@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import repeat
 from typing import Any, NamedTuple, Protocol
 
-from corpus.bio import char_spans_to_tags, tags_to_spans, validate_tags
+from corpus.bio import TAGS, char_spans_to_tags, validate_tags
 from corpus.export.lid import sentence_lid, source_proper_nouns
 from corpus.tokens import Token, normalize, token_spans, tokenize, tokenize_with_offsets
 from corpus.vocabulary import GoldSource
@@ -204,10 +204,32 @@ def checked_hindi(text: str, frozen_tokens: Sequence[str], tags: Sequence[str],
         raise RecordProblem("tokens changed after tagging", "the translation no longer tokenizes to the tagged tokens")
     if len(tags) != len(tokens):
         raise RecordProblem("invalid gold tags", f"{len(tags)} tags for {len(tokens)} tokens")
-    problems = validate_tags(tags)
-    if problems:
-        raise RecordProblem("invalid gold tags", str(problems[0]))
+    if not _valid_bio(tags):
+        problems = validate_tags(tags)
+        if problems:
+            raise RecordProblem("invalid gold tags", str(problems[0]))
     return norm, tokens
+
+
+_BIO_TAGS = frozenset(TAGS)
+_VALID_BIO = re.compile(r"(?:BI*|O)*")
+_SPAN = re.compile(r"BI*")
+
+
+def _valid_bio(tags: Sequence[str]) -> bool:
+    """Whether ``corpus.bio.validate_tags`` finds nothing, tested on the tags as one string: True only when
+    every tag is one of B, I, O and every I follows a B or an I (False: ask ``validate_tags``)."""
+    try:
+        if not _BIO_TAGS.issuperset(tags):
+            return False
+    except TypeError:  # a tag that cannot be hashed
+        return False
+    return _VALID_BIO.fullmatch("".join(tags)) is not None
+
+
+def _bio_spans(tags: Sequence[str]) -> list[tuple[int, int]]:
+    """``corpus.bio.tags_to_spans`` of tags ``checked_hindi`` has found valid: each B and the I's after it."""
+    return [m.span() for m in _SPAN.finditer("".join(tags))] if "B" in tags else []
 
 
 def hindi_side(
@@ -224,7 +246,7 @@ def hindi_side(
     norm, tokens = checked_hindi(text, frozen_tokens, tags, offsets=False)
     polarity_of = polarity_of or {}
     aspects = []
-    spans = tags_to_spans(tags)
+    spans = _bio_spans(tags)
     offsets = token_spans(norm) if spans else []
     for token_start, token_end in spans:
         start, end = offsets[token_start][0], offsets[token_end - 1][1]
