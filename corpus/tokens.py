@@ -9,6 +9,7 @@ every other non-space character is a token by itself.
 from __future__ import annotations
 
 import unicodedata
+from itertools import islice
 from dataclasses import dataclass
 
 TOKENIZER_NAME = "hi-canon"
@@ -47,9 +48,11 @@ def tokenize_with_offsets(text: str) -> list[Token]:
     return [Token(m.group(), m.start(), m.end()) for m in (_TOKEN or _compiled()).finditer(normalize(text))]
 
 
-def token_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each token of ``tokenize_with_offsets(text)``, without making a ``Token`` of each."""
-    return [m.span() for m in (_TOKEN or _compiled()).finditer(normalize(text))]
+def token_spans(text: str, limit: int | None = None) -> list[tuple[int, int]]:
+    """``(start, end)`` of each token of ``tokenize_with_offsets(text)`` (of the first ``limit`` tokens if
+    given), without making a ``Token`` of each."""
+    matches = (_TOKEN or _compiled()).finditer(normalize(text))
+    return [m.span() for m in (matches if limit is None else islice(matches, limit))]
 
 
 def tokenize(text: str) -> list[str]:

@@ -247,7 +247,7 @@ def hindi_side(
     polarity_of = polarity_of or {}
     aspects = []
     spans = _bio_spans(tags)
-    offsets = token_spans(norm) if spans else []
+    offsets = token_spans(norm, spans[-1][1]) if spans else []  # up to the last span's last token
     for token_start, token_end in spans:
         start, end = offsets[token_start][0], offsets[token_end - 1][1]
         position = _aligned_position(start, end, alignments)
