@@ -75,11 +75,12 @@ class RecordFigures:
     def _confusion_kappa(self, a: str, b: str) -> float | None:
         confusion = np.bincount(tag_codes(a).astype(np.int64) * 3 + tag_codes(b), minlength=9)
         key = confusion.tobytes()
-        if key not in self._kappa_of:
+        kappa = self._kappa_of.get(key, self)
+        if kappa is self:  # not yet known (None is a kappa: undefined)
             if len(self._kappa_of) >= _KAPPA_OF_MAX:
                 self._kappa_of.clear()
-            self._kappa_of[key] = cohen_from_confusion(confusion.reshape(3, 3)).kappa
-        return self._kappa_of[key]
+            kappa = self._kappa_of[key] = cohen_from_confusion(confusion.reshape(3, 3)).kappa
+        return kappa
 
     def __call__(self, translation_id: int, versions: Sequence[str | list]) -> dict:
         """``versions``: the item's submitted tags by annotator (one letter per token; a list if not B/I/O)."""
