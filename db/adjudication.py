@@ -29,7 +29,7 @@ from corpus.vocabulary import GoldSource, RevisionAction, Role, Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
-from db.gold import ItemState, _annotators_per_item, _gold_in_force, _item_states, among
+from db.gold import ItemState, among, item_states, project_annotators_per_item, read_gold_in_force
 from db.models import (
     Adjudication,
     Annotation,
@@ -203,7 +203,7 @@ def sync_agreed(engine: Engine, project_id: int) -> int:
 
 def _due_steps(session: Session, project_id: int, items: set[int] | None = None) -> dict[int, GoldStep]:
     """item id → the decision the automatic rule would append now (items that need none are left out)."""
-    return _steps_of(_item_states(session, project_id, items), _annotators_per_item(session, project_id))
+    return _steps_of(item_states(session, project_id, items), project_annotators_per_item(session, project_id))
 
 
 def _steps_of(states: dict[int, ItemState], k: int) -> dict[int, GoldStep]:
@@ -224,8 +224,8 @@ def sync_and_count(engine: Engine, project_id: int) -> tuple[int, int, int]:
     (``corpus.gold.in_force``) already is what the automatic rule's pending decisions make it, so the count
     read before they are written is the count after."""
     with Session(reader(engine)) as session:
-        k = _annotators_per_item(session, project_id)
-        states = _item_states(session, project_id)
+        k = project_annotators_per_item(session, project_id)
+        states = item_states(session, project_id)
         due = set(_steps_of(states, k))
         with_gold = sum(1 for s in states.values() if s.gold(k) is not None)
     written = 0
@@ -262,7 +262,7 @@ def apply_automatic_rule_to_new_items(
     the project back. ``submitted``: item -> (annotator id, tags) of its submitted annotations in the
     order the rule reads them (submission time, then id); ``assignees``: item -> its active assignees.
     Returns decisions written."""
-    k = _annotators_per_item(session, project_id)
+    k = project_annotators_per_item(session, project_id)
     steps = {}
     for item_id, versions in submitted.items():
         done = {annotator for annotator, _ in versions}
@@ -416,7 +416,7 @@ def _disagreeing(session: Session, project_id: int) -> list[ItemState]:
     """Complete items whose annotators disagree: the rule's reader (``db.gold``) asked only for items whose
     stored versions differ, then the test itself on what it read."""
     return [
-        s for s in _item_states(session, project_id, differing_only=True).values()
+        s for s in item_states(session, project_id, differing_only=True).values()
         if len(s.versions) >= 2 and s.complete and not tags_agree(s.versions)
     ]
 
@@ -426,7 +426,7 @@ def disagreement_queue(engine: Engine, project_id: int, include_resolved: bool =
     with Session(reader(engine)) as session:
         users = _users(session)
         entries = _entries(session, users, _disagreeing(session, project_id),
-                           _annotators_per_item(session, project_id))
+                           project_annotators_per_item(session, project_id))
     entries = [e for e in entries if include_resolved or not e.resolved]
     entries.sort(key=lambda e: (-e.disagreement, e.item_id))
     return entries
@@ -450,7 +450,7 @@ def _labels(session: Session, item_ids: list[int]) -> dict[int, tuple[str, str, 
 def _settled_items(session: Session, project_id: int, states: list[ItemState]) -> dict[int, bool]:
     """item id → ``_settled``, reading of each item only what it looks at: its gold's source, when that was
     decided and the versions' latest edit (not the decisions and versions themselves)."""
-    k = _annotators_per_item(session, project_id)
+    k = project_annotators_per_item(session, project_id)
     golds = {s.item_id: s.gold(k) for s in states}
     stored = {g.decision_id for g in golds.values() if g is not None and g.decision_id is not None}
     decided_at = dict(session.execute(
@@ -496,8 +496,8 @@ def item_entry(engine: Engine, item_id: int) -> QueueEntry:
         project = _project_of_item(session, item_id)
         if project is None:
             raise ValueError(f"no tagging item {item_id}")
-        state = _item_states(session, project, [item_id])[item_id]
-        return _entries(session, _users(session), [state], _annotators_per_item(session, project))[0]
+        state = item_states(session, project, [item_id])[item_id]
+        return _entries(session, _users(session), [state], project_annotators_per_item(session, project))[0]
 
 
 def _require_lead(session: Session, user_id: int) -> None:
@@ -509,8 +509,8 @@ def _require_lead(session: Session, user_id: int) -> None:
 def _require_unchanged(session: Session, item_id: int, expected: int | None) -> None:
     """Refuse a lead's decision made against a gold in force (``db.gold``) that is no longer the one in force."""
     project = _project_of_item(session, item_id)
-    state = _item_states(session, project, [item_id]).get(item_id) if project is not None else None
-    gold = state.gold(_annotators_per_item(session, project)) if state is not None else None
+    state = item_states(session, project, [item_id]).get(item_id) if project is not None else None
+    gold = state.gold(project_annotators_per_item(session, project)) if state is not None else None
     if (gold.decision_id if gold is not None else None) != expected:
         users = _users(session)
         versions = _versions_of(session, users, [state])[item_id]
@@ -568,7 +568,7 @@ def decisions(engine: Engine, item_id: int) -> list[GoldDecision]:
 def gold_count(engine: Engine, project_id: int) -> tuple[int, int]:
     """(items with gold in force, tagging items) in the project."""
     with Session(reader(engine)) as session:
-        items = _gold_in_force(session, project_id)
+        items = read_gold_in_force(session, project_id)
         return sum(1 for i in items.values() if i.gold is not None), len(items)
 
 

@@ -37,8 +37,8 @@ from db.models import (
     utcnow,
 )
 from db.project_settings import settings_in
-from db.tagging import _top_up
-from db.work_queue import _coverage_rows, _tagging_task_rows, _translation_task_rows
+from db.tagging import top_up_tagging
+from db.work_queue import coverage_rows, tagging_task_rows, translation_task_rows
 
 GROUPS_SETTING = "translator_groups"
 
@@ -473,7 +473,7 @@ def _unassigned(session: Session, project_id: int, phase: str) -> list[SentenceR
         .where(SourceSentence.project_id == project_id)
         .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
     ).all()
-    wanted = set(unassigned_sentences([r[0] for r in rows], _coverage_rows(session, project_id), phase))
+    wanted = set(unassigned_sentences([r[0] for r in rows], coverage_rows(session, project_id), phase))
     return [SentenceRow(pk, f"{d}/{sp}/{sid}", text) for pk, d, sp, sid, text in rows if pk in wanted]
 
 
@@ -486,7 +486,7 @@ def unassigned_in_phase(engine: Engine, project_id: int, phase: str) -> list[Sen
 
 
 def _overdue(session: Session, project_id: int, kind: str, now: datetime, days: int) -> list[OverdueTask]:
-    rows = _translation_task_rows(session, project_id) if kind == "translation" else _tagging_task_rows(session,
+    rows = translation_task_rows(session, project_id) if kind == "translation" else tagging_task_rows(session,
                                                                                                         project_id)
     late = overdue_tasks(rows, now, days)
     sentences = _sentence_rows(session, (t.sentence for t in late))
@@ -550,6 +550,6 @@ def _refill_tagging_slots(session: Session, rows: list[AnnotationAssignment], ac
     created, short = 0, 0
     for project_id in sorted({t.sentence.project_id for t in translations}):
         k = settings_in(session, project_id).annotators_per_item
-        report = _top_up(session, [t for t in translations if t.sentence.project_id == project_id], k, actor_id)
+        report = top_up_tagging(session, [t for t in translations if t.sentence.project_id == project_id], k, actor_id)
         created, short = created + report.created, short + len(report.short)
     return created, short

@@ -47,8 +47,8 @@ from corpus.metrics import compute_agreement, paused_gc
 from corpus.tokens import TOKENIZER_SIGNATURE
 from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
 from db.engine import reader
-from db.gold import _gold_in_force
-from db.metrics_data import _columns, _load_metrics_input
+from db.gold import read_gold_in_force
+from db.metrics_data import as_columns, read_metrics_input
 from db.models import (
     AspectAlignment,
     AspectCategory,
@@ -103,7 +103,7 @@ def read_export(engine: Engine, options: ExportOptions, auto_final: bool = False
         project_id = options.project_id or default_project_id(session)
         project = session.get(Project, project_id)
         if auto_final:  # the picks are scored from the metrics input, which the figures then use too
-            metrics_input = _load_metrics_input(session, project_id)
+            metrics_input = read_metrics_input(session, project_id)
             picks, policy = planned_auto_picks(session, project_id, metrics_input)
         else:
             metrics_input, picks, policy = None, {}, None
@@ -112,7 +112,7 @@ def read_export(engine: Engine, options: ExportOptions, auto_final: bool = False
                             with_decided=metrics_input is None, submitted=submitted)
         user_order = [u for (u,) in session.execute(select(User.username).order_by(User.id)).all()]
         if metrics_input is None:  # the gold and translations just read are what it reads: no second read
-            metrics_input = _load_metrics_input(session, project_id, rows.gold, submitted)
+            metrics_input = read_metrics_input(session, project_id, rows.gold, submitted)
         return ExportRead(project_id, project.name, dict(project.settings or {}), project.final_policy,
                           project.annotators_per_item, rows, metrics_input, user_order, picks, policy)
 
@@ -224,7 +224,7 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
              for pk, sentence_id, phase, translator_id, _, text, untranslatable, status, _, submitted_at, version
              in found if status == Status.SUBMITTED), key=itemgetter(0)))
     if found:
-        *head, untranslatable, status, guidelines, submitted_at = _columns(found, 10)
+        *head, untranslatable, status, guidelines, submitted_at = as_columns(found, 10)
         for row in zip(*head, map(bool, untranslatable), status, guidelines, moments(submitted_at)):
             translations[row[1]].append(TranslationRow(*row))
     del found
@@ -254,7 +254,7 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     rows.alignments = alignments
 
     exportable = None if all_translations else {t for t, _ in rows.finals.values() if t is not None}
-    rows.gold = {g.translation_id: g for g in _gold_in_force(
+    rows.gold = {g.translation_id: g for g in read_gold_in_force(
         session, project_id, translations=exportable, and_decided=with_decided).values()}
 
     if all_translations:
@@ -361,12 +361,14 @@ def planned_auto_picks(session: Session, project_id: int,
     caller's (read) transaction and written nowhere: sentence row id -> translation id, and the policy.
     The same rule (``corpus.final_choice.choose_final`` over the same candidates); a lead's decision, and an
     automatic pick already recorded for the same translation and policy, are left as they are."""
-    from db.final_choice import _in_force, _policy_in, _sentence_ids, choose_final, project_candidates
+    from db.final_choice import (
+        choose_final, final_choices_in_force, policy_in, project_candidates, submitted_sentence_ids,
+    )
 
-    policy = _policy_in(session, project_id)
-    sentences = _sentence_ids(session, project_id)
+    policy = policy_in(session, project_id)
+    sentences = submitted_sentence_ids(session, project_id)
     candidates = project_candidates(session, project_id, data)
-    in_force = _in_force(session, sentences)
+    in_force = final_choices_in_force(session, sentences)
     picks: dict[int, int] = {}
     for s in sentences:
         pick = choose_final(candidates.get(s, []), policy).candidate

@@ -40,8 +40,8 @@ from corpus.vocabulary import RevisionAction, Role, Status
 from db.auth import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, reader, transaction
-from db.gold import _gold_in_force
-from db.metrics_data import _load_metrics_input
+from db.gold import read_gold_in_force
+from db.metrics_data import read_metrics_input
 from db.models import (
     Annotation,
     AspectAlignment,
@@ -54,7 +54,7 @@ from db.models import (
 )
 from db.project_settings import settings_in
 from db.revisions import record_revision
-from db.work_queue import _final_rows, _submitted_rows
+from db.work_queue import final_rows, submitted_rows
 
 LEAD_ROLES = (Role.LEAD,)  # an admin decides only when also given the lead role
 
@@ -110,7 +110,7 @@ def _gold_tags(session: Session, item_ids: list[int]) -> dict[int, list[str]]:
     """The gold tags in force per tagging item, read through the one reader (``db.gold``)."""
     if not item_ids:
         return {}
-    return {i: g.gold.tags for i, g in _gold_in_force(session, items=item_ids).items() if g.gold is not None}
+    return {i: g.gold.tags for i, g in read_gold_in_force(session, items=item_ids).items() if g.gold is not None}
 
 
 def _aspects_kept(session: Session, translations: list[Translation]) -> dict[int, int | None]:
@@ -193,7 +193,7 @@ def phase_winners(session: Session, sentence_id: int) -> dict[str, Candidate | N
     return {phase: phase_winner([c for c in cands if c.phase == phase]) for phase in PHASES}
 
 
-def _in_force(session: Session, sentence_ids: list[int]) -> dict[int, ChoiceInForce]:
+def final_choices_in_force(session: Session, sentence_ids: list[int]) -> dict[int, ChoiceInForce]:
     if not sentence_ids:
         return {}
     users = dict(session.execute(select(User.id, User.username)).all())
@@ -212,7 +212,7 @@ def _in_force(session: Session, sentence_ids: list[int]) -> dict[int, ChoiceInFo
     return out
 
 
-def _policy_in(session: Session, project_id: int) -> str:
+def policy_in(session: Session, project_id: int) -> str:
     """The project's final policy, read in the caller's transaction (``db.project_settings``: a missing
     project is ``ProjectNotFound``); a ValueError if the stored policy is not one the rule knows."""
     policy = settings_in(session, project_id).final_policy
@@ -222,8 +222,8 @@ def _policy_in(session: Session, project_id: int) -> str:
 
 
 def project_policy(engine: Engine, project_id: int) -> str:
-    """``_policy_in`` in a read-only transaction of its own (for pages and tools)."""
-    return read(engine, _policy_in, project_id)
+    """``policy_in`` in a read-only transaction of its own (for pages and tools)."""
+    return read(engine, policy_in, project_id)
 
 
 def _sentences(session: Session, project_id: int, lock: bool = False) -> list[SourceSentence]:
@@ -240,7 +240,7 @@ def _sentences(session: Session, project_id: int, lock: bool = False) -> list[So
     return list(session.scalars(query.with_for_update(of=SourceSentence) if lock else query))
 
 
-def _sentence_ids(session: Session, project_id: int) -> list[int]:
+def submitted_sentence_ids(session: Session, project_id: int) -> list[int]:
     """``_sentences``' ids, as plain rows (a reader that needs no more of them)."""
     return list(session.scalars(
         select(SourceSentence.id)
@@ -258,13 +258,13 @@ def compare(engine: Engine, sentence_id: int) -> Comparison:
         sentence = session.get(SourceSentence, sentence_id)
         if sentence is None:
             raise ValueError(f"no sentence {sentence_id}")
-        policy = _policy_in(session, sentence.project_id)
+        policy = policy_in(session, sentence.project_id)
         cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
         votes = {phase: sum(1 for c in cands if c.phase == phase and c.untranslatable) for phase in PHASES}
         return Comparison(
             sentence_id=sentence.id, sentence_key=_key(sentence), source_text=sentence.text, policy=policy,
             policy_text=POLICIES[policy], candidates=cands, untranslatable_votes=votes,
-            pick=choose_final(cands, policy), in_force=_in_force(session, [sentence_id]).get(sentence_id),
+            pick=choose_final(cands, policy), in_force=final_choices_in_force(session, [sentence_id]).get(sentence_id),
             source_aspects=[(a.start, a.end) for a in session.scalars(
                 select(AspectTerm).where(AspectTerm.sentence_id == sentence_id).order_by(AspectTerm.position))],
         )
@@ -283,7 +283,7 @@ def project_candidates(session: Session, project_id: int, data: MetricsInput | N
     figures do, so both name the same winner), fast enough for a paper-scale project. ``data``: the project's
     metrics input when the caller has read it in the same transaction already (the export)."""
     if data is None:
-        data = _load_metrics_input(session, project_id)
+        data = read_metrics_input(session, project_id)
     kept = agreement_aspects_kept(data)
     means = translation_means(rouge_agreement(data, kept))
     out: dict[int, list[Candidate]] = defaultdict(list)
@@ -304,11 +304,11 @@ def record_auto_choices(engine: Engine, project_id: int, by: int | None = None) 
     (active, session live) in the same transaction; None for the command line, which has no session."""
     with transaction(engine) as session:
         check_writer(session, by, roles=LEAD_ROLES)
-        policy = _policy_in(session, project_id)
+        policy = policy_in(session, project_id)
         sentences = _sentences(session, project_id, lock=True)
         ids = [s.id for s in sentences]
         cands = project_candidates(session, project_id)
-        in_force = _in_force(session, ids)
+        in_force = final_choices_in_force(session, ids)
         rows = []
         for s in sentences:
             pick = choose_final(cands.get(s.id, []), policy).candidate
@@ -342,14 +342,14 @@ def _decide(session: Session, sentence_id: int, translation_id: int | None, lead
     translation = session.get(Translation, translation_id) if translation_id is not None else None
     if sentence is None or (translation_id is not None and (translation is None or translation.sentence_id != sentence_id)):
         raise ValueError("that translation does not belong to this sentence")
-    current = _in_force(session, [sentence_id]).get(sentence_id)
+    current = final_choices_in_force(session, [sentence_id]).get(sentence_id)
     if (current.id if current is not None else None) != expected:
         raise StaleChoice(sentence_id, expected, current, mine=translation_id)
     if translation is not None and (
         translation.status != Status.SUBMITTED or translation.untranslatable or not (translation.text or "").strip()
     ):
         raise ValueError("only a submitted, translated candidate can be the final translation")
-    policy = _policy_in(session, sentence.project_id)
+    policy = policy_in(session, sentence.project_id)
     cands = candidates_by_sentence(session, [sentence_id]).get(sentence_id, [])
     if translation is None and not cands:
         raise ValueError("the sentence has no submitted translation to decide on")
@@ -415,7 +415,7 @@ def _decision_overview(session: Session, project_id: int) -> DecisionOverview:
               .where(SourceSentence.project_id == project_id).group_by(FinalChoice.sentence_id))
     overridden = db.execute(select(FinalChoice.sentence_id).where(FinalChoice.id.in_(latest),
                                                                   FinalChoice.overridden.is_(True))).scalars()
-    lists = decision_lists(order, _submitted_rows(session, project_id), _final_rows(session, project_id), overridden)
+    lists = decision_lists(order, submitted_rows(session, project_id), final_rows(session, project_id), overridden)
     return DecisionOverview(order, {pk: f"{d}/{sp}/{sid}" for pk, d, sp, sid in rows}, lists)
 
 

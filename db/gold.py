@@ -5,7 +5,7 @@ What an item's gold is, is decided by ``corpus.gold.in_force`` over what this mo
 item's latest decision (``adjudications``), its submitted versions (``annotations``) and its active
 assignees (``annotation_assignments``). So the queue, the figures and the dataset never disagree on gold:
 three assignees of whom two submitted the same tags make no gold anywhere, and a withdrawn decision is
-no gold anywhere. ``gold_in_force`` is the reader for pages and tools; ``_gold_in_force`` is the same
+no gold anywhere. ``gold_in_force`` is the reader for pages and tools; ``read_gold_in_force`` is the same
 reader inside a transaction a ``db`` service already holds (the export reads records and figures in one).
 """
 
@@ -87,7 +87,7 @@ def _tags(raw: str | None):
     return letters if letters is not None else json.loads(raw)
 
 
-def _annotators_per_item(session: Session, project_id: int) -> int:
+def project_annotators_per_item(session: Session, project_id: int) -> int:
     return session.scalar(select(Project.annotators_per_item).where(Project.id == project_id)) or 1
 
 
@@ -103,7 +103,7 @@ def _project_of(session: Session, item_ids: Collection[int]) -> int | None:
     )
 
 
-def _item_states(
+def item_states(
     session: Session, project_id: int, items: Collection[int] | None = None, decided_only: bool = False,
     differing_only: bool = False, translations: AbstractSet[int] | None = None, and_decided: bool = False,
 ) -> dict[int, ItemState]:
@@ -253,7 +253,7 @@ def _read_item_states(
     return states
 
 
-def _gold_in_force(
+def read_gold_in_force(
     session: Session, project_id: int | None = None, items: Collection[int] | None = None,
     decided_only: bool = False, translations: AbstractSet[int] | None = None, and_decided: bool = False,
 ) -> dict[int, ItemGold]:
@@ -265,13 +265,13 @@ def _gold_in_force(
     reader that already has the versions (the metrics' tag sets) needs no more.
 
     ``translations``: only the items of these translations (``and_decided``: and every item with a decision),
-    read in one pass as for the whole project (``_item_states``)."""
+    read in one pass as for the whole project (``item_states``)."""
     if project_id is None:
         project_id = _project_of(session, items or ())
         if project_id is None:
             return {}
-    k = _annotators_per_item(session, project_id)
-    states = _item_states(session, project_id, items, decided_only, translations=translations,
+    k = project_annotators_per_item(session, project_id)
+    states = item_states(session, project_id, items, decided_only, translations=translations,
                           and_decided=and_decided)
     from corpus.metrics import paused_gc
 
@@ -284,5 +284,5 @@ def gold_in_force(engine: Engine, project_id: int, items: Collection[int] | None
     """item id → its gold in force, for the project's tagging items (or only ``items``), read in one
     read-only transaction."""
     with Session(reader(engine)) as session:
-        return _gold_in_force(session, project_id, items)
+        return read_gold_in_force(session, project_id, items)
 

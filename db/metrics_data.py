@@ -2,7 +2,7 @@
 
 The metrics themselves (``corpus.metrics``) never see the database; the dashboard and the CLI call
 ``load_metrics_input`` or ``metrics_report``, which take an Engine and read in one read-only
-transaction of their own (``_load_metrics_input`` is the same read inside a transaction a ``db``
+transaction of their own (``read_metrics_input`` is the same read inside a transaction a ``db``
 service holds). Only submitted translations and submitted annotations of submitted translations
 count; gold is the gold in force (``db.gold``). ``latest_save`` is the dashboard's cache key: it
 changes with every save, submission, import, adjudication or change of who tags what.
@@ -31,7 +31,7 @@ from corpus.metrics import compute_report, paused_gc
 from corpus.progress import ProgressCount
 from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.engine import reader
-from db.gold import _gold_in_force, among
+from db.gold import read_gold_in_force, among
 from db.models import (
     Adjudication,
     Annotation,
@@ -66,7 +66,7 @@ def _letters(tags: list) -> str | None:
     return tag_string(text) if len(text) == len(tags) else None
 
 
-def _columns(rows: list[tuple], width: int) -> list[list]:
+def as_columns(rows: list[tuple], width: int) -> list[list]:
     """Rows as columns (one list per column), also when there are no rows."""
     return columns(rows, *range(width))
 
@@ -74,7 +74,7 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 def load_metrics_input(engine: Engine, project_id: int) -> MetricsInput:
     """Sentences, submitted translations, submitted tag sets and the gold in force of a project."""
     with Session(reader(engine)) as session:
-        return _load_metrics_input(session, project_id)
+        return read_metrics_input(session, project_id)
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def load_metrics_snapshot(engine: Engine, project_id: int, previous: MetricsSnap
             return _read_snapshot(session, project_id, previous)
 
 
-def _load_metrics_input(
+def read_metrics_input(
     session: Session, project_id: int, gold: dict[int, ItemGold] | None = None,
     translations: list[tuple] | None = None,
 ) -> MetricsInput:
@@ -142,7 +142,7 @@ def _load_metrics_input(
         return _read_snapshot(session, project_id, None, gold, keep=False, translations=translations).data
 
 
-#: The columns of a translation the metrics input is made of, in the order ``_load_metrics_input`` takes them.
+#: The columns of a translation the metrics input is made of, in the order ``read_metrics_input`` takes them.
 TRANSLATION_COLUMNS = (
     Translation.id, Translation.version, Translation.sentence_id, Translation.phase, Translation.translator_id,
     Translation.text, Translation.untranslatable, Translation.submitted_at,
@@ -264,7 +264,7 @@ def _read_snapshot(
     in_sentences = {s.pk for s in sentences}
 
     def translation_records(rows: list[tuple]) -> tuple[list[int], list[int], list[TranslationInfo]]:
-        pk, version, spk, phase, uid, text, untranslatable, submitted = _columns(rows, 8)
+        pk, version, spk, phase, uid, text, untranslatable, submitted = as_columns(rows, 8)
         # tuple.__new__ skips the NamedTuple's Python-level __new__: half the cost per record.
         records = map(tuple.__new__, repeat(TranslationInfo), zip(
             pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable), moments(submitted),
@@ -286,7 +286,7 @@ def _read_snapshot(
     known = set(map(itemgetter(0), translations))
 
     def tag_set_records(rows: list[tuple]) -> tuple[list[int], list[int], list[TagSet]]:
-        pk, version, translation_pk, uid, raw, submitted = _columns(rows, 6)
+        pk, version, translation_pk, uid, raw, submitted = as_columns(rows, 6)
         parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
         records = map(tuple.__new__, repeat(TagSet), zip(
             translation_pk, map(users.__getitem__, uid), map(parsed.__getitem__, raw), moments(submitted),
@@ -318,7 +318,7 @@ def _read_snapshot(
         if annotation_rows is before and previous.gold_key == gold_key:
             gold = previous.gold
         else:
-            gold = _gold_in_force(session, project_id, decided_only=True)
+            gold = read_gold_in_force(session, project_id, decided_only=True)
     adjudicated: dict[int, str] = {}
     for item in gold.values():
         if item.gold is not None and item.translation_id in known:

@@ -11,7 +11,7 @@ from corpus.bio import tags_to_spans
 from corpus.glossary import GlossaryEntry
 from corpus.stats import LabelledSentence, StatInputs, english_labelled
 from db.engine import reader
-from db.gold import _gold_in_force
+from db.gold import read_gold_in_force
 from db.models import (
     AspectTerm,
     FinalChoice,
@@ -61,7 +61,7 @@ def load_stat_inputs(engine: Engine, project_id: int | None = None,
         finals = {s: t for s, t in _latest_final_translations(session, project_id).items()
                   if t is not None and s in domains}
         gold = {g.translation_id: g.gold.tags  # the final translations' items only (db.gold reads them by id)
-                for g in _gold_in_force(session, project_id, translations=set(finals.values())).values()
+                for g in read_gold_in_force(session, project_id, translations=set(finals.values())).values()
                 if g.gold is not None} if finals else {}  # (no final translation: no gold to read)
         hindi = []
         for sid, tid in finals.items():

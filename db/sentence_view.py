@@ -19,8 +19,8 @@ from corpus.records import PHASES
 from corpus.sentence_view import MAX_ROW_ID, Kept, annotators_disagree, kept_translation, neighbours, not_started
 from corpus.vocabulary import Status
 from db.engine import read
-from db.final_choice import _in_force, _policy_in, candidates_by_sentence
-from db.gold import _gold_in_force
+from db.final_choice import candidates_by_sentence, final_choices_in_force, policy_in
+from db.gold import read_gold_in_force
 from db.models import Annotation, SourceSentence, TaggingItem, Translation, TranslationAssignment, User
 
 
@@ -125,9 +125,9 @@ def _corpus_order(session: Session, project_id: int) -> list[int]:
 
 
 def _kept(session: Session, sentence: SourceSentence, candidates: list[Candidate]) -> Kept | None:
-    choice = _in_force(session, [sentence.id]).get(sentence.id)
+    choice = final_choices_in_force(session, [sentence.id]).get(sentence.id)
     try:
-        pick = choose_final(candidates, _policy_in(session, sentence.project_id))
+        pick = choose_final(candidates, policy_in(session, sentence.project_id))
     except ValueError:  # a stored policy the rule does not know: only a recorded choice can name the kept one
         pick = None
     return kept_translation(
@@ -177,7 +177,7 @@ def _items(session: Session, project_id: int, translations: list[TranslationRow]
         .order_by(User.username, Annotation.id)
     ):
         annotations[item_id].append(AnnotatorTags(annotation_id, name, status, list(tags or []), bool(no_aspects), version))
-    gold = _gold_in_force(session, project_id, items=item_ids)
+    gold = read_gold_in_force(session, project_id, items=item_ids)
     out = []
     for item_id, translation_id, tokens in items:
         translation = by_translation[translation_id]

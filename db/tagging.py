@@ -176,7 +176,7 @@ def assign_annotators(
     with transaction(engine) as session:
         check_writer(session, actor_id, roles=(Role.LEAD,))
         k = per_item or settings_in(session, project_id).annotators_per_item
-        report = _top_up(session, tagging_targets(session, project_id), k, actor_id)
+        report = top_up_tagging(session, tagging_targets(session, project_id), k, actor_id)
         if report.created:
             session.add(
                 AuditEvent(actor_id=actor_id, action="assign-annotators",
@@ -205,7 +205,7 @@ def _translators_of_sentences(session: Session, sentence_ids: set[int]) -> set[t
     return pairs
 
 
-def _top_up(session: Session, targets: list[Translation], k: int, actor_id: int | None) -> AssignmentReport:
+def top_up_tagging(session: Session, targets: list[Translation], k: int, actor_id: int | None) -> AssignmentReport:
     annotators = _active_annotators(session)
     translators_by_sentence: dict[int, set[int]] = defaultdict(set)
     for uid, sid in _translators_of_sentences(session, {t.sentence_id for t in targets}):
@@ -268,7 +268,7 @@ def reassign_open_tagging(session: Session, user_id: int, actor_id: int | None) 
     created, short = 0, []
     for project_id in sorted({t.sentence.project_id for t in translations}):
         k = settings_in(session, project_id).annotators_per_item
-        report = _top_up(session, [t for t in translations if t.sentence.project_id == project_id], k, actor_id)
+        report = top_up_tagging(session, [t for t in translations if t.sentence.project_id == project_id], k, actor_id)
         created += report.created
         short += report.short
     return AssignmentReport(created=created, targets=len(translations), short=short)

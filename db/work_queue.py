@@ -43,14 +43,14 @@ def _in_project(project_id: int):
     return select(SourceSentence.id).where(SourceSentence.project_id == project_id)
 
 
-def _coverage_rows(session: Session, project_id: int) -> list[CoverageRow]:
+def coverage_rows(session: Session, project_id: int) -> list[CoverageRow]:
     """One row per (sentence, phase, status) of the translation tasks: what ``unassigned`` reads."""
     return [CoverageRow(*row) for row in session.connection().execute(
         select(TranslationAssignment.sentence_id, TranslationAssignment.phase, TranslationAssignment.status)
         .where(TranslationAssignment.sentence_id.in_(_in_project(project_id))).distinct())]
 
 
-def _translation_task_rows(session: Session, project_id: int) -> list[TaskRow]:
+def translation_task_rows(session: Session, project_id: int) -> list[TaskRow]:
     """The open translation tasks of the project (what ``overdue`` judges), oldest first."""
     return [TaskRow(*row) for row in session.connection().execute(
         select(User.username, User.active, TranslationAssignment.status, TranslationAssignment.created_at,
@@ -61,7 +61,7 @@ def _translation_task_rows(session: Session, project_id: int) -> list[TaskRow]:
         .order_by(TranslationAssignment.created_at, TranslationAssignment.id))]
 
 
-def _tagging_task_rows(session: Session, project_id: int) -> list[TaskRow]:
+def tagging_task_rows(session: Session, project_id: int) -> list[TaskRow]:
     """The open tagging tasks of the project, oldest first; the sentence and phase of the translation tagged."""
     return [TaskRow(*row) for row in session.connection().execute(
         select(User.username, User.active, AnnotationAssignment.status, AnnotationAssignment.created_at,
@@ -73,7 +73,7 @@ def _tagging_task_rows(session: Session, project_id: int) -> list[TaskRow]:
         .order_by(AnnotationAssignment.created_at, AnnotationAssignment.id))]
 
 
-def _submitted_rows(session: Session, project_id: int) -> list[SubmittedRow]:
+def submitted_rows(session: Session, project_id: int) -> list[SubmittedRow]:
     """One row per sentence and kind of submitted translation (translated, marked untranslatable)."""
     has_text = and_(Translation.text.is_not(None), func.length(func.trim(Translation.text)) > 0)
     return [SubmittedRow(sentence, bool(untranslatable), bool(text)) for sentence, untranslatable, text in
@@ -83,7 +83,7 @@ def _submitted_rows(session: Session, project_id: int) -> list[SubmittedRow]:
                 .distinct())]
 
 
-def _final_rows(session: Session, project_id: int) -> list[FinalRow]:
+def final_rows(session: Session, project_id: int) -> list[FinalRow]:
     """The final choice in force per sentence (the latest row), and whether a lead made it."""
     in_project = _in_project(project_id)
     latest = select(func.max(FinalChoice.id)).where(FinalChoice.sentence_id.in_(in_project)).group_by(
@@ -95,9 +95,9 @@ def _final_rows(session: Session, project_id: int) -> list[FinalRow]:
 def _rows(session: Session, project_id: int) -> tuple[list, ...]:
     # plain rows (session.connection()): no ORM bookkeeping per row
     sentences = list(session.connection().execute(_in_project(project_id)).scalars())
-    return (sentences, _coverage_rows(session, project_id), _translation_task_rows(session, project_id),
-            _tagging_task_rows(session, project_id), _submitted_rows(session, project_id),
-            _final_rows(session, project_id))
+    return (sentences, coverage_rows(session, project_id), translation_task_rows(session, project_id),
+            tagging_task_rows(session, project_id), submitted_rows(session, project_id),
+            final_rows(session, project_id))
 
 
 def open_disagreements(engine: Engine, project_id: int) -> int:

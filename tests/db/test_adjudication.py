@@ -20,7 +20,7 @@ from db.adjudication import (
     sync_and_count,
 )
 from db.engine import transaction
-from db.gold import _item_states
+from db.gold import item_states
 from db.models import Adjudication, Annotation, AnnotationAssignment, Revision
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.tagging_fixtures import (
@@ -346,7 +346,7 @@ def test_versions_stored_in_another_spelling_of_the_same_tags_agree(any_world):
     pid = project_id(engine)
     with Session(engine) as session:
         spelled = session.scalars(select(Annotation.tags).where(Annotation.item_id == item)).all()
-        every, differing = _item_states(session, pid), _item_states(session, pid, differing_only=True)
+        every, differing = item_states(session, pid), item_states(session, pid, differing_only=True)
     assert spelled == [tags, tags]
     assert list(differing) == [item]  # differently spelled in SQL ...
     assert all(getattr(differing[item], name) == getattr(every[item], name) for name in (

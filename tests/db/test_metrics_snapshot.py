@@ -136,7 +136,7 @@ def test_with_nothing_changed_the_rows_and_gold_are_reused_not_read(world, monke
     def no_read(*args, **kwargs):
         raise AssertionError("the gold was read again")
 
-    monkeypatch.setattr(metrics_data, "_gold_in_force", no_read)
+    monkeypatch.setattr(metrics_data, "read_gold_in_force", no_read)
     again = load_metrics_snapshot(engine, pid, snapshot)
     assert again.translations is snapshot.translations and again.annotations is snapshot.annotations
     assert again.data == snapshot.data
@@ -157,7 +157,7 @@ def test_a_translation_save_reads_that_translation_and_reuses_the_annotations_an
         return real_among(column, ids)
 
     monkeypatch.setattr(metrics_data, "among", recording_among)
-    monkeypatch.setattr(metrics_data, "_gold_in_force", lambda *a, **k: pytest.fail("the gold was read again"))
+    monkeypatch.setattr(metrics_data, "read_gold_in_force", lambda *a, **k: pytest.fail("the gold was read again"))
     again = load_metrics_snapshot(engine, pid, snapshot)
     assert read_ids == [[edited_id]]
     assert again.annotations is snapshot.annotations
