@@ -122,6 +122,68 @@ def test_a_page_calling_a_session_function_is_reported(tmp_path):
     assert session_taking_db_functions_used_outside_db(tmp_path) == ["pages/p.py uses db.q.rows(session, ...)"]
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_names_taken_across_db(module: str, source: str) -> list[str]:
+    """The ``_names`` one db module (dotted, e.g. ``db.export_data``) takes from another: imported
+    (``from db.gold import _x``, ``from .gold import _x``) or read off an imported module (``gold._x``).
+    In db/ a leading ``_`` once meant "takes a session"; now it means private to its module, and a reader
+    other modules call has a public name (it still takes the caller's session)."""
+    package = module.rpartition(".")[0]
+    found, modules = [], {}
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            origin = node.module or ""
+            if node.level:
+                origin = f"{package}.{origin}" if origin else package
+            for alias in node.names:
+                if origin == "db" or (node.level and not node.module):  # from db import gold
+                    modules[alias.asname or alias.name] = f"{origin}.{alias.name}"
+                elif origin.startswith("db.") and origin != module and _private(alias.name):
+                    found.append(f"{module} imports {origin}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("db.") and alias.asname:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in modules and modules[owner.id] != module:
+                found.append(f"{module} uses {modules[owner.id]}.{node.attr}")
+            elif isinstance(owner, ast.Attribute):  # import db.gold; db.gold._x
+                dotted = ast.unparse(owner)
+                if dotted.startswith("db.") and dotted != module:
+                    found.append(f"{module} uses {dotted}.{node.attr}")
+    return found
+
+
+def private_names_taken_across_db_in(root: Path) -> list[str]:
+    found = []
+    for path in sorted((root / "db").rglob("*.py")):
+        module = ".".join(path.relative_to(root).with_suffix("").parts)
+        found += private_names_taken_across_db(module, path.read_text(encoding="utf-8"))
+    return found
+
+
+def test_no_db_module_takes_another_ones_private_names():
+    assert private_names_taken_across_db_in(ROOT) == []
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("from db.gold import _gold_in_force, gold_in_force\n", ["db.queries imports db.gold._gold_in_force"]),
+    ("def f():\n    from .gold import _x\n", ["db.queries imports db.gold._x"]),
+    ("from db import gold\ngold._x(1)\n", ["db.queries uses db.gold._x"]),
+    ("import db.gold as g\ng._x\n", ["db.queries uses db.gold._x"]),
+    ("import db.gold\ndb.gold._x\n", ["db.queries uses db.gold._x"]),
+    ("from db.queries import _own\nfrom db.gold import __all__, gold_in_force\n", []),
+])
+def test_a_private_name_taken_from_another_db_module_is_reported(source, expected):
+    assert private_names_taken_across_db("db.queries", source) == expected
+
+
 def test_app_serves_json_routes_beside_the_script():
     """`streamlit run app.py` must find the st.App (AST discovery) and its routes, or look-ups would 404."""
     from streamlit.web.server.app_discovery import discover_asgi_app
