@@ -184,6 +184,107 @@ def test_a_private_name_taken_from_another_db_module_is_reported(source, expecte
     assert private_names_taken_across_db("db.queries", source) == expected
 
 
+# Every db module is one of three kinds (issue #27 item 4):
+#   storage  the tables, engines, schema and the plumbing every writer shares; no concept, no transaction of its own
+#   reader   reads, inside the caller's transaction (public names, a session first) or a read-only one of its own
+#   service  owns a transaction that writes: one concept's saves and decisions
+DB_KINDS = {
+    "__init__": "storage", "models": "storage", "engine": "storage", "schema": "storage", "migrations": "storage",
+    "bulk": "storage", "rows": "storage", "write_gate": "storage", "write_rules": "storage",
+    "revisions": "storage", "conflicts": "storage", "saving": "storage", "model_seal": "storage",
+    "worker": "storage",
+    "gold": "reader", "metrics_data": "reader", "work_queue": "reader", "queries": "reader", "browse": "reader",
+    "sentence_view": "reader", "projection": "reader", "llm_suggestions": "reader",
+    "adjudication": "service", "assignment": "service", "auth": "service", "backup": "service",
+    "baseline_data": "service", "demo": "service", "export_data": "service", "final_choice": "service",
+    "importing": "service", "jobs": "service", "model_store": "service", "project_settings": "service",
+    "reopen": "service", "tagging": "service", "translation": "service", "typing": "service",
+    "users": "service", "workfile": "service",
+}
+
+# The service -> service imports of today, each still to be removed (issue #27 item 4): the rule below
+# subtracts them, so only a NEW edge fails. Most go through a session-taking reader that lives in a
+# service module (auth.check_writer / get_or_create_user, project_settings.settings_in,
+# final_choice.policy_in ...) and would leave with it; the rest are cross-concept effects (after a save,
+# decide gold; after gold, maybe train) that belong in one explicit place. Remove a line when its edge goes.
+KNOWN_SERVICE_EDGES = {
+    ("adjudication", "auth"),
+    ("assignment", "auth"), ("assignment", "project_settings"), ("assignment", "tagging"),
+    ("backup", "auth"), ("backup", "workfile"),
+    ("baseline_data", "auth"), ("baseline_data", "export_data"),
+    ("demo", "adjudication"), ("demo", "auth"), ("demo", "final_choice"), ("demo", "importing"),
+    ("demo", "reopen"), ("demo", "workfile"),
+    ("export_data", "final_choice"), ("export_data", "jobs"),
+    ("final_choice", "auth"), ("final_choice", "project_settings"),
+    ("importing", "auth"),
+    ("jobs", "baseline_data"), ("jobs", "model_store"),
+    ("model_store", "jobs"), ("model_store", "project_settings"),
+    ("project_settings", "auth"),
+    ("reopen", "adjudication"), ("reopen", "auth"),
+    ("tagging", "adjudication"), ("tagging", "auth"), ("tagging", "final_choice"), ("tagging", "model_store"),
+    ("tagging", "project_settings"),
+    ("translation", "auth"), ("translation", "project_settings"),
+    ("typing", "auth"),
+    ("users", "assignment"), ("users", "auth"), ("users", "tagging"),
+    ("workfile", "adjudication"), ("workfile", "auth"), ("workfile", "importing"),
+}
+
+
+def db_modules_imported(path: Path) -> set[str]:
+    """The db modules (first name under ``db``) a file imports, anywhere in it: ``from db.x import``,
+    ``from db import x``, ``from .x import``, ``import db.x``."""
+    found = set()
+    for module in imported_modules(path):
+        if module.startswith("db."):
+            found.add(module.split(".")[1])
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and ((node.module == "db" and not node.level)
+                                                 or (node.level == 1 and not node.module)):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def unclassified_db_modules(root: Path, kinds: dict[str, str]) -> list[str]:
+    names = {p.stem for p in (root / "db").glob("*.py")} | {p.name for p in (root / "db").iterdir()
+                                                              if p.is_dir() and p.name != "__pycache__"}
+    return sorted(names - kinds.keys()) + [f"{n}: not a db module" for n in sorted(kinds.keys() - names)]
+
+
+def service_edges(root: Path, kinds: dict[str, str]) -> set[tuple[str, str]]:
+    """(service, service it imports) for every service module of db/."""
+    return {(path.stem, other) for path in sorted((root / "db").glob("*.py")) if kinds.get(path.stem) == "service"
+            for other in db_modules_imported(path) if other != path.stem and kinds.get(other) == "service"}
+
+
+def new_service_edges(root: Path, kinds: dict[str, str], known: set[tuple[str, str]]) -> list[str]:
+    return [f"db.{a} (a service) imports db.{b} (a service)" for a, b in sorted(service_edges(root, kinds) - known)]
+
+
+def test_every_db_module_is_storage_a_reader_or_a_service():
+    assert unclassified_db_modules(ROOT, DB_KINDS) == []
+    assert set(DB_KINDS.values()) == {"storage", "reader", "service"}
+
+
+def test_a_service_imports_no_other_service_but_the_known_edges():
+    assert new_service_edges(ROOT, DB_KINDS, KNOWN_SERVICE_EDGES) == []
+    assert sorted(KNOWN_SERVICE_EDGES - service_edges(ROOT, DB_KINDS)) == []  # an edge that went: drop its line
+
+
+def test_a_new_service_to_service_import_is_reported(tmp_path):
+    _tree(tmp_path, {
+        "db/saves.py": "def f():\n    from db.decide import go\n",
+        "db/decide.py": "from . import gold\nfrom db import plumbing\n",
+        "db/gold.py": "", "db/plumbing.py": "import db.saves\n",
+    })
+    kinds = {"saves": "service", "decide": "service", "gold": "reader", "plumbing": "storage"}
+    assert unclassified_db_modules(tmp_path, kinds) == []
+    assert service_edges(tmp_path, kinds) == {("saves", "decide")}
+    assert new_service_edges(tmp_path, kinds, set()) == ["db.saves (a service) imports db.decide (a service)"]
+    assert new_service_edges(tmp_path, kinds, {("saves", "decide")}) == []
+    assert service_edges(tmp_path, {**kinds, "gold": "service"}) == {("saves", "decide"), ("decide", "gold")}
+    assert unclassified_db_modules(tmp_path, {"saves": "service"}) == ["decide", "gold", "plumbing"]
+
+
 def test_app_serves_json_routes_beside_the_script():
     """`streamlit run app.py` must find the st.App (AST discovery) and its routes, or look-ups would 404."""
     from streamlit.web.server.app_discovery import discover_asgi_app
