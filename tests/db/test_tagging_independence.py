@@ -12,14 +12,8 @@ from corpus.assignment import tagging_refusal
 from corpus.errors import InputRejected
 from db.models import Annotation, Translation
 from db.workfile import import_work_file
+from tests.support.independence_records import AWARE, BLIND_BY_RAVI, SENTENCE
 
-SENTENCE = {"type": "sentence", "id": "3121", "domain": "restaurant", "split": "train",
-            "text": "But the staff was so horrible to us.",
-            "aspects": [{"term": "staff", "from": 8, "to": 13, "polarity": "negative"}]}
-AWARE = {"type": "translation", "sentence_id": "3121", "phase": "aware", "translator": "asha",
-         "text": "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।", "untranslatable": False}
-BLIND_BY_RAVI = {"type": "translation", "sentence_id": "3121", "phase": "blind", "translator": "ravi",
-                 "text": "पर कर्मचारी हमसे बहुत बुरे से पेश आए।", "untranslatable": False}
 TAGS = ["O", "B", "O", "O", "O", "O", "O", "O"]
 RAVI_TAGS_ASHAS = {"type": "annotation", "sentence_id": "3121", "phase": "aware", "translator": "asha",
                    "annotator": "ravi", "tags": TAGS}

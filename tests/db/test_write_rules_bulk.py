@@ -18,15 +18,9 @@ from db.engine import transaction
 from db.models import AnnotationAssignment, Translation, User
 from db.workfile import import_work_file
 from db.write_rules import OwnTranslation
+from tests.support.independence_records import AWARE, BLIND_BY_RAVI, SENTENCE
 
 ROOT = Path(__file__).resolve().parents[2]
-SENTENCE = {"type": "sentence", "id": "3121", "domain": "restaurant", "split": "train",
-            "text": "But the staff was so horrible to us.",
-            "aspects": [{"term": "staff", "from": 8, "to": 13, "polarity": "negative"}]}
-AWARE = {"type": "translation", "sentence_id": "3121", "phase": "aware", "translator": "asha",
-         "text": "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।", "untranslatable": False}
-BLIND_BY_RAVI = {"type": "translation", "sentence_id": "3121", "phase": "blind", "translator": "ravi",
-                 "text": "पर कर्मचारी हमसे बहुत बुरे से पेश आए।", "untranslatable": False}
 OTHER = {"type": "sentence", "id": "3122", "domain": "restaurant", "split": "train", "text": "Good food.",
          "aspects": [{"term": "food", "from": 5, "to": 9, "polarity": "positive"}]}
 OTHER_BY_KIRAN = {"type": "translation", "sentence_id": "3122", "phase": "aware", "translator": "kiran",
