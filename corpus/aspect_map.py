@@ -1,14 +1,15 @@
 """The aspect-aware map as the translator makes it: a selection of canonical tokens of their own
-translation, stored as one character span per source aspect. Pure helpers and the map's rule, shared by
-the page and the save (``db.translation``)."""
+translation, stored as one character span per source aspect. Pure helpers and the map's rules: what a stored
+map may hold (``map_refusals``: the app's save, ``db.translation``, and the work-file import,
+``corpus.workfile``) and when a submission is refused for it (``submission_refused``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from corpus.tokens import Token
+from corpus.tokens import Token, token_spans
 
 
 class NotContiguous(ValueError):
@@ -100,3 +101,70 @@ def submission_refused(untranslatable: bool, unplaced: Sequence[str]) -> list[st
     """Why a submission is refused by its map: words marked for an aspect that are no longer in the
     translation (``links_of_map``'s problems). None for a sentence marked untranslatable: it keeps no map."""
     return [] if untranslatable else list(unplaced)
+
+
+
+#: The rules a stored aspect map keeps (``MapRefusal.rule``), as a refusal names them.
+NOT_OF_THIS_SENTENCE = "a map links the sentence's own aspects"
+MAPPED_TWICE = "each aspect is mapped at most once"
+OUTSIDE_THE_TEXT = "a span lies inside the translation's text"
+CUTS_A_WORD = "a span covers whole words of the translation"
+
+
+@dataclass(frozen=True)
+class MapRefusal:
+    """Why one link of a map may not be stored: its place in the map, its aspect (an id or an index, as the
+    caller keys aspects), the rule it breaks, and a message naming that rule."""
+
+    position: int
+    aspect: Hashable
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def map_refusals(
+    text: str | None, links: Iterable[tuple[Hashable, int | None, int | None, bool]],
+    aspects: Collection[Hashable] | None = None,
+) -> list[MapRefusal]:
+    """Why a translation's aspect map may not be stored, link by link (empty: it may), for every path that
+    writes one: the app's save (``db.translation``) and the work-file import (``corpus.workfile``).
+
+    ``links`` are (aspect, start, end, dropped); ``text`` is the stored (NFC) translation the spans index;
+    ``aspects`` the sentence's aspects (None: the caller checks them itself). Each aspect of the sentence is
+    mapped at most once; a dropped aspect has no span; a span covers whole canonical tokens, starting where one
+    starts and ending where one ends: a span cutting a word (a vowel sign or a nukta left out) would point the
+    tagging suggestions and the projected polarity at part of a word. A link with no span that is not dropped
+    marks nothing, and is not refused here (a submission asks for every aspect)."""
+    refusals: list[MapRefusal] = []
+    seen: set[Hashable] = set()
+    words: list[tuple[int, int]] = []  # the text's token spans, once a span needs them
+    for position, (aspect, start, end, dropped) in enumerate(links):
+        if aspects is not None and aspect not in aspects:
+            why = NOT_OF_THIS_SENTENCE, f"aspect {aspect} is not an aspect of this sentence"
+        elif aspect in seen:
+            why = MAPPED_TWICE, f"aspect {aspect} is mapped twice"
+        else:
+            seen.add(aspect)
+            why = None if dropped or start is None or end is None else _span_refusal(text, aspect, start, end, words)
+        if why is not None:
+            rule, detail = why
+            refusals.append(MapRefusal(position, aspect, rule, f"{detail}; aspect-map rule: {rule}"))
+    return refusals
+
+
+def _span_refusal(text: str | None, aspect: Hashable, start: int, end: int,
+                  words: list[tuple[int, int]]) -> tuple[str, str] | None:
+    """The rule a span breaks and what is wrong with it (None: it keeps them); ``words`` caches the token spans."""
+    if text is None or not 0 <= start < end <= len(text):
+        size = "it has no text" if text is None else f"{len(text)} characters"
+        return OUTSIDE_THE_TEXT, f"aspect {aspect}'s span {start}:{end} is outside the translation ({size})"
+    if not words:
+        words.extend(token_spans(text))
+    if any(s == start for s, _ in words) and any(e == end for _, e in words):
+        return None
+    cut = [f"“{text[s:e]}”" for s, e in words if s < end and e > start and (s < start or e > end)]
+    where = f"cuts {', '.join(cut)}" if cut else "starts or ends in the space between words"
+    return CUTS_A_WORD, f"aspect {aspect}'s span {start}:{end} (“{text[start:end]}”) {where}"

@@ -17,6 +17,7 @@ from json.scanner import make_scanner
 from typing import Any
 
 from corpus import json_input
+from corpus.aspect_map import map_refusals
 from corpus.bio import validate_tags
 from corpus.errors import LocatedError
 from corpus.records import (
@@ -304,9 +305,9 @@ def _parse_translation(obj: dict, sid: str) -> tuple:
     if reason is not None and reason not in UNTRANSLATABLE_REASONS:
         reason, reason_text = "other", free_reason_text(reason, reason_text)
     aspect_map = _parse_aspect_map(obj.get("aspect_map"), sid)
-    for link in aspect_map:
-        if link.end is not None and (text is None or link.end > len(text)):
-            raise _LineError(f"aspect_map span {link.start}:{link.end} is outside the translation", sid)
+    if aspect_map and (refused := map_refusals(text, [(k.aspect_index, k.start, k.end, k.dropped) for k in aspect_map])):
+        more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+        raise _LineError(f"aspect_map: {refused[0]}{more}", sid)
     return (phase, translator, text, untranslatable, reason, reason_text, aspect_map, time_spent_s,
             _optional_str(obj, "guidelines_version", sid), _STATUSES[status],
             _optional_str(obj, "submitted_at", sid) if status == _SUBMITTED else None)

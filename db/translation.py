@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from corpus.aspect_map import Marked, links_of_map, submission_refused
+from corpus.aspect_map import MAPPED_TWICE, NOT_OF_THIS_SENTENCE, Marked, links_of_map, map_refusals, submission_refused
 from corpus.assignment import aware_locked, blind_contaminated
 from corpus.glossary import GlossaryEntry, validate_entry
 from corpus.guidelines import guidelines_version as current_guidelines_version
@@ -278,24 +278,21 @@ def input_problems(text: str, draft: Draft) -> list[str]:
 
 
 def _valid_links(text: str, draft: Draft, aspects: dict[int, AspectView]) -> tuple[list[LinkDraft], list[str]]:
-    """Links that fit the text's tokens, and the problems with those that do not."""
-    starts = {t.start for t in tokenize_with_offsets(text)}
-    ends = {t.end for t in tokenize_with_offsets(text)}
-    good, problems, seen = [], [], set()
-    for link in draft.links:
-        aspect = aspects.get(link.aspect_term_id)
-        if aspect is None:
-            raise ValueError(f"aspect term {link.aspect_term_id} does not belong to this sentence")
-        if link.aspect_term_id in seen:
-            raise ValueError(f"aspect term {link.aspect_term_id} is linked twice")
-        seen.add(link.aspect_term_id)
-        if link.dropped:
+    """Links that keep the map's rule (``corpus.aspect_map.map_refusals``, which the work-file import applies
+    too), and the problems with those whose words no longer fit the text. A link to an aspect not of this
+    sentence, or a second link to one, is no editor's doing: a ValueError."""
+    refused = map_refusals(text, [(k.aspect_term_id, k.start, k.end, k.dropped) for k in draft.links], aspects)
+    if wrong := next((r for r in refused if r.rule in (NOT_OF_THIS_SENTENCE, MAPPED_TWICE)), None):
+        raise ValueError(str(wrong))
+    off = {r.position for r in refused}
+    good, problems = [], []
+    for position, link in enumerate(draft.links):
+        if position in off:
+            problems.append(f"the words marked for “{aspects[link.aspect_term_id].term}” no longer match your "
+                            "translation; mark them again")
+        elif link.dropped:
             good.append(LinkDraft(link.aspect_term_id, None, None, True, (link.reason or "").strip() or None))
-        elif link.start is None or link.end is None:
-            continue
-        elif not (0 <= link.start < link.end <= len(text)) or link.start not in starts or link.end not in ends:
-            problems.append(f"the words marked for “{aspect.term}” no longer match your translation; mark them again")
-        else:
+        elif link.start is not None and link.end is not None:
             good.append(LinkDraft(link.aspect_term_id, link.start, link.end))
     return good, problems
 

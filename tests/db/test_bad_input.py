@@ -259,7 +259,7 @@ WORK_CASES = {
                                                                                           "to": 999}])),
                                 Expect("outside the translation", line=2, sentence_id="new-1")),
     "aspect-map-unknown-aspect": (jsonl(NEW, _with(AWARE, sentence_id="new-1", aspect_map=[{"aspect": 5, "from": 0,
-                                                                                            "to": 3}])),
+                                                                                            "to": 5}])),
                                   Expect("refers to aspect 5", line=2, sentence_id="new-1")),
     "duplicate-sentence": (jsonl(NEW, NEW), Expect("duplicate sentence", line=2, sentence_id="new-1")),
     "duplicate-translation": (jsonl(NEW, _with(AWARE, sentence_id="new-1"), _with(AWARE, sentence_id="new-1")),

@@ -32,7 +32,7 @@ SENTENCE = {"type": "sentence", "id": "3121", "domain": "restaurant", "split": "
             "aspects": [{"term": "staff", "from": 8, "to": 13, "polarity": "negative"}]}
 AWARE = {"type": "translation", "sentence_id": "3121", "phase": "aware", "translator": "asha",
          "text": "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।", "untranslatable": False,
-         "aspect_map": [{"aspect": 0, "from": 6, "to": 11}]}
+         "aspect_map": [{"aspect": 0, "from": 6, "to": 12}]}
 TAGS = ["O", "B", "O", "O", "O", "O", "O", "O"]
 NONE = ["O"] * 8
 
