@@ -32,7 +32,8 @@ def main(argv: list[str] | None = None) -> None:
     from starlette.testclient import TestClient
 
     from corpus.vocabulary import Phase, Role
-    from db.auth import hash_password, start_session
+    from db.access import hash_password
+    from db.auth import start_session
     from db.engine import make_engine, transaction
     from db.models import SourceSentence, Translation, User, UserRole
     from db.schema import default_project_id, upgrade

@@ -46,7 +46,8 @@ def render_report(db_url: str, saves: int = SAVES) -> list[tuple[str, float, flo
     _compile_once_as_served()
 
     from corpus.vocabulary import Role, Status
-    from db.auth import create_user, start_session
+    from db.auth import start_session
+    from db.users import create_user
     from db.engine import make_engine
     from db.models import Translation
 

@@ -26,7 +26,7 @@ from corpus.gold import (
 )
 from corpus.revisions import gold_payload
 from corpus.vocabulary import GoldSource, RevisionAction, Role, Status
-from db.auth import check_writer
+from db.access import check_writer
 from db.conflicts import SavedFirst
 from db.engine import reader, transaction
 from db.gold import ItemState, among, item_states, project_annotators_per_item, read_gold_in_force

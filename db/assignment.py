@@ -23,7 +23,7 @@ from corpus.assignment import (
 )
 from corpus.vocabulary import OPEN_STATUSES, WORK_ORDER, Phase, Role, Status, aspect_phases, phase_spec
 from corpus.work_queue import OVERDUE_DAYS, overdue_tasks, unassigned_sentences
-from db.auth import check_writer
+from db.access import check_writer
 from db.engine import read, reader, transaction
 from db.models import (
     AnnotationAssignment,

@@ -46,7 +46,7 @@ from sqlalchemy.orm import Session
 from corpus import archive, json_input
 from corpus.archive import ArchiveReader, ArchiveRefused, ColumnSpec, Limits, Manifest, TableSpec
 from corpus.vocabulary import Role
-from db.auth import check_writer
+from db.access import check_writer
 from db.engine import is_sqlite, reader
 from db.models import Annotation, Base, Revision, SourceSentence, Translation
 from db.write_gate import write_turn

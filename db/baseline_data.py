@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from corpus.baseline import CrfSettings, LabelledSequence, dataset_baseline, held_out_predictions
 from corpus.evaluation import Evaluation, gold_version, score_by_domain
 from corpus.vocabulary import Role
-from db.auth import check_writer
+from db.access import check_writer
 from db.engine import reader
 from db.worker import in_worker
 from db.models import LeaderboardEntry, User

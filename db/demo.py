@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from corpus.semeval import parse_semeval
 from corpus.vocabulary import Phase, Role
-from db.auth import hash_password
+from db.access import hash_password
 from db.engine import transaction
 from db.importing import import_sentences
 from db.models import (

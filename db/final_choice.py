@@ -37,7 +37,7 @@ from corpus.kappa import tag_string
 from corpus.records import PHASES
 from corpus.rouge import rouge_l_f_text
 from corpus.vocabulary import RevisionAction, Role, Status
-from db.auth import check_writer
+from db.access import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, reader, transaction
 from db.gold import read_gold_in_force

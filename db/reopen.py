@@ -33,7 +33,7 @@ from corpus.reopen import (
 )
 from corpus.vocabulary import INACTIVE_STATUSES, Phase, RevisionAction, Status
 from corpus.work_queue import ReopenRow
-from db.auth import check_writer
+from db.access import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, transaction
 from db.models import (

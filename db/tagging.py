@@ -24,7 +24,7 @@ from corpus.revisions import annotation_payload
 from corpus.suggestions import confidence_label, shown_record
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize, tokenize_with_offsets
 from corpus.vocabulary import INACTIVE_STATUSES, SAVE_ACTIONS, RevisionAction, Role, Status
-from db.auth import SessionEnded, check_writer
+from db.access import SessionEnded, check_writer
 from db.conflicts import SavedFirst
 from db.engine import INTERACTIVE_BUSY_S, reader, transaction
 from db.models import (

@@ -28,7 +28,7 @@ from corpus.text_controls import one_line_text
 from corpus.tokens import normalize, tokenize_with_offsets
 from corpus.vocabulary import SAVE_ACTIONS, RevisionAction, Role, Status, aspect_phases, phase_spec
 from corpus.workfile import MAX_TEXT_CHARS, check_string
-from db.auth import SessionEnded, check_writer
+from db.access import SessionEnded, check_writer
 from db.conflicts import SavedFirst
 from db.engine import INTERACTIVE_BUSY_S, ProjectBusy, reader, transaction
 from db.models import (

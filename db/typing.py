@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from corpus import transliterate, word_context
 from corpus.tokens import normalize, words
 from corpus.vocabulary import Role
-from db.auth import SessionEnded, check_writer
+from db.access import SessionEnded, check_writer
 from db.engine import INTERACTIVE_BUSY_S, reader, transaction
 from db.models import GlossaryTerm, SourceSentence, Translation, TypedForm, User, utcnow
 from db.schema import default_project_id

@@ -1,7 +1,7 @@
 """User administration (the admin's Users page): accounts, roles, password resets, deactivation.
 
 Resetting a password, changing roles and deactivating end every login session the user has at once
-(``db.auth.end_all_sessions``): their open tabs are logged out and their next save is refused.
+(``db.access.end_all_sessions``): their open tabs are logged out and their next save is refused.
 Deactivating also moves their unfinished translation and tagging tasks to other people.
 
 Only an admin grants or removes the admin role, or changes an admin's account (a lead who could reset an
@@ -17,17 +17,18 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from corpus.passwords import has_control_characters
 from corpus.records import ROLES
 from corpus.vocabulary import OPEN_STATUSES, Role, Status
 from db.assignment import AssignmentSummary, reassign_open_work
-from db.auth import (
+from db.access import (
     ACCOUNT_ROLES,
     check_writer,
-    create_user,
     end_all_sessions,
     hash_password,
     recent_failures,
     validate_password,
+    validate_username,
 )
 from db.engine import reader, transaction
 from db.models import (
@@ -108,9 +109,52 @@ def _only_an_admin_changes_admins(session: Session, actor_id: int | None, before
         raise AdminOnly("only an admin can change an admin's account")
 
 
+def get_or_create_user(session: Session, username: str, role: str) -> User:
+    """Find a user by name, creating them with ``role`` and no password (they cannot log in yet)."""
+    user = session.scalars(select(User).where(User.username == username)).first()
+    if user is None:
+        validate_username(username)
+        user = User(username=username, display_name=username, roles=[UserRole(role=role)])
+        session.add(user)
+        session.flush()
+    elif role not in user.role_names:
+        user.roles.append(UserRole(role=role))
+        session.flush()
+    return user
+
+
+def create_user(
+    engine: Engine, username: str, roles: set[str], password: str | None, display_name: str | None = None,
+    actor_id: int | None = None,
+) -> int:
+    validate_username(username)
+    username = username.strip()
+    if display_name and has_control_characters(display_name):
+        raise ValueError("a display name cannot contain control characters")
+    unknown = set(roles) - set(ROLES)
+    if unknown or not roles:
+        raise ValueError(f"roles must be some of {', '.join(ROLES)}")
+    if password is not None:
+        validate_password(password, username)
+    with transaction(engine) as session:
+        check_writer(session, actor_id, roles=ACCOUNT_ROLES)
+        if session.scalars(select(User).where(User.username == username)).first():
+            raise ValueError(f"user {username!r} already exists")
+        user = User(
+            username=username,
+            display_name=(display_name or username).strip(),
+            password_hash=hash_password(password) if password else None,
+            roles=[UserRole(role=r) for r in sorted(roles)],
+        )
+        session.add(user)
+        session.flush()
+        session.add(AuditEvent(actor_id=actor_id, action="create-user", detail={"user": username, "roles": sorted(roles)}))
+        return user.id
+
+
 def create_account(engine: Engine, username: str, roles: set[str], password: str | None,
                    display_name: str | None, actor_id: int | None) -> int:
-    """``db.auth.create_user`` for the Users page: an account with the admin role only by an admin."""
+    """``create_user`` for the Users page: an account with the admin role only by an admin."""
     if Role.ADMIN in roles:
         with Session(reader(engine)) as session:
             _only_an_admin_changes_admins(session, actor_id, set(), set(roles))

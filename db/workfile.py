@@ -40,7 +40,7 @@ from corpus.records import (
 from corpus.revisions import MappedAspect, annotation_payload, translation_payload
 from corpus.tokens import TOKENIZER_SIGNATURE, tokenize
 from corpus.workfile import free_reason_notes, parse_work_file
-from db.auth import check_writer
+from db.access import check_writer
 from db.bulk import cycle_collection_paused, insert_rows, json_list_of_strings
 from db.engine import reader, transaction
 from db.importing import insert_sentences, plan_sentence_import
@@ -511,7 +511,7 @@ def _max_id(session: Session, model) -> int:  # noqa: ANN001
 
 def _write_users(session: Session, stored: _Stored, needed: dict[str, set[str]], now: datetime) -> None:
     """Unknown usernames become accounts with the roles the file implies and no password; known ones
-    gain a role the file implies (as ``db.auth.get_or_create_user`` does one at a time)."""
+    gain a role the file implies (as ``db.users.get_or_create_user`` does one at a time)."""
     missing = sorted(name for name in needed if name not in stored.users)
     if missing:
         insert_rows(session, User, ("username", "display_name", "password_hash", "active", "failed_logins",

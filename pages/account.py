@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from corpus.passwords import MIN_PASSWORD_LENGTH
-from db.auth import SessionEnded, change_password, issue_login_code
+from db.access import SessionEnded
+from db.auth import change_password, issue_login_code
 from ui.common import EVERYONE, get_engine, require_role
 from ui.text import md_escape
 

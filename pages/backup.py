@@ -17,7 +17,7 @@ from db.backup import (
     make_backup,
     restore_upload,
 )
-from db.auth import SessionEnded
+from db.access import SessionEnded
 from db.engine import ProjectBusy
 from db.workfile import import_progress
 from ui.common import ADMIN, get_engine, require_role

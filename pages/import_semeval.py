@@ -8,7 +8,7 @@ import streamlit as st
 from corpus.errors import InputRejected
 from corpus.semeval import domain_and_split_from_name, parse_semeval
 from corpus.vocabulary import Role
-from db.auth import SessionEnded
+from db.access import SessionEnded
 from db.browse import domains_and_splits
 from db.importing import (
     ImportRemovalRefused,

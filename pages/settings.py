@@ -7,7 +7,8 @@ import streamlit as st
 from corpus.final_choice import POLICIES
 from corpus.glossary import RULES
 from corpus.transliterate import SCHEME_KEYS, scheme_label
-from db.project_settings import PHONETIC_SCHEME, TAGGING_SCOPES, ProjectSettings, load_settings, save_settings
+from db.project_settings import PHONETIC_SCHEME, ProjectSettings, TAGGING_SCOPES, load_settings
+from db.settings_change import save_settings
 from db.translation import delete_glossary_term, glossary, set_glossary_term
 from db.typing import learned_forms
 from ui.common import ADMIN, get_engine, project_id, require_role

@@ -14,7 +14,8 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from corpus.vocabulary import Role
-from db.auth import SESSION_ENDED, CurrentUser, read_session_tokens_from, resume_session
+from db.access import SESSION_ENDED, read_session_tokens_from
+from db.auth import CurrentUser, resume_session
 from db.engine import default_url, make_engine
 from db.schema import upgrade
 from ui.auth_routes import SESSION_COOKIE

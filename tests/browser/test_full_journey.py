@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from corpus.metrics import compute_report
 from corpus.ranking import share_text
 from corpus.tokens import normalize, tokenize
-from db.auth import create_user
+from db.users import create_user
 from db.metrics_data import load_metrics_input
 from db.models import (
     Adjudication,

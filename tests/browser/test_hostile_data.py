@@ -17,7 +17,7 @@ from journey_steps import login, screenshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from db.auth import create_user  # noqa: E402
+from db.users import create_user  # noqa: E402
 from db.engine import make_engine, transaction  # noqa: E402
 from db.models import GlossaryTerm  # noqa: E402
 from tests.support.databases import copy_of  # noqa: E402

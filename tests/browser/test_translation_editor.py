@@ -343,7 +343,8 @@ def itrans_task(database):
     """One blind task with a stored draft, on a project whose typing scheme is ITRANS (the Roman box)."""
     from dataclasses import replace
 
-    from db.project_settings import load_settings, save_settings
+    from db.project_settings import load_settings
+    from db.settings_change import save_settings
     from tests.support.translation_fixtures import project_id
 
     url, engine = database

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from db.auth import SessionEnded, authenticate
+from db.access import SessionEnded
+from db.auth import authenticate
 from db.users import (
     AdminOnly,
     create_account,

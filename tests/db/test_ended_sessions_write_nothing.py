@@ -3,7 +3,7 @@ elsewhere or a demotion, an open tab's account change, assignment or reopening i
 write's own transaction and leaves every row as it was. On SQLite and PostgreSQL.
 
 The page's session token reaches the services as it does in the app: through the reader ``ui.common``
-registers with ``db.auth.read_session_tokens_from`` (here, a stand-in that answers this test's token)."""
+registers with ``db.access.read_session_tokens_from`` (here, a stand-in that answers this test's token)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-import db.auth
+import db.access
 from db.assignment import assign_translations, reassign_tasks
-from db.auth import SESSION_ENDED, SessionEnded, end_session, read_session_tokens_from, start_session
+from db.access import SESSION_ENDED, SessionEnded, read_session_tokens_from
+from db.auth import end_session, start_session
 from db.models import Annotation, AuditEvent, TranslationAssignment, User
 from db.tagging import assign_annotators, open_item, reopen_annotation, save_annotation
 from db.users import create_account, deactivate_user, reset_password, set_roles
@@ -25,7 +26,7 @@ ENDINGS = ("deactivated", "logged out elsewhere", "demoted")
 @pytest.fixture
 def page_token():
     """Run the services as inside a page run whose browser holds the token set here."""
-    previous = db.auth._browser_token
+    previous = db.access._browser_token
     holder: dict[str, str | None] = {"token": None}
     read_session_tokens_from(lambda: holder["token"])  # None: outside a page run
     yield holder

@@ -19,7 +19,7 @@ from corpus.final_choice import (
     phase_winner,
 )
 from corpus.rouge import rouge_l_f_text
-from db.auth import SessionEnded
+from db.access import SessionEnded
 from db.engine import transaction
 from db.final_choice import (
     StaleChoice,

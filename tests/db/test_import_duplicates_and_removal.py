@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from corpus.errors import InputRejected
 from corpus.import_checks import IN_OTHER_SPLIT
 from corpus.semeval import parse_semeval
-from db.auth import SessionEnded
+from db.access import SessionEnded
 from db.importing import (
     ImportRemovalRefused,
     import_semeval_stream,

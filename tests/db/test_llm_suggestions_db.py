@@ -11,8 +11,9 @@ from dataclasses import replace
 import pytest
 
 import db.llm_suggestions as llm
-from db.auth import SessionEnded
-from db.project_settings import load_settings, save_settings
+from db.access import SessionEnded
+from db.project_settings import load_settings
+from db.settings_change import save_settings
 from db.projection import shown_records, suggestion_figures
 from db.tagging import assign_annotators, open_item, save_annotation
 from tests.support.llm_stub import llm_stub

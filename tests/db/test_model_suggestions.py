@@ -25,7 +25,8 @@ from db.model_store import (
     suggestion_figures,
 )
 from db.models import Annotation, Revision
-from db.project_settings import load_settings, save_settings, settings_in
+from db.project_settings import load_settings, settings_in
+from db.settings_change import save_settings
 from db.tagging import assign_annotators, open_item, save_annotation, stored_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,

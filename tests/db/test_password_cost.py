@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import bcrypt
 
-from db.auth import (
-    BCRYPT_ROUNDS,
-    TEST_ROUNDS_ENV,
-    bcrypt_rounds,
-    check_password,
-    hash_password,
-)
+from db.access import BCRYPT_ROUNDS, TEST_ROUNDS_ENV, bcrypt_rounds, check_password, hash_password
 
 
 def cost(password_hash: str) -> int:

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from db.auth import create_user
+from db.users import create_user
 from db.engine import make_engine
 from db.models import Project
 

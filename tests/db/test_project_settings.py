@@ -8,12 +8,8 @@ import pytest
 from db.assignment import assign_translations, assignment_settings
 from db.final_choice import project_policy, record_auto_choices
 from db.metrics_data import project_settings
-from db.project_settings import (
-    ProjectNotFound,
-    ProjectSettings,
-    load_settings,
-    save_settings,
-)
+from db.project_settings import ProjectNotFound, ProjectSettings, load_settings
+from db.settings_change import save_settings
 from db.tagging import assign_annotators
 from tests.support.translation_fixtures import project_id
 

@@ -14,12 +14,10 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from db.access import DEFAULT_IDLE_HOURS, SESSION_ENDED, SessionEnded
 from db.auth import (
-    DEFAULT_IDLE_HOURS,
     LOGIN_CODE_LIFETIME,
-    SESSION_ENDED,
     SESSION_LIFETIME,
-    SessionEnded,
     end_session,
     issue_login_code,
     redeem_login_code,

@@ -62,7 +62,7 @@ def test_import_accepts_an_annotator_who_never_translated_the_sentence(engine):
 
 def test_assignment_never_gives_a_translator_a_colleagues_translation_of_the_sentence(engine):
     """The app's path asks the same rule: ravi, who translated the blind one, is never given asha's."""
-    from db.auth import get_or_create_user
+    from db.users import get_or_create_user
     from db.models import AnnotationAssignment
     from db.schema import default_project_id
     from db.tagging import assign_annotators

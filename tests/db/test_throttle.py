@@ -18,14 +18,9 @@ from corpus.throttle import (
     login_wait,
     progressive_delay,
 )
-from db.auth import (
-    AUDIT_KEEP,
-    FAILED_LOGINS_SUMMARY,
-    LOGIN_FAILED,
-    LoginFailed,
-    authenticate,
-    create_user,
-)
+from db.access import LOGIN_FAILED
+from db.auth import AUDIT_KEEP, FAILED_LOGINS_SUMMARY, LoginFailed, authenticate
+from db.users import create_user
 from db.models import AuditEvent, User
 from db.users import reset_password
 

@@ -15,7 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
-from db.auth import SESSION_ENDED, create_user
+from db.access import SESSION_ENDED
+from db.users import create_user
 from db.engine import make_engine
 from db.models import User
 from db.users import deactivate_user, reset_password

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from corpus.workfile import dump_work_file
-from db.auth import create_user
+from db.users import create_user
 from db.backup import holdings, make_backup, sqlite_snapshot
 from db.engine import make_engine
 from db.models import SourceSentence

@@ -38,7 +38,7 @@ def _leave_out_by_lead(engine, sentence_id: str) -> None:
 
 def _one_of_each(engine) -> None:
     build_small_project(engine, domain_r2="laptop")
-    from db.auth import create_user
+    from db.users import create_user
 
     create_user(engine, "lead", {"lead"}, "lead-password")
     add_sentence(engine, "n1", "Nobody translated this yet.", ordinal=99)

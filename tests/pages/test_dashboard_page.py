@@ -19,7 +19,7 @@ from tests.support.metrics_fixtures import build_small_project, expected_rouge
 def project_db(app_engine):
     engine = app_engine
     build_small_project(engine, domain_r2="laptop")
-    from db.auth import create_user
+    from db.users import create_user
 
     create_user(engine, "lead", {"lead"}, "lead-password")
     return engine

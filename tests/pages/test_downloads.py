@@ -11,7 +11,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from db.auth import create_user, end_session, start_session
+from db.auth import end_session, start_session
+from db.users import create_user
 from tests.support.app_pages import open_file
 from tests.support.export_factory import Corpus, build_sample
 from ui import api_routes as _api

@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from corpus.passwords import MIN_PASSWORD_LENGTH, common_passwords, password_problems, username_problems
 from db import auth
-from db.auth import LoginFailed, authenticate, change_password, create_user, resume_session, start_session
+from db.auth import LoginFailed, authenticate, change_password, resume_session, start_session
+from db.users import create_user
 from db.models import User
 from db.users import deactivate_user, reset_password
 

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from corpus.suggestions import ACCEPTED_KEY, KEYS_KEY, SUGGESTIONS_KEY
-from db.auth import create_user
+from db.users import create_user
 from db.models import Annotation, Revision
 from db.project_settings import load_settings
 from db.tagging import assign_annotators

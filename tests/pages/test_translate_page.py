@@ -522,7 +522,8 @@ def test_the_end_of_the_queue_is_one_clear_screen(world):
 
 
 def test_the_danda_setting_reaches_the_editor(world):
-    from db.project_settings import load_settings, save_settings
+    from db.project_settings import load_settings
+    from db.settings_change import save_settings
     from dataclasses import replace
 
     e, blind = world["engine"], world["blind"]
@@ -602,7 +603,8 @@ def test_unsaved_text_is_what_the_session_took_but_the_database_does_not_hold():
 
 
 def test_a_session_ended_elsewhere_with_text_unsaved_asks_to_discard_this_users_kept_copies(world):
-    from db.auth import SESSION_ENDED, end_session
+    from db.access import SESSION_ENDED
+    from db.auth import end_session
     from ui.translation_editor import kept_prefix
 
     engine, aid = world["engine"], world["blind"]
@@ -624,7 +626,8 @@ def test_a_session_ended_elsewhere_with_text_unsaved_asks_to_discard_this_users_
 
 
 def test_a_session_ended_with_everything_saved_asks_nothing_and_the_copies_are_keyed_by_user(world):
-    from db.auth import SESSION_ENDED, end_session
+    from db.access import SESSION_ENDED
+    from db.auth import end_session
 
     engine, aid = world["engine"], world["blind"]
     token = token_for(engine, world["asha"])

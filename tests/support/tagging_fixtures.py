@@ -52,7 +52,8 @@ def change_settings(engine: Engine, **changes) -> None:
     """The project's settings with ``changes`` (field=value), saved as the command line would (no page writer)."""
     from dataclasses import replace
 
-    from db.project_settings import load_settings, save_settings
+    from db.project_settings import load_settings
+    from db.settings_change import save_settings
 
     pid = project_id(engine)
     save_settings(engine, pid, replace(load_settings(engine, pid), **changes), None)

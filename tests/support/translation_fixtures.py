@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from db.auth import hash_password, start_session
+from db.access import hash_password
+from db.auth import start_session
 from db.engine import transaction
 from db.models import AspectTerm, Project, SourceSentence, TranslationAssignment, User, UserRole
 

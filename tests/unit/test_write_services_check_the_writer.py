@@ -84,11 +84,11 @@ def test_the_scan_finds_the_write_services_named_in_issue_31():
     services = write_services()
     for name in ("tagging.reopen_annotation", "users.create_account", "users.set_roles", "users.deactivate_user",
                  "assignment.assign_translations", "assignment.reassign_tasks", "adjudication.accept",
-                 "final_choice.choose", "project_settings.save_settings", "importing.import_sentences",
+                 "final_choice.choose", "settings_change.save_settings", "importing.import_sentences",
                  "workfile.import_work_file", "backup.restore_archive", "translation.set_glossary_term",
                  "translation.save_translation", "tagging.save_annotation", "reopen.reopen"):
         if name == "users.create_account":
-            name = "auth.create_user"  # create_account writes through it
+            name = "users.create_user"  # create_account writes through it
         assert name in services, name
 
 
