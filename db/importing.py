@@ -25,7 +25,7 @@ from corpus.import_checks import (
 from corpus.records import AspectRecord, CategoryRecord, SentenceKey, SentenceRecord
 from corpus.semeval import SemevalReader, source_digest
 from corpus.vocabulary import Role
-from db.auth import check_writer
+from db.access import check_writer
 from db.engine import reader, transaction
 from db.models import (
     AspectCategory,
