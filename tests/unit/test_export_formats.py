@@ -24,6 +24,7 @@ from corpus.export.records import (
     build_sentence,
 )
 from corpus.export.splits import apply_dev_split, carve_dev, iterative_stratification, split_divergence
+from corpus.export import writer
 from corpus.export.writer import write_directory, zip_bytes
 from corpus.tokens import normalize, tokenize
 from tests.support.export_reading import char_offsets, read_conll, spans_from_tags
@@ -526,6 +527,32 @@ def test_writer_writes_directory_and_zip_with_the_same_files(tmp_path):
         assert zf.read("hindi-aspect-corpus/README.md").decode("utf-8") == files["README.md"]
     with pytest.raises(ValueError):
         write_directory({"../evil.txt": "x"}, tmp_path)
+
+
+def _stdlib_zip(files: dict[str, str], root: str) -> bytes:
+    """The archive as ``zipfile`` alone writes it: the members one after another, deflate level 1."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        for rel, text in files.items():
+            info = zipfile.ZipInfo(f"{root}/{rel}", date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, text.encode("utf-8"), compresslevel=1)
+    return buffer.getvalue()
+
+
+def test_zip_is_byte_for_byte_what_zipfile_writes_with_members_compressed_in_threads():
+    files = build_files(dataset())
+    files["empty.txt"] = ""
+    files["हिंदी/नाम.tsv"] = "स्टाफ़\tB\n" * 5000  # a name zipfile marks as UTF-8, a member big enough to deflate
+    files.update({f"many/{i}.txt": f"{i}\n" * i for i in range(40)})
+    archive = zip_bytes(files, root="corpus")
+    assert archive == _stdlib_zip(files, "corpus")
+    # the path an archive past 4 GB or 65,535 members takes gives the same bytes
+    assert writer._zipfile_bytes([f"corpus/{rel}" for rel in files], [t.encode("utf-8") for t in files.values()]) == archive
+    with zipfile.ZipFile(io.BytesIO(archive)) as zf:
+        assert zf.testzip() is None
+        assert {n.removeprefix("corpus/"): zf.read(n).decode("utf-8") for n in zf.namelist()} == files
 
 
 def test_every_format_is_registered():
