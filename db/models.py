@@ -260,6 +260,7 @@ class Translation(Base):
             name="reason_known",
         ),
         Index("ix_translations_phase_status", "phase", "status"),
+        Index("ix_translations_updated", "updated_at", "version"),  # the figures' fingerprint and recent rows
     )
 
 
@@ -315,6 +316,8 @@ class AnnotationAssignment(Base):
             check_in("status", Status), name="status_known"
         ),
         Index("ix_annotation_assignments_queue", "user_id", "status"),
+        Index("ix_annotation_assignments_translation", "translation_id", "status", "user_id"),  # the gold reader
+        Index("ix_annotation_assignments_updated", "updated_at"),
     )
 
 
@@ -342,6 +345,7 @@ class Annotation(Base):
     __table_args__ = (
         UniqueConstraint("item_id", "annotator_id", name="uq_annotations_task"),
         CheckConstraint(check_in("status", RECORD_STATUSES), name="status_known"),
+        Index("ix_annotations_updated", "updated_at", "version"),  # the figures' fingerprint and recent rows
     )
 
 
