@@ -19,7 +19,7 @@ from corpus.records import PHASES
 from corpus.sentence_view import MAX_ROW_ID, Kept, annotators_disagree, kept_translation, neighbours, not_started
 from corpus.vocabulary import Status
 from db.engine import read
-from db.final_choice import candidates_by_sentence, final_choices_in_force, policy_in
+from db.final_candidates import candidates_by_sentence, final_choices_in_force, policy_in
 from db.gold import read_gold_in_force
 from db.models import Annotation, SourceSentence, TaggingItem, Translation, TranslationAssignment, User
 

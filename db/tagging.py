@@ -148,7 +148,7 @@ def tagging_targets(session: Session, project_id: int) -> list[Translation]:
     )
     if project.tagging_scope != "best":
         return submitted
-    from db.final_choice import phase_winners
+    from db.final_candidates import phase_winners
 
     keep: set[int] = set()
     for sentence_id in dict.fromkeys(t.sentence_id for t in submitted):

@@ -21,6 +21,7 @@ from corpus.final_choice import (
     step,
 )
 from corpus.vocabulary import Role
+from db.final_candidates import project_policy
 from db.final_choice import (
     StaleChoice,
     choose,
@@ -28,7 +29,6 @@ from db.final_choice import (
     decision_overview,
     mark_untranslatable,
     override_stats,
-    project_policy,
     record_auto_choices,
 )
 from ui.chips import marked_text

@@ -193,7 +193,7 @@ DB_KINDS = {
     "bulk": "storage", "rows": "storage", "write_gate": "storage", "write_rules": "storage",
     "revisions": "storage", "conflicts": "storage", "saving": "storage", "model_seal": "storage",
     "worker": "storage",
-    "access": "reader", "project_settings": "reader", "gold": "reader", "metrics_data": "reader", "work_queue": "reader", "queries": "reader", "browse": "reader",
+    "access": "reader", "project_settings": "reader", "final_candidates": "reader", "gold": "reader", "metrics_data": "reader", "work_queue": "reader", "queries": "reader", "browse": "reader",
     "sentence_view": "reader", "projection": "reader", "llm_suggestions": "reader",
     "adjudication": "service", "assignment": "service", "auth": "service", "backup": "service",
     "baseline_data": "service", "demo": "service", "export_data": "service", "final_choice": "service",
@@ -217,7 +217,7 @@ KNOWN_SERVICE_EDGES = {
     ("jobs", "baseline_data"), ("jobs", "model_store"),
     ("model_store", "jobs"),
     ("reopen", "adjudication"),
-    ("tagging", "adjudication"), ("tagging", "final_choice"), ("tagging", "model_store"),
+    ("tagging", "adjudication"), ("tagging", "model_store"),
     ("users", "assignment"), ("users", "tagging"),
     ("workfile", "adjudication"), ("workfile", "importing"),
 }

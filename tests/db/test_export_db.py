@@ -256,7 +256,7 @@ def test_the_bulk_automatic_pick_names_the_same_translation_as_the_final_transla
     page compares one sentence at a time. Same candidates, aspect counts, means and winner."""
     from bench.synthetic import build_corpus
     from corpus.final_choice import choose_final
-    from db.final_choice import candidates_by_sentence, project_candidates
+    from db.final_candidates import candidates_by_sentence, project_candidates
     from db.models import Project
 
     build_corpus(engine, 120, seed=3)

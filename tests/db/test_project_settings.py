@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from db.assignment import assign_translations, assignment_settings
-from db.final_choice import project_policy, record_auto_choices
+from db.final_candidates import project_policy
+from db.final_choice import record_auto_choices
 from db.metrics_data import project_settings
 from db.project_settings import ProjectNotFound, ProjectSettings, load_settings
 from db.settings_change import save_settings
