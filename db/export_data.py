@@ -361,9 +361,8 @@ def planned_auto_picks(session: Session, project_id: int,
     caller's (read) transaction and written nowhere: sentence row id -> translation id, and the policy.
     The same rule (``corpus.final_choice.choose_final`` over the same candidates); a lead's decision, and an
     automatic pick already recorded for the same translation and policy, are left as they are."""
-    from db.final_choice import (
-        choose_final, final_choices_in_force, policy_in, project_candidates, submitted_sentence_ids,
-    )
+    from corpus.final_choice import choose_final
+    from db.final_candidates import final_choices_in_force, policy_in, project_candidates, submitted_sentence_ids
 
     policy = policy_in(session, project_id)
     sentences = submitted_sentence_ids(session, project_id)
@@ -405,7 +404,8 @@ def pick_final_translations(engine: Engine, project_id: int | None = None) -> tu
     translations page does (``db.final_choice.record_auto_choices``: the rule of ``corpus.final_choice``,
     one row and one revision per pick; a lead's decision is never replaced). Returns (picks recorded,
     the project's policy)."""
-    from db.final_choice import project_policy, record_auto_choices
+    from db.final_candidates import project_policy
+    from db.final_choice import record_auto_choices
 
     with Session(reader(engine)) as session:
         project_id = project_id or default_project_id(session)
