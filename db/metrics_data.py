@@ -66,6 +66,19 @@ def _letters(tags: list) -> str | None:
     return tag_string(text) if len(text) == len(tags) else None
 
 
+def _gold_tags(gold: dict[int, ItemGold]) -> dict[int, str]:
+    """Translation id -> the gold in force as letters, for the items whose gold is valid B/I/O: what the
+    metrics input takes of gold, kept with the snapshot so a load after a save that left gold alone
+    converts none of it again."""
+    tags = {}
+    for item in gold.values():
+        if item.gold is not None:
+            letters = _letters(item.gold.tags)
+            if letters is not None:
+                tags[item.translation_id] = letters
+    return tags
+
+
 def as_columns(rows: list[tuple], width: int) -> list[list]:
     """Rows as columns (one list per column), also when there are no rows."""
     return columns(rows, *range(width))
@@ -109,6 +122,7 @@ class MetricsSnapshot:
     mapped: dict[int, int]  # translation id -> aspects its map keeps: what its record says
     gold_key: tuple
     gold: dict[int, ItemGold]
+    gold_tags: dict[int, str] | None = None  # translation id -> its decided gold as letters (``_gold_tags``)
 
 
 #: Past this many changed rows one full read costs less than reading them by id.
@@ -209,6 +223,8 @@ def _table_rows(conn, table, statement, build, previous: TableRows | None, keep:
 def _with_maps(rows: TableRows, mapped: dict[int, int], before: dict[int, int]) -> TableRows:
     """The translation records with the aspect maps saved since ``before`` (an aspect map is rows of its
     own: saving it need not touch its translation's version)."""
+    if mapped == before:
+        return rows
     places = [rows.index[pk] for pk in mapped.keys() | before.keys()
               if mapped.get(pk) != before.get(pk) and pk in rows.index]
     stale = [i for i in places if rows.records[i] is not None and rows.records[i][7] != mapped.get(rows.ids[i])]
@@ -314,22 +330,20 @@ def _read_snapshot(
         *conn.execute(select(func.count(AnnotationAssignment.id), func.max(AnnotationAssignment.id),
                              cast(func.max(AnnotationAssignment.updated_at), Text))).one(),
     ) if keep else None
+    gold_tags = None
     if gold is None:
         if annotation_rows is before and previous.gold_key == gold_key:
-            gold = previous.gold
+            gold, gold_tags = previous.gold, previous.gold_tags
         else:
             gold = read_gold_in_force(session, project_id, decided_only=True)
-    adjudicated: dict[int, str] = {}
-    for item in gold.values():
-        if item.gold is not None and item.translation_id in known:
-            tags = _letters(item.gold.tags)
-            if tags is not None:
-                adjudicated[item.translation_id] = tags
+    if gold_tags is None:
+        gold_tags = _gold_tags(gold)
+    adjudicated = dict(gold_tags) if known.issuperset(gold_tags) else {t: g for t, g in gold_tags.items() if t in known}
 
     data = MetricsInput(sentences, translations, tag_sets, adjudicated, k, invalid)
     if previous is not None and data == previous.data:
         data = previous.data  # nothing counted changed (drafts saved): readers may keep what they derived
-    return MetricsSnapshot(data, translation_rows, annotation_rows, users, mapped, gold_key, gold)
+    return MetricsSnapshot(data, translation_rows, annotation_rows, users, mapped, gold_key, gold, gold_tags)
 
 
 def project_settings(engine: Engine, project_id: int) -> dict:
