@@ -3,6 +3,9 @@
 SQLite runs in WAL mode with foreign keys on, and every transaction starts with
 ``BEGIN IMMEDIATE``: pysqlite's default deferred begin lets two writers read the same row and
 then one of them loses its update.
+
+The ORM (``sqlalchemy.orm``, a fifth of a command's start-up with ``db.models``) is imported by the
+functions that open a session, not by this module: an engine and its write rules need Core only.
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -109,7 +114,7 @@ def _configure_sqlite(engine: Engine) -> None:
 def make_engine(url: str | None = None) -> Engine:
     from db.write_rules import install as install_write_rules
 
-    install_write_rules()  # the write rules' session listeners (tagging independence), once per process
+    install_write_rules()  # the write rules' statement listener (tagging independence), once per process
     url = normalize_url(url or default_url())
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
@@ -131,6 +136,8 @@ def transaction(engine: Engine, busy_timeout_s: float | None = None) -> Iterator
     ``busy_timeout_s`` (a page's save: ``INTERACTIVE_BUSY_S``) bounds every wait together: the write turn,
     then what is left of it for SQLite's lock (its busy timeout) or PostgreSQL's row locks (``SET LOCAL
     lock_timeout``), so ``ProjectBusy`` comes within it."""
+    from sqlalchemy.orm import Session
+
     from db.write_gate import write_turn
 
     started = time.monotonic()
@@ -162,5 +169,7 @@ def transaction(engine: Engine, busy_timeout_s: float | None = None) -> Iterator
 def read(engine: Engine, query: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """Run ``query(session, ...)`` in one read-only transaction: the pages' way to read, so none of
     them opens a session or holds SQLite's write lock while it reads."""
+    from sqlalchemy.orm import Session
+
     with Session(reader(engine), expire_on_commit=False) as session:
         return query(session, *args, **kwargs)

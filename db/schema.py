@@ -1,4 +1,7 @@
-"""Create or upgrade the schema with Alembic, and make sure the default project exists."""
+"""Create or upgrade the schema with Alembic, and make sure the default project exists.
+
+A database already at head costs two plain queries and imports neither Alembic nor the ORM and its models
+(``db.models``): every command starts with this check, most of them before they map a row."""
 
 from __future__ import annotations
 
@@ -6,14 +9,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, create_engine, pool, select
+from sqlalchemy import Connection, Engine, column, create_engine, pool, select, table
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session
-
-from db.models import Project
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy.orm import Session
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 DEFAULT_PROJECT = "Hindi aspect extraction"
@@ -109,7 +110,15 @@ def upgrade(engine: Engine) -> None:
     migration_engine.dispose()
 
 
+#: The projects' table as far as the default project's id needs it (``db.models.Project``'s table).
+PROJECTS = table("projects", column("id"))
+
+
 def ensure_default_project(engine: Engine) -> int:
+    from sqlalchemy.orm import Session
+
+    from db.models import Project
+
     with Session(engine) as session:
         project = session.scalars(select(Project).order_by(Project.id)).first()
         if project is None:
@@ -126,9 +135,9 @@ def default_project(engine: Engine) -> int:
     return read(engine, default_project_id)
 
 
-def default_project_id(session: Session) -> int:
-    projects = Project.__table__  # a plain query: no mapper set-up for a command that maps no rows
-    project_id = session.scalars(select(projects.c.id).order_by(projects.c.id).limit(1)).first()
+def default_project_id(session: Session | Connection) -> int:
+    # a plain query by the table's name: no models, no mapper set-up for a command that maps no rows
+    project_id = session.scalars(select(PROJECTS.c.id).order_by(PROJECTS.c.id).limit(1)).first()
     if project_id is None:
         raise RuntimeError("no project: run `python -m corpus init` first")
     return project_id
