@@ -38,6 +38,7 @@ from db.models import (
     AnnotationAssignment,
     AspectAlignment,
     AspectTerm,
+    FinalChoice,
     Project,
     Revision,
     SourceSentence,
@@ -404,6 +405,44 @@ def _latest_save(session: Session, project_id: int) -> tuple:
     )).one()
     row = (*rest[:2], *translations, rest[2], *annotations, *rest[3:], *assignments)
     return (project_id, *(v.isoformat() if isinstance(v, datetime) else v for v in row))
+
+
+def left_out_basis(engine: Engine, project_id: int, snapshot: MetricsSnapshot) -> tuple:
+    """Everything the left-out counts (``db.export_data.left_out_counts``: the export's selection with the
+    Export page's defaults, ``corpus.export.selection.select_left_out``) read that a save can change, taken
+    from ``snapshot`` where it has it: two calls that return equal bases return equal counts.
+
+    Per sentence the selection reads which of its translations are submitted and which of those are
+    untranslatable, its latest final choice, and of the final translation its text, its frozen tokens and
+    its gold (the item's submitted annotations, decisions and assignees). So the basis holds: the sentences;
+    each translation's id with None (not submitted) or its untranslatable flag; the final translations with
+    their versions (every write of a row bumps it); the submitted annotations of the final translations
+    with their versions; the snapshot's gold key (decisions, assignees, annotators per item); the newest
+    final choice (append-only) and the tagging items (count and newest: frozen tokens never change). A
+    save of a translation that is not final, of its annotations, or a draft, changes none of it: the
+    dashboard does not run the selection again after it (0.5-0.7 s at paper scale)."""
+    with Session(reader(engine)) as session:
+        conn = session.connection()
+        latest = select(func.max(FinalChoice.id)).group_by(FinalChoice.sentence_id)
+        finals = sorted({pk for (pk,) in fetch(conn, select(FinalChoice.translation_id)
+                                                 .where(FinalChoice.id.in_(latest))) if pk is not None})
+        newest_choice, items, newest_item = conn.execute(select(
+            select(func.max(FinalChoice.id)).scalar_subquery(),
+            select(func.count(TaggingItem.id)).scalar_subquery(),
+            select(func.max(TaggingItem.id)).scalar_subquery(),
+        )).one()
+    translations, annotations = snapshot.translations, snapshot.annotations
+    final = set(finals)
+    states = tuple(None if r is None else r.untranslatable for r in translations.records)
+    final_versions = tuple(
+        (pk, translations.versions[i] if (i := translations.index.get(pk)) is not None else None) for pk in finals)
+    final_annotations = tuple(
+        (annotations.ids[i], annotations.versions[i])
+        for i, r in enumerate(annotations.records) if r is not None and r.translation_pk in final)
+    return (
+        project_id, tuple(s.pk for s in snapshot.data.sentences), tuple(translations.ids), states, final_versions,
+        final_annotations, snapshot.gold_key, newest_choice, items, newest_item,
+    )
 
 
 # --- Progress and sentence detail (dashboard) --------------------------------------------------------

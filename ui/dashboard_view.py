@@ -61,6 +61,7 @@ class CountedCorpora:
         self._lock = threading.Lock()
         self._latest: dict[tuple, tuple[tuple, metrics_data.MetricsSnapshot, int]] = {}
         self._corpus: dict[tuple, MetricsInput] = {}
+        self._left_out: dict[tuple, tuple[tuple, int]] = {}  # (db, project) -> (left-out basis, its number)
 
     def generation(self, engine: Engine, db: str, project: int, stamp: tuple) -> tuple[int, bool]:
         """The generation of the corpus counted at ``stamp``, and whether it is new. (Everything it uses comes
@@ -81,10 +82,21 @@ class CountedCorpora:
                 for key in [k for k in self._corpus if k[:2] == (db, project) and k[2] <= generation - self.KEPT]:
                     del self._corpus[key]
             self._latest[(db, project)] = (stamp, snapshot, generation)
+            basis = metrics_data.left_out_basis(engine, project, snapshot)
+            kept = self._left_out.get((db, project))
+            if kept is None or kept[0] != basis:
+                self._left_out[(db, project)] = (basis, kept[1] + 1 if kept is not None else 0)
             return generation, new
 
     def corpus(self, db: str, project: int, generation: int) -> MetricsInput:
         return self._corpus[(db, project, generation)]
+
+    def left_out_number(self, db: str, project: int) -> int:
+        """Numbers the left-out counts' basis (``db.metrics_data.left_out_basis``) as the generation numbers the
+        corpus: it moves when a save changes what the counts read, not with every save of what counts (a
+        translation that is not final, its annotations)."""
+        with self._lock:
+            return self._left_out[(db, project)][1]
 
 
 # --- Typed views ----------------------------------------------------------------------------------------
@@ -247,8 +259,9 @@ def progress(_engine: Engine, db: str, project: int, stamp: tuple, generation: i
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def left_out(_engine: Engine, db: str, project: int, generation: int, decisions: tuple) -> LeftOutSummary:
-    """Keyed by the counted corpus and the decisions beside it, not by every save (a draft moves neither)."""
+def left_out(_engine: Engine, db: str, project: int, basis: int, decisions: tuple) -> LeftOutSummary:
+    """Keyed by what the counts read (``CountedCorpora.left_out_number``) and the decisions beside it, not by
+    every save (a draft, or a translation that is not final, moves neither)."""
     return left_out_summary(export_data.left_out_counts(_engine, project))
 
 
@@ -305,6 +318,7 @@ class Dashboard:
     splits: Scope
     stamp: tuple
     generation: int
+    left_out_basis: int = 0
 
     @classmethod
     def open(cls, engine: Engine, project: int, stamp: tuple, domains: Scope, splits: Scope) -> Dashboard:
@@ -316,7 +330,7 @@ class Dashboard:
         generation, new_corpus = corpora().generation(engine, db, project, stamp)
         if new_corpus:
             agreement.clear()
-        return cls(engine, db, project, domains, splits, stamp, generation)
+        return cls(engine, db, project, domains, splits, stamp, generation, corpora().left_out_number(db, project))
 
     @property
     def _key(self) -> tuple:
@@ -335,7 +349,7 @@ class Dashboard:
         return progress(self.engine, self.db, self.project, self.stamp, self.generation, self.domains, self.splits)
 
     def left_out(self) -> LeftOutSummary:
-        return left_out(self.engine, self.db, self.project, self.generation,
+        return left_out(self.engine, self.db, self.project, self.left_out_basis,
                         export_data.left_out_stamp(self.engine, self.project))
 
     def suggestions(self) -> SuggestionReport:

@@ -113,3 +113,43 @@ def test_a_draft_saved_does_not_make_the_dashboard_count_the_left_out_again(dash
     at.run()
     assert not at.exception, at.exception
     assert len(calls) == before
+
+
+def test_a_saved_translation_that_is_not_final_keeps_the_counts_and_a_final_one_counts_again(dashboard_db, monkeypatch):
+    """What the counts read (``db.metrics_data.left_out_basis``) is the final translations, not every one: a save
+    of another submitted translation changes the figures, not the left-out counts, and runs no selection."""
+    import db.export_data
+
+    calls = []
+    real = db.export_data.left_out_counts
+    monkeypatch.setattr(db.export_data, "left_out_counts", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = open_page(dashboard_db, "lead", "pages/dashboard.py")
+    assert not at.exception, at.exception
+    shown = {m.label: m.value for m in at.metric}
+
+    def edit(translation_id: int, text: str) -> None:
+        with Session(dashboard_db) as session, session.begin():
+            session.get(Translation, translation_id).text = text
+
+    with Session(dashboard_db) as session:
+        submitted = session.scalars(select(Translation.id).where(Translation.status == Status.SUBMITTED,
+                                                                 Translation.untranslatable.is_(False))
+                                    .order_by(Translation.id)).all()
+        lead = session.scalars(select(User.id).where(User.username == "lead")).one()
+    edit(submitted[0], "अनुवाद जो अंतिम नहीं है")
+    before = len(calls)
+    at.run()
+    assert not at.exception, at.exception
+    assert len(calls) == before and {m.label: m.value for m in at.metric} == shown
+
+    final = submitted[-1]
+    with transaction(dashboard_db) as session:
+        chosen = session.get(Translation, final)
+        session.add(FinalChoice(sentence_id=chosen.sentence_id, translation_id=final, policy="lead", chosen_by=lead))
+    at.run()
+    counted = len(calls)
+    assert counted == before + 1
+    edit(final, "अंतिम अनुवाद बदला")
+    at.run()
+    assert not at.exception, at.exception
+    assert len(calls) == counted + 1
