@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import repeat
+from itertools import compress, repeat
 from operator import itemgetter
 
 from sqlalchemy import Engine, Text, case, cast, func, select
@@ -415,12 +415,13 @@ def left_out_basis(engine: Engine, project_id: int, snapshot: MetricsSnapshot) -
     Per sentence the selection reads which of its translations are submitted and which of those are
     untranslatable, its latest final choice, and of the final translation its text, its frozen tokens and
     its gold (the item's submitted annotations, decisions and assignees). So the basis holds: the sentences;
-    each translation's id with None (not submitted) or its untranslatable flag; the final translations with
+    the submitted translations and which of them are untranslatable; the final translations with
     their versions (every write of a row bumps it); the submitted annotations of the final translations
     with their versions; the snapshot's gold key (decisions, assignees, annotators per item); the newest
     final choice (append-only) and the tagging items (count and newest: frozen tokens never change). A
     save of a translation that is not final, of its annotations, or a draft, changes none of it: the
-    dashboard does not run the selection again after it (0.5-0.7 s at paper scale)."""
+    dashboard does not run the selection again after it (0.5-0.7 s at paper scale). Drafts count only in
+    the reasons' details, not in the counts: only submitted translations are in the basis."""
     with Session(reader(engine)) as session:
         conn = session.connection()
         latest = select(func.max(FinalChoice.id)).group_by(FinalChoice.sentence_id)
@@ -431,16 +432,19 @@ def left_out_basis(engine: Engine, project_id: int, snapshot: MetricsSnapshot) -
             select(func.count(TaggingItem.id)).scalar_subquery(),
             select(func.max(TaggingItem.id)).scalar_subquery(),
         )).one()
+    # Over the rows with ``compress``, ``map`` and ``itemgetter`` (no Python per row: 48,000 translations
+    # and 95,000 annotations at paper scale); a record is None where its row is not submitted.
     translations, annotations = snapshot.translations, snapshot.annotations
+    submitted = tuple(compress(translations.ids, translations.records))
+    untranslatable = tuple(compress(submitted, map(itemgetter(5), filter(None, translations.records))))
+    versions = dict(zip(translations.ids, translations.versions))
+    final_versions = tuple(zip(finals, map(versions.get, finals)))
     final = set(finals)
-    states = tuple(None if r is None else r.untranslatable for r in translations.records)
-    final_versions = tuple(
-        (pk, translations.versions[i] if (i := translations.index.get(pk)) is not None else None) for pk in finals)
-    final_annotations = tuple(
-        (annotations.ids[i], annotations.versions[i])
-        for i, r in enumerate(annotations.records) if r is not None and r.translation_pk in final)
+    final_annotations = tuple(compress(
+        compress(zip(annotations.ids, annotations.versions), annotations.records),
+        map(final.__contains__, map(itemgetter(0), filter(None, annotations.records)))))
     return (
-        project_id, tuple(s.pk for s in snapshot.data.sentences), tuple(translations.ids), states, final_versions,
+        project_id, tuple(map(itemgetter(0), snapshot.data.sentences)), submitted, untranslatable, final_versions,
         final_annotations, snapshot.gold_key, newest_choice, items, newest_item,
     )
 
