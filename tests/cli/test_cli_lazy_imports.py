@@ -1,7 +1,9 @@
 """The command line starts without the heavy libraries: its top import and `--help` import neither them nor
 SQLAlchemy, and `import-semeval` and `stats` on a database at head import no numerical library and not
-Alembic (the schema check is a read; `stats` of a corpus with no final translation reads no gold). What is imported is checked, never how long it takes (bench/bench_cli_startup.py
-prints the times). Each case is a fresh interpreter, as `python -m corpus` is."""
+Alembic (the schema check is a read; `stats` of a corpus with no final translation reads no gold). What every
+command shares (the engine with its write rules, the schema check) imports neither SQLAlchemy's ORM nor the
+models: `init` of a database at head shows it. What is imported is checked, never how long it takes
+(bench/bench_cli_startup.py prints the times). Each case is a fresh interpreter, as `python -m corpus` is."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ NUMERICAL = ("numpy", "pandas", "scipy", "statsmodels", "rouge_score", "sklearn"
 HEAVY = (*NUMERICAL, "alembic", "indic_transliteration", "streamlit", "altair", "corpus.baseline")
 #: ``import-semeval`` does not tokenize: ``corpus.tokens`` compiles its patterns (``regex``) on first use.
 NOT_FOR_IMPORT = (*HEAVY, "regex")
+#: SQLAlchemy's ORM and our mapped classes: about a third of a command's imports, for a command that maps rows.
+ORM = ("sqlalchemy.orm", "db.models")
 
 _PROBE = """
 import contextlib, io, json, sys
@@ -83,3 +87,22 @@ def test_stats_of_a_corpus_without_translations_imports_no_numerical_library_nor
     assert main(["--db", sqlite_url, "import-semeval", str(FIXTURES / "quirks_laptop.xml"), "--domain", "laptop",
                  "--split", "train"]) == 0
     assert imported(["--db", sqlite_url, "stats", "--json"], HEAVY) == []
+
+
+def test_the_engine_its_write_rules_and_the_schema_check_import_neither_the_orm_nor_the_models(sqlite_url):
+    """`init` of a database at head is the start every command shares and nothing else: the engine (with the
+    write rules' listener) and the schema check."""
+    from cli import main
+
+    assert main(["--db", sqlite_url, "init"]) == 0
+    assert imported(["--db", sqlite_url, "init"], (*ORM, "alembic")) == []
+
+
+def test_the_probe_sees_the_orm_when_a_command_maps_rows(sqlite_url):
+    """(The probe itself: `import-semeval` still writes through a session of the mapped tables.)"""
+    from cli import main
+
+    assert main(["--db", sqlite_url, "init"]) == 0
+    argv = ["--db", sqlite_url, "import-semeval", str(FIXTURES / "quirks_laptop.xml"), "--domain", "laptop",
+            "--split", "train"]
+    assert imported(argv, ORM) == sorted(ORM)
