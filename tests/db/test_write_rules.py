@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import func, insert, literal, select, update
 from sqlalchemy.orm import Session
 
-from db.engine import transaction
+from db.engine import INTERACTIVE_BUSY_S, transaction
 from db.models import AnnotationAssignment, Base, Translation, TranslationAssignment, User
 from db.workfile import import_work_file
 from db.write_rules import TABLE, TRANSLATION_ASSIGNMENTS, TRANSLATIONS, OwnTranslation
@@ -51,9 +51,11 @@ def _holder(engine, assignment_id: int) -> int:
         return s.get(AnnotationAssignment, assignment_id).user_id
 
 
-def test_moving_an_object_onto_a_colleague_of_the_sentence_is_refused(world):
+@pytest.mark.parametrize("busy", [None, INTERACTIVE_BUSY_S])
+def test_moving_an_object_onto_a_colleague_of_the_sentence_is_refused(world, busy):
+    """(A page's save runs on the engine with its own busy wait: an engine of its own options.)"""
     engine, users = world["engine"], world["users"]
-    with pytest.raises(OwnTranslation, match=COLLEAGUE), transaction(engine) as session:
+    with pytest.raises(OwnTranslation, match=COLLEAGUE), transaction(engine, busy) as session:
         session.get(AnnotationAssignment, world["given"]).user_id = users["ravi"]
     assert _holder(engine, world["given"]) == users["meera"]
 
