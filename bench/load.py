@@ -52,7 +52,8 @@ from db.models import (
     utcnow,
 )
 from db.schema import default_project_id
-from db.tagging import AnnotationState, freeze_item, save_annotation
+from db.tagging import AnnotationState, freeze_item
+from db.workflows import save_annotation
 from db.translation import (
     Draft,
     InputRefused,

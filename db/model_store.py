@@ -1,7 +1,8 @@
-"""The model in the loop: the project's suggestion CRF (trained in the background, stored), what annotators were
-shown, and the review-suspects list.
+"""The model in the loop: the project's suggestion CRF (trained in the background, stored) and the
+review-suspects list (the stored model and what annotators were shown are read through ``db.suggestion_model``).
 
-Training never runs in a request: ``kick`` (called when an item opens) only counts, and when the gold has
+Training never runs in a request: ``db.workflows.kick`` (called when an item opens) only counts
+(``retrain_may_be_due``), and when the gold has
 grown past the next threshold (``corpus.suggestions.retrain_due``) enqueues a retrain job (``db.jobs``: one per
 project at a time, whichever server or worker runs it); the job (``run_retrain``) reads every gold item, has
 ``corpus.baseline``'s CRF trained in a worker process (``train_in_worker``: CRFsuite keeps the GIL while it
@@ -27,34 +28,18 @@ from corpus.baseline import (
     CrfSettings,
     LabelledSequence,
     TrainedFile,
-    TrainedModel,
     cross_validated_predictions,
-    load_model,
-    suggest_spans,
     suspects,
     train_model_file,
 )
-from corpus.jobs import JobKind
-from corpus.suggestions import (
-    Exposure,
-    ShownSave,
-    SuggestionQuality,
-    exposure,
-    retrain_due,
-    shown_spans,
-    suggestion_quality,
-    TRAINING_CAP,
-    training_sample,
-)
-from corpus.vocabulary import RevisionAction, Status
+from corpus.suggestions import TRAINING_CAP, retrain_due, training_sample
+from corpus.vocabulary import Status
 from db.engine import reader, transaction
 from db.gold import gold_in_force
-from db.jobs import enqueue_in
-from db.model_seal import seal, unseal
+from db.model_seal import seal
 from db.models import (
     Adjudication,
     Annotation,
-    Revision,
     SourceSentence,
     SuggestionModel,
     TaggingItem,
@@ -62,6 +47,7 @@ from db.models import (
     utcnow,
 )
 from db.project_settings import ProjectSettings, load_settings
+from db.suggestion_model import model_info, model_key
 from db.worker import in_worker
 
 log = logging.getLogger(__name__)
@@ -106,23 +92,6 @@ def gold_items(engine: Engine, project_id: int) -> list[GoldItem]:
 
 
 # ---------------------------------------------------------------- the stored model
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    gold_count: int
-    signature: str
-    train_seconds: float
-    trained_at: object
-
-
-def model_info(engine: Engine, project_id: int) -> ModelInfo | None:
-    """The stored suggestion model's gold count, signature and training time (without its bytes)."""
-    with Session(reader(engine)) as session:
-        row = session.execute(
-            select(SuggestionModel.gold_count, SuggestionModel.signature, SuggestionModel.train_seconds,
-                   SuggestionModel.trained_at).where(SuggestionModel.project_id == project_id)).first()
-    return ModelInfo(*row) if row else None
 
 
 def _store(engine: Engine, project_id: int, gold_count: int, signature: str, data: bytes, seconds: float) -> None:
@@ -234,11 +203,6 @@ def _counts(values: Iterable[str]) -> dict[str, int]:
 
 _lock = threading.Lock()
 _checked: dict[tuple[str, int], float] = {}
-_models: dict[tuple[str, int], tuple[object, TrainedModel | None]] = {}
-
-
-def _key(engine: Engine, project_id: int) -> tuple[str, int]:
-    return (engine.url.render_as_string(hide_password=True), project_id)
 
 
 def _upper_bound(session: Session, project_id: int) -> int:
@@ -258,103 +222,29 @@ def run_retrain(engine: Engine, project_id: int) -> bool:
     return retrain_if_due(engine, project_id, trainer=train_in_worker)
 
 
-def kick(session: Session, project_id: int, settings: ProjectSettings) -> int | None:
-    """Enqueue a retrain job, in the caller's transaction, if the model may be due; returns the job's id (None:
-    not due, or checked recently in this process). Idempotent: while a retrain of the project is queued or
-    running, on any server, its id is returned. Costs the caller one COUNT at most every ``CHECK_EVERY_S``."""
+def retrain_may_be_due(session: Session, project_id: int, settings: ProjectSettings) -> bool:
+    """Whether the model may be due for a retrain (``db.workflows.kick`` then enqueues the job), read in the
+    caller's transaction: False while suggestions are off, or when this process checked the project less than
+    ``CHECK_EVERY_S`` ago. Costs the caller one COUNT at most every ``CHECK_EVERY_S``."""
     if not settings.model_suggestions:
-        return None
+        return False
     engine = session.get_bind()
     engine = getattr(engine, "engine", engine)
-    key = _key(engine, project_id)
+    key = model_key(engine, project_id)
     now = time.monotonic()
     with _lock:
         if now - _checked.get(key, -CHECK_EVERY_S) < CHECK_EVERY_S:
-            return None
+            return False
         _checked[key] = now
     trained_on = session.scalar(select(SuggestionModel.gold_count).where(SuggestionModel.project_id == project_id))
-    if not retrain_due(_upper_bound(session, project_id), trained_on, settings.suggest_min_gold,
-                       settings.suggest_retrain_every):
-        return None
-    return enqueue_in(session, project_id, JobKind.RETRAIN)
+    return retrain_due(_upper_bound(session, project_id), trained_on, settings.suggest_min_gold,
+                       settings.suggest_retrain_every)
 
 
 def forget_checks() -> None:
-    """Forget when projects were last checked (tests that want ``kick`` to look again at once)."""
+    """Forget when projects were last checked (tests that want ``db.workflows.kick`` to look again at once)."""
     with _lock:
         _checked.clear()
-
-
-def current_model(session: Session, project_id: int) -> TrainedModel | None:
-    """The stored model, loaded once per stored version (a newer one replaces it)."""
-    row = session.execute(select(SuggestionModel.id, SuggestionModel.trained_at, SuggestionModel.gold_count)
-                          .where(SuggestionModel.project_id == project_id)).first()
-    if row is None:
-        return None
-    engine = session.get_bind()
-    key = _key(getattr(engine, "engine", engine), project_id)
-    stamp = tuple(row)
-    cached = _models.get(key)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    stored = session.scalar(select(SuggestionModel.model).where(SuggestionModel.id == row[0]))
-    data = unseal(getattr(engine, "engine", engine), project_id, stored)
-    if data is None:  # not sealed by this server's key: CRFsuite's C reader never sees it (db.model_seal)
-        log.warning("suggestion model of project %s is not sealed with this server's key: not opened", project_id)
-        _models[key] = (stamp, None)
-        return None
-    model = load_model(data, CrfSettings(), row[2])
-    _models[key] = (stamp, model)
-    return model
-
-
-def model_spans(session: Session, project_id: int, tokens: Sequence[str]) -> list[tuple[int, int, float]]:
-    """The stored model's spans in these tokens with its confidence in each (none without a model)."""
-    model = current_model(session, project_id)
-    if model is None or not tokens:
-        return []
-    return [(s.start, s.end, s.confidence) for s in suggest_spans(model, [list(tokens)])[0]]
-
-
-# ---------------------------------------------------------------- what annotators were shown
-
-
-def shown_saves(engine: Engine, project_id: int) -> list[ShownSave]:
-    """Each submitted annotation's latest submit: its item, the model spans it recorded as shown, its tags."""
-    return [ShownSave(item_id, shown_spans(payload), tuple(tags))
-            for item_id, payload, tags in latest_submits(engine, project_id)]
-
-
-def latest_submits(engine: Engine, project_id: int) -> list[tuple[int, dict | None, list[str]]]:
-    """(item id, revision payload, tags) of each submitted annotation's latest submit, in revision order."""
-    with Session(reader(engine)) as session:
-        latest = (
-            select(func.max(Revision.id))
-            .join(Annotation, Annotation.id == Revision.entity_id)
-            .join(TaggingItem, TaggingItem.id == Annotation.item_id)
-            .join(Translation, Translation.id == TaggingItem.translation_id)
-            .join(SourceSentence, SourceSentence.id == Translation.sentence_id)
-            .where(Revision.entity == "annotation", Revision.action == RevisionAction.SUBMIT,
-                   Annotation.status == Status.SUBMITTED, SourceSentence.project_id == project_id)
-            .group_by(Revision.entity_id)
-        )
-        rows = session.execute(
-            select(Annotation.item_id, Revision.payload, Annotation.tags)
-            .join(Annotation, Annotation.id == Revision.entity_id)
-            .where(Revision.id.in_(latest))
-            .order_by(Revision.id)
-        ).all()
-    return [tuple(r) for r in rows]
-
-
-def suggestion_figures(engine: Engine, project_id: int) -> tuple[SuggestionQuality, Exposure]:
-    """Acceptance and precision of the model suggestions (against the gold in force), and on how many
-    tagged items annotators saw them."""
-    saves = shown_saves(engine, project_id)
-    items = {s.item_id for s in saves if s.shown}
-    gold = {i: g.gold.tags for i, g in gold_in_force(engine, project_id, items).items() if g.gold is not None} \
-        if items else {}
-    return suggestion_quality(saves, gold), exposure(saves)
 
 
 # ---------------------------------------------------------------- review suspects

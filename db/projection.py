@@ -185,7 +185,7 @@ def shown_records(suggestions: Sequence) -> list[tuple[int, int, str, float | No
 
 def suggestion_saves(engine: Engine, project_id: int) -> list[SuggestionSave]:
     """Each submitted annotation's latest submit: what its editor showed, by source, its tags and key count."""
-    from db.model_store import latest_submits
+    from db.suggestion_model import latest_submits
 
     return [SuggestionSave(item_id, shown_by_source(payload), tuple(tags), (payload or {}).get(KEYS_KEY))
             for item_id, payload, tags in latest_submits(engine, project_id)]

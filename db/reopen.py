@@ -11,6 +11,7 @@ request for the record; a lead's reopening without a request is stored as an ans
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -345,13 +346,15 @@ def _aware_of(session: Session, translation: Translation) -> tuple[str | None, b
 
 
 def reopen(engine: Engine, lead_id: int, kind: str, record_id: int, reason: str, *, expected_version: int,
-           answering: tuple[int, int] | None = None, session_token: str | None = None) -> Answer:
+           answering: tuple[int, int] | None = None, session_token: str | None = None,
+           decide_gold: Callable[[Session, int], object]) -> Answer:
     """A lead sets a submitted translation or annotation back to draft, with a reason its worker reads.
 
     ``expected_version``: the record's version the lead saw; StaleReopen if it has changed since (nothing
     written). ``answering``: (id, version) of the pending request the lead is answering, if any; StaleReopen
     if another lead answered it meanwhile. ReopenRefused for anyone without the lead role, or a record the
-    rules keep closed; ReasonRefused for a reason that cannot be stored."""
+    rules keep closed; ReasonRefused for a reason that cannot be stored. ``decide_gold``: what a reopened
+    annotation does to its item's automatic gold, in the same transaction (``db.workflows.reopen``)."""
     kind = _kind(kind)
     text = clean_reason(reason)
     try:
@@ -392,9 +395,7 @@ def reopen(engine: Engine, lead_id: int, kind: str, record_id: int, reason: str,
                 payload["submitted_at"] = None
             record_revision(session, kind, record.id, record.version, lead.id, REOPEN, payload)
             if isinstance(record, Annotation):
-                from db.adjudication import auto_gold_if_agreed
-
-                auto_gold_if_agreed(session, record.item_id)
+                decide_gold(session, record.item_id)  # db.workflows passes the automatic gold rule
             return Answer(kind, record.id, RequestState.REOPENED, _name(lead), text, record.version,
                           tuple(r.id for r in requests))
     except StaleDataError:

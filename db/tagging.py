@@ -9,7 +9,7 @@ labels the same tokens even if the tokenizer or the text changes later. Every sa
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -123,6 +123,13 @@ class ItemView:
     suggestions: list[Suggestion]
     annotation: AnnotationState
     text_changed: bool  # the translation was edited after its tokens were frozen
+
+
+#: Steps another concept takes inside this module's write transaction, handed in by ``db.workflows`` (the one
+#: place that says which): after a submit or a reopen, the item's automatic gold (``ItemStep``: session, item
+#: id); when an item opens, the suggestion model's retrain check (``OpenStep``: session, project id, settings).
+ItemStep = Callable[[Session, int], object]
+OpenStep = Callable[[Session, int, ProjectSettings], object]
 
 
 def sentence_key(sentence: SourceSentence) -> str:
@@ -365,7 +372,7 @@ def _item_suggestions(session: Session, item: TaggingItem, translation: Translat
     out = _suggestions_for(session, item, translation) if project.prefill_from_aspect_map else []
     if not project.model_suggestions:
         return out
-    from db.model_store import model_spans
+    from db.suggestion_model import model_spans
     from db.projection import map_complete
 
     if out and map_complete(session, translation.id, translation.sentence_id):
@@ -377,7 +384,7 @@ def _item_suggestions(session: Session, item: TaggingItem, translation: Translat
 def _model_spans_shown(session: Session, item: TaggingItem) -> list[tuple[int, int, float]]:
     """The model suggestions the editor shows on this item (what a save records); without a stored model,
     one small query and nothing else."""
-    from db.model_store import current_model
+    from db.suggestion_model import current_model
 
     translation = item.translation
     project_id = session.scalar(select(SourceSentence.project_id).where(SourceSentence.id == translation.sentence_id))
@@ -417,16 +424,16 @@ def _own_annotation(session: Session, item_id: int, user_id: int) -> Annotation 
     ).first()
 
 
-def open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
+def open_item(engine: Engine, user_id: int, translation_id: int, *, on_open: OpenStep) -> ItemView:
     """What the annotator sees: frozen tokens, their own tags only, and optional context; suggestions from
     the translator's map, else projected from the aware translations, the glossary and the loanword
     transliteration (``db.projection``, read after the write transaction), else the model's."""
     from db.projection import with_projection
 
-    return with_projection(engine, _open_item(engine, user_id, translation_id))
+    return with_projection(engine, _open_item(engine, user_id, translation_id, on_open))
 
 
-def _open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
+def _open_item(engine: Engine, user_id: int, translation_id: int, on_open: OpenStep) -> ItemView:
     with transaction(engine) as session:
         check_writer(session, user_id, roles=(Role.ANNOTATOR,), error=SessionEndedWhileTagging)
         _assignment(session, user_id, translation_id)
@@ -435,9 +442,7 @@ def _open_item(engine: Engine, user_id: int, translation_id: int) -> ItemView:
         sentence = session.get(SourceSentence, translation.sentence_id)
         project = settings_in(session, sentence.project_id)
         show_source = project.annotators_see_source
-        from db.model_store import kick
-
-        kick(session, sentence.project_id, project)  # trains in a thread if due; never waits
+        on_open(session, sentence.project_id, project)  # db.workflows.kick: enqueues a retrain if due; never waits
         return ItemView(
             item_id=item.id,
             translation_id=translation.id,
@@ -478,6 +483,8 @@ def save_annotation(
     shown: Sequence[tuple[int, int, str, float | None]] | None = None,
     keys: int | None = None,
     busy_timeout_s: float | None = INTERACTIVE_BUSY_S,
+    *,
+    decide_gold: ItemStep,
 ) -> AnnotationState:
     """Save the annotator's tags; ``expected_version`` is the version they loaded (None for a first save).
     A stored annotation that already holds what this save sends is returned as it is, nothing written,
@@ -498,7 +505,7 @@ def save_annotation(
     mine = AnnotationState(None, list(tags), no_aspects, Status.SUBMITTED if submitting else Status.DRAFT,
                            expected_version, _spans(rejected))
     try:
-        return _save(engine, user_id, item_id, mine, action, time_spent_s, session_token, shown, keys,
+        return _save(engine, user_id, item_id, mine, action, time_spent_s, decide_gold, session_token, shown, keys,
                      busy_timeout_s)
     except (StaleDataError, IntegrityError) as exc:
         # PostgreSQL: another save of this annotation committed between our read and our write, so our
@@ -524,7 +531,8 @@ def _holds_what_is_sent(stored: AnnotationState, mine: AnnotationState, action: 
 
 def _save(
     engine: Engine, user_id: int, item_id: int, mine: AnnotationState, action: str, time_spent_s: float,
-    session_token: str | None = None, shown_records: Sequence[tuple[int, int, str, float | None]] | None = None,
+    decide_gold: ItemStep, session_token: str | None = None,
+    shown_records: Sequence[tuple[int, int, str, float | None]] | None = None,
     keys: int | None = None, busy_timeout_s: float | None = None,
 ) -> AnnotationState:
     tags, no_aspects, expected_version = mine.tags, mine.no_aspects, mine.version
@@ -576,14 +584,12 @@ def _save(
                                shown=shown_record(shown_records, tags, keys) if shown_records is not None else None),
         )
         if annotation.status == Status.SUBMITTED:
-            from db.adjudication import auto_gold_if_agreed
-
-            auto_gold_if_agreed(session, item_id)
+            decide_gold(session, item_id)
         return _state(annotation, len(item.tokens), mine.rejected)
 
 
 def reopen_annotation(engine: Engine, user_id: int, item_id: int, expected_version: int | None,
-                      session_token: str | None = None) -> AnnotationState:
+                      session_token: str | None = None, *, decide_gold: ItemStep) -> AnnotationState:
     """Make the annotator's submitted annotation a draft again, so it can be edited: an explicit step
     (a submitted annotation is what gold is built from), recorded as a revision with action "reopen".
     Automatic gold then follows the submitted versions as after any save. StaleAnnotation if it changed
@@ -614,9 +620,7 @@ def reopen_annotation(engine: Engine, user_id: int, item_id: int, expected_versi
                                tags=annotation.tags, no_aspects=annotation.no_aspects, status=Status.DRAFT,
                                rejected=current.rejected),
         )
-        from db.adjudication import auto_gold_if_agreed
-
-        auto_gold_if_agreed(session, item_id)
+        decide_gold(session, item_id)
         return _state(annotation, len(item.tokens), current.rejected)
 
 

@@ -2,7 +2,8 @@
 
 Resetting a password, changing roles and deactivating end every login session the user has at once
 (``db.access.end_all_sessions``): their open tabs are logged out and their next save is refused.
-Deactivating also moves their unfinished translation and tagging tasks to other people.
+Deactivating also moves their unfinished translation and tagging tasks to other people
+(``db.workflows.deactivate_user``).
 
 Only an admin grants or removes the admin role, or changes an admin's account (a lead who could reset an
 admin's password could become one). ``actor_id`` None is the command line, run by whoever holds the
@@ -20,7 +21,6 @@ from sqlalchemy.orm import Session
 from corpus.passwords import has_control_characters
 from corpus.records import ROLES
 from corpus.vocabulary import OPEN_STATUSES, Role, Status
-from db.assignment import AssignmentSummary, reassign_open_work
 from db.access import (
     ACCOUNT_ROLES,
     check_writer,
@@ -39,7 +39,6 @@ from db.models import (
     UserRole,
     utcnow,
 )
-from db.tagging import AssignmentReport, reassign_open_tagging
 
 # What deactivating moves to others (``reassign_open_work`` and ``reassign_open_tagging``).
 MOVED_TRANSLATION = OPEN_STATUSES
@@ -48,20 +47,6 @@ MOVED_TAGGING = (Status.ASSIGNED, Status.DRAFT)
 
 class AdminOnly(PermissionError, ValueError):
     """A change only an admin may make (a ValueError too, so every page's refusal handler shows it)."""
-
-
-@dataclass(frozen=True)
-class Reassignment:
-    """What deactivating a user moved to others."""
-
-    translation: AssignmentSummary
-    tagging: AssignmentReport
-
-    def __str__(self) -> str:
-        text = f"translation: {self.translation}; tagging: {self.tagging.created} new tasks for {self.tagging.targets} items"
-        if self.tagging.short:
-            text += f" ({len(self.tagging.short)} items lack an eligible annotator)"
-        return text
 
 
 @dataclass(frozen=True)
@@ -218,26 +203,17 @@ def reset_password(engine: Engine, user_id: int, password: str, actor_id: int | 
         session.add(AuditEvent(actor_id=actor_id, action="reset-password", detail={"user": user.username}))
 
 
-def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Reassignment:
-    """Log the user out everywhere, stop new logins, and reassign their unfinished translation and
-    tagging tasks."""
+def deactivate_in(session: Session, user_id: int, actor_id: int | None) -> User:
+    """Deactivate the user inside the caller's transaction (``db.workflows.deactivate_user``, which checks the
+    writer first and then moves their open work to others): no more logins, every session ended."""
     if user_id == actor_id:
         raise ValueError("you cannot deactivate yourself")
-    with transaction(engine) as session:
-        check_writer(session, actor_id, roles=ACCOUNT_ROLES)
-        user = _user(session, user_id)
-        _only_an_admin_changes_admins(session, actor_id, user.role_names)
-        user.active = False
-        end_all_sessions(session, user)
-        session.flush()
-        translation = reassign_open_work(session, user_id, actor_id)
-        tagging = reassign_open_tagging(session, user_id, actor_id)
-        session.add(AuditEvent(actor_id=actor_id, action="deactivate-user",
-                               detail={"user": user.username, "reassigned_sentences": translation.sentences,
-                                       "new_tasks": translation.created,
-                                       "reassigned_tagging_items": tagging.targets,
-                                       "new_tagging_tasks": tagging.created}))
-        return Reassignment(translation, tagging)
+    user = _user(session, user_id)
+    _only_an_admin_changes_admins(session, actor_id, user.role_names)
+    user.active = False
+    end_all_sessions(session, user)
+    session.flush()
+    return user
 
 
 def reactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> None:

@@ -18,7 +18,8 @@ from corpus.jobs import JobKind, JobState, needs_run
 from corpus.vocabulary import Role
 from db.baseline_data import add_entry, gold_test_split, leaderboard
 from db.jobs import enqueue, latest
-from db.model_store import SuspectRow, gold_stamp, model_info, suggestion_figures
+from db.model_store import SuspectRow, gold_stamp
+from db.suggestion_model import model_info, suggestion_figures
 from db.project_settings import load_settings
 from ui.common import get_engine, project_id, require_role
 from ui.jobs import show_job

@@ -14,14 +14,8 @@ from corpus.bio import spans_to_tags
 from corpus.vocabulary import RevisionAction, Role, Status
 from db.engine import ProjectBusy
 from db.projection import shown_records
-from db.tagging import (
-    NotAssigned,
-    StaleAnnotation,
-    my_queue,
-    open_item,
-    reopen_annotation,
-    save_annotation,
-)
+from db.tagging import NotAssigned, StaleAnnotation, my_queue
+from db.workflows import open_item, reopen_annotation, save_annotation
 from ui.common import get_engine, require_role, session_token
 from ui.conflict import Choice
 from ui.span_editor import EDITS, Commit, span_editor

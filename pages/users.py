@@ -14,15 +14,8 @@ from corpus.passwords import MIN_PASSWORD_LENGTH
 from corpus.records import ROLES
 from corpus.vocabulary import Role
 from db.auth import session_idle_hours, set_session_idle_hours
-from db.users import (
-    create_account,
-    deactivate_user,
-    list_users,
-    open_work,
-    reactivate_user,
-    reset_password,
-    set_roles,
-)
+from db.users import create_account, list_users, open_work, reactivate_user, reset_password, set_roles
+from db.workflows import deactivate_user
 from ui.common import ADMIN, get_engine, require_role
 from ui.text import md_escape
 

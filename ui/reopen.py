@@ -15,16 +15,8 @@ from sqlalchemy import Engine
 from corpus.reopen import MAX_REASON_CHARS, ReasonRefused, ReopenRefused, may_answer
 from corpus.vocabulary import Status
 from db.auth import CurrentUser
-from db.reopen import (
-    PendingRequest,
-    RecordNotFound,
-    StaleReopen,
-    decline,
-    record_state,
-    reopen,
-    request_reopen,
-    worker_view,
-)
+from db.reopen import PendingRequest, RecordNotFound, StaleReopen, decline, record_state, request_reopen, worker_view
+from db.workflows import reopen
 from ui.conflict import Choice, Side, conflict_panel
 from ui.text import md_escape
 

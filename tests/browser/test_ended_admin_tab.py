@@ -15,7 +15,7 @@ ENDED = "Your session ended"
 def test_a_deactivated_admins_open_users_tab_creates_nothing_and_says_the_session_ended(
         demo_db, start_app, browser_page):
     from db.models import User
-    from db.users import deactivate_user
+    from db.workflows import deactivate_user
 
     server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
     with Session(demo_db) as session:

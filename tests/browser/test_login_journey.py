@@ -208,7 +208,7 @@ def test_the_session_ends_in_every_tab_and_an_open_tab_writes_nothing_and_says_w
         tab_a.get_by_text("Password changed").or_(tab_a.get_by_role("heading", name="Hello", exact=False)).first.wait_for()
         tab_a.get_by_role("button", name="Log out").wait_for()  # this tab carries on with a new session
     else:
-        from db.users import deactivate_user
+        from db.workflows import deactivate_user
 
         deactivate_user(demo_db, ids["asha"], actor_id=ids["lead"])
 

@@ -407,7 +407,7 @@ def kept_keys(page) -> list[str]:
 
 def test_text_unsaved_when_the_session_ended_elsewhere_is_discarded_from_this_browser_after_asking(
         itrans_task, start_app, browser_page):
-    from db.users import deactivate_user
+    from db.workflows import deactivate_user
 
     url, engine = itrans_task
     page = browser_page

@@ -17,11 +17,13 @@ from cli.commands import main
 from corpus.baseline import CrfSettings, train_model_file
 from corpus.suggestions import training_sample
 from db.model_seal import unseal
-from db.model_store import gold_items, model_info
+from db.model_store import gold_items
+from db.suggestion_model import model_info
 from db.models import SuggestionModel, Translation
 from db.project_settings import load_settings
 from db.settings_change import save_settings
-from db.tagging import assign_annotators, open_item, save_annotation
+from db.tagging import assign_annotators
+from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,16 +7,8 @@ import pytest
 
 from db.access import SessionEnded
 from db.auth import authenticate
-from db.users import (
-    AdminOnly,
-    create_account,
-    deactivate_user,
-    list_users,
-    open_work,
-    reactivate_user,
-    reset_password,
-    set_roles,
-)
+from db.users import AdminOnly, create_account, list_users, open_work, reactivate_user, reset_password, set_roles
+from db.workflows import deactivate_user
 from tests.support.translation_fixtures import add_sentence, add_user, assign
 
 

@@ -47,7 +47,7 @@ from db.models import (
 )
 from db.schema import upgrade
 from db.translation import Draft, save_translation, set_glossary_term
-from db.users import deactivate_user
+from db.workflows import deactivate_user
 from db.workfile import import_work_file, load_work
 from tests.conftest import _PG_SKIP_REASON
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project

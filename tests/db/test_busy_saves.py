@@ -142,7 +142,7 @@ def test_a_save_that_waits_longer_than_the_limit_is_refused_with_a_message_and_k
 
 def test_an_annotation_save_refused_while_busy_is_a_value_error_the_tag_page_shows(engine, monkeypatch):
     """The tag page shows the message of any ValueError a save raises (and NotAssigned)."""
-    from db.tagging import save_annotation
+    from db.workflows import save_annotation
 
     monkeypatch.setattr(db.engine, "BUSY_TIMEOUT_S", 0.3)
     engine.dispose()
@@ -214,7 +214,7 @@ def test_a_page_save_during_an_import_is_refused_as_busy_after_its_own_wait_not_
 
 
 def test_an_annotation_save_during_an_import_is_refused_as_busy_after_its_own_wait(engine):
-    from db.tagging import save_annotation
+    from db.workflows import save_annotation
 
     with _HeldImport(engine, _work_file()), _turns_asked() as asked:
         with pytest.raises(ProjectBusy):
@@ -343,7 +343,8 @@ def test_a_submit_retried_after_it_was_made_is_done_and_a_late_autosave_of_the_s
 
 def _annotation_world(engine) -> tuple[int, int]:
     from db.models import AnnotationAssignment
-    from db.tagging import assign_annotators, open_item
+    from db.tagging import assign_annotators
+    from db.workflows import open_item
     from tests.support.tagging_fixtures import add_translation, project_id
 
     asha = add_user(engine, "asha", "translator")
@@ -363,7 +364,8 @@ def _annotation_revisions(engine) -> list[tuple[int, str]]:
 
 
 def test_an_annotation_save_of_the_stored_tags_with_a_stale_version_is_done_not_a_conflict(any_engine):
-    from db.tagging import StaleAnnotation, save_annotation
+    from db.tagging import StaleAnnotation
+    from db.workflows import save_annotation
 
     user, item = _annotation_world(any_engine)
     first = save_annotation(any_engine, user, item, TAGS, False, None, "autosave")
@@ -378,7 +380,7 @@ def test_an_annotation_save_of_the_stored_tags_with_a_stale_version_is_done_not_
 
 
 def test_an_annotations_autosave_and_save_racing_with_one_version_both_succeed(any_engine):
-    from db.tagging import save_annotation
+    from db.workflows import save_annotation
 
     user, item = _annotation_world(any_engine)
     start = threading.Barrier(2)

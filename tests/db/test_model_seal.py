@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 from corpus.baseline import LabelledSequence, load_model, suggest_spans, train_model_file
 from db import model_seal
 from db.engine import make_engine, transaction
-from db.model_store import _store, current_model, model_spans
+from db.model_store import _store
+from db.suggestion_model import current_model, model_spans
 from db.models import SuggestionModel
 from db.schema import upgrade
 from tests.support.tagging_fixtures import project_id
@@ -83,7 +84,7 @@ SERVER = """
 import sys
 from sqlalchemy.orm import Session
 from db.engine import make_engine
-from db.model_store import model_spans
+from db.suggestion_model import model_spans
 engine = make_engine(sys.argv[1])
 with Session(engine) as session:
     print("spans", model_spans(session, int(sys.argv[2]), {tokens!r}))

@@ -14,20 +14,14 @@ from sqlalchemy.orm import Session
 from corpus.suggestions import SHOWN_KEY
 from db.engine import transaction
 from db.gold import gold_in_force
-from db.model_store import (
-    forget_checks,
-    gold_items,
-    gold_stamp,
-    kick,
-    model_info,
-    retrain_if_due,
-    review_suspects,
-    suggestion_figures,
-)
+from db.model_store import forget_checks, gold_items, gold_stamp, retrain_if_due, review_suspects
+from db.suggestion_model import model_info, suggestion_figures
+from db.workflows import kick
 from db.models import Annotation, Revision
 from db.project_settings import load_settings, settings_in
 from db.settings_change import save_settings
-from db.tagging import assign_annotators, open_item, save_annotation, stored_annotation
+from db.tagging import assign_annotators, stored_annotation
+from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,
     add_translation,

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import AspectTerm, Revision
-from db.tagging import open_item, save_annotation
+from db.workflows import open_item, save_annotation
 from db.translation import Draft, LinkDraft, save_translation
 from db.workfile import import_work_file
 from tests.support.translation_fixtures import add_sentence, add_user, assign

@@ -26,7 +26,8 @@ from db.auth import (
     start_session,
 )
 from db.models import Annotation, LoginSession, Translation, User, utcnow
-from db.users import deactivate_user, reset_password, set_roles
+from db.users import reset_password, set_roles
+from db.workflows import deactivate_user
 
 
 def uid(engine, username: str) -> int:
@@ -206,7 +207,8 @@ def test_someone_elses_live_token_does_not_make_a_save_live(demo_db):
 
 
 def test_a_tagging_save_from_an_ended_session_writes_nothing(demo_db):
-    from db.tagging import NotAssigned, my_queue, open_item, save_annotation
+    from db.tagging import NotAssigned, my_queue
+    from db.workflows import open_item, save_annotation
 
     meera = uid(demo_db, "meera")
     token = start_session(demo_db, meera)

@@ -16,11 +16,13 @@ from sqlalchemy.orm import Session
 from corpus.baseline import CrfSettings, train_model_file
 from db import model_store
 from db.model_seal import unseal
-from db.model_store import forget_checks, gold_items, model_info, train_in_worker
+from db.model_store import forget_checks, gold_items, train_in_worker
+from db.suggestion_model import model_info
 from db.models import SuggestionModel, Translation
 from db.project_settings import load_settings
 from db.settings_change import save_settings
-from db.tagging import assign_annotators, open_item, save_annotation
+from db.tagging import assign_annotators
+from db.workflows import open_item, save_annotation
 from db.worker import WorkerFailed, in_worker
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
 

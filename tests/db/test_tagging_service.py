@@ -23,11 +23,10 @@ from db.tagging import (
     StaleAnnotation,
     assign_annotators,
     my_queue,
-    open_item,
     progress,
-    save_annotation,
     tagging_targets,
 )
+from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,
     add_translation,
@@ -205,7 +204,7 @@ def test_agreeing_submissions_become_gold_automatically(engine, world):
 
 
 def test_deactivating_an_annotator_moves_their_open_items_and_keeps_their_submitted_ones(engine, world):
-    from db.users import deactivate_user
+    from db.workflows import deactivate_user
 
     lead = add_user(engine, "lead", "lead")
     add_user(engine, "dev", "annotator")

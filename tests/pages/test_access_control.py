@@ -19,7 +19,8 @@ from db.access import SESSION_ENDED
 from db.users import create_user
 from db.engine import make_engine
 from db.models import User
-from db.users import deactivate_user, reset_password
+from db.users import reset_password
+from db.workflows import deactivate_user
 from tests.support.databases import copy_of, settle
 from ui.common import PAGES
 

@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 from db.auth import end_session
 from db.models import Annotation, TranslationAssignment, User
 from db.tagging import assign_annotators
-from db.users import deactivate_user, set_roles
+from db.users import set_roles
+from db.workflows import deactivate_user
 from tests.support.app_pages import open_page
 from tests.support.assign_fixtures import build
 from tests.support.login_tokens import login_token

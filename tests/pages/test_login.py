@@ -15,7 +15,8 @@ from db import auth
 from db.auth import LoginFailed, authenticate, change_password, resume_session, start_session
 from db.users import create_user
 from db.models import User
-from db.users import deactivate_user, reset_password
+from db.users import reset_password
+from db.workflows import deactivate_user
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 3, 1, 9, 0, 0)

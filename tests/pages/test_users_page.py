@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from db.auth import LoginFailed, authenticate, resume_session, start_session
 from db.models import AuditEvent, Project, TranslationAssignment, User
-from db.users import deactivate_user, list_users, reset_password, set_roles
+from db.users import list_users, reset_password, set_roles
+from db.workflows import deactivate_user
 from tests.support.app_pages import open_file, open_page
 from tests.support.translation_fixtures import PASSWORD, add_sentence, add_user, assign, project_id, set_project
 

@@ -82,7 +82,7 @@ def write_services() -> dict[str, bool]:
 
 def test_the_scan_finds_the_write_services_named_in_issue_31():
     services = write_services()
-    for name in ("tagging.reopen_annotation", "users.create_account", "users.set_roles", "users.deactivate_user",
+    for name in ("tagging.reopen_annotation", "users.create_account", "users.set_roles", "workflows.deactivate_user",
                  "assignment.assign_translations", "assignment.reassign_tasks", "adjudication.accept",
                  "final_choice.choose", "settings_change.save_settings", "importing.import_sentences",
                  "workfile.import_work_file", "backup.restore_archive", "translation.set_glossary_term",
