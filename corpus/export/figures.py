@@ -9,8 +9,10 @@ Every figure comes from the one implementation behind ``python -m corpus metrics
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
+from operator import add
 
 import numpy as np
 
@@ -36,10 +38,13 @@ def translation_figures(rouge: RougeResult) -> dict[int, tuple[float, float, int
     }
 
 
-#: Cohen's kappa by 3 x 3 token confusion (its bytes): a function of the confusion alone, so remembered across
-#: exports (a few hundred distinct confusions occur; bounded all the same).
-_KAPPA_OF: dict[bytes, float | None] = {}
+#: Cohen's kappa by 3 x 3 token confusion (its nine counts): a function of the confusion alone, so remembered
+#: across exports (a few hundred distinct confusions occur; bounded all the same).
+_KAPPA_OF: dict[tuple[int, ...], float | None] = {}
 _KAPPA_OF_MAX = 1 << 16
+#: The confusion's cells as two-letter strings, row-major in ``corpus.kappa``'s code order (B, I, O).
+_CELLS = tuple(a + b for a in "BIO" for b in "BIO")
+_AGREE = ("BB", "II", "OO")
 
 
 class RecordFigures:
@@ -50,6 +55,7 @@ class RecordFigures:
         self._kappa_of = _KAPPA_OF
         self._pair_kappa: dict[tuple[str, str], float | None] = {}
         self._disagreement: dict[tuple[str, ...], float] = {}
+        self._pair: dict[tuple[str, str], tuple[float, float | None]] = {}
 
     def pair_kappa(self, a: str, b: str) -> float | None:
         """``corpus.kappa``'s Cohen's kappa of two annotators' tags of one item, from their 3 x 3 token
@@ -73,14 +79,34 @@ class RecordFigures:
         return value
 
     def _confusion_kappa(self, a: str, b: str) -> float | None:
-        confusion = np.bincount(tag_codes(a).astype(np.int64) * 3 + tag_codes(b), minlength=9)
-        key = confusion.tobytes()
-        kappa = self._kappa_of.get(key, self)
+        return self._kappa(tuple(np.bincount(tag_codes(a).astype(np.int64) * 3 + tag_codes(b), minlength=9).tolist()))
+
+    def _kappa(self, confusion: tuple[int, ...]) -> float | None:
+        kappa = self._kappa_of.get(confusion, self)
         if kappa is self:  # not yet known (None is a kappa: undefined)
             if len(self._kappa_of) >= _KAPPA_OF_MAX:
                 self._kappa_of.clear()
-            kappa = self._kappa_of[key] = cohen_from_confusion(confusion.reshape(3, 3)).kappa
+            matrix = np.array(confusion, dtype=np.int64).reshape(3, 3)
+            kappa = self._kappa_of[confusion] = cohen_from_confusion(matrix).kappa
         return kappa
+
+    def pair_figures(self, a: str, b: str) -> tuple[float, float | None]:
+        """Token agreement and Cohen's kappa of an item tagged by two annotators (tag strings of one length):
+        ``1 - token_disagreement`` and ``pair_kappa``, both from the pair's token confusion, counted at once
+        (memoized on the pair)."""
+        pair = (a, b)
+        figures = self._pair.get(pair)
+        if figures is None:
+            cells = Counter(map(add, a, b))
+            confusion = tuple(cells[c] for c in _CELLS)
+            if sum(confusion) != len(a):  # a tag other than B, I, O: as the general path computes it
+                figures = (1.0 - self.disagreement(pair), self.pair_kappa(a, b))
+            else:
+                n = len(a)
+                differing = n - sum(cells[c] for c in _AGREE)
+                figures = (1.0 - (differing / n if n else 0.0), self._kappa(confusion))
+            self._pair[pair] = figures
+        return figures
 
     def __call__(self, translation_id: int, versions: Sequence[str | list]) -> dict:
         """``versions``: the item's submitted tags by annotator (one letter per token; a list if not B/I/O)."""
@@ -94,7 +120,10 @@ class RecordFigures:
             "token_agreement": None,
             "cohen_kappa": None,
         }
-        if len(versions) >= 2 and len({len(v) for v in versions}) == 1:
+        if len(versions) == 2 and isinstance(versions[0], str) and isinstance(versions[1], str):
+            if len(versions[0]) == len(versions[1]):
+                figures["token_agreement"], figures["cohen_kappa"] = self.pair_figures(*versions)
+        elif len(versions) >= 2 and len({len(v) for v in versions}) == 1:
             figures["token_agreement"] = 1.0 - self.disagreement(versions)
             if all(isinstance(v, str) for v in versions):
                 kappas = [k for a, b in combinations(versions, 2) if (k := self.pair_kappa(a, b)) is not None]
