@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from collections.abc import Set as AbstractSet
+from itertools import compress
 from operator import itemgetter
+from typing import NamedTuple
 
 from sqlalchemy import Engine, Text, cast, func, literal_column, or_, select
 from sqlalchemy.orm import Session
@@ -106,6 +108,7 @@ def _project_of(session: Session, item_ids: Collection[int]) -> int | None:
 def item_states(
     session: Session, project_id: int, items: Collection[int] | None = None, decided_only: bool = False,
     differing_only: bool = False, translations: AbstractSet[int] | None = None, and_decided: bool = False,
+    submitted: SubmittedColumns | None = None,
 ) -> dict[int, ItemState]:
     """Every tagging item of the project (or only ``items``, or only those with a decision) with its
     submitted versions, active assignees and latest decision: four queries of plain rows, whatever the
@@ -120,7 +123,10 @@ def item_states(
 
     ``translations``: only the items of these translations (and, ``and_decided``, every item with a decision
     too): the rows are read as for the whole project, but no state is made for the other items (the export's
-    final translations are one item in eight)."""
+    final translations are one item in eight).
+
+    ``submitted``: every submitted annotation as the caller read it in this transaction (``SubmittedColumns``):
+    the versions are taken from it instead of being read again (the metrics load has read them all)."""
     from corpus.metrics import paused_gc  # here, not at the top: a command that reads no gold imports no numpy
 
     with paused_gc():
@@ -128,7 +134,7 @@ def item_states(
             differing = _differing_items(session, project_id)
             items = differing if items is None else sorted(differing.intersection(items))
         return _read_item_states(session, project_id, items, decided_only, always_by_id=differing_only,
-                                 translations=translations, and_decided=and_decided)
+                                 translations=translations, and_decided=and_decided, submitted=submitted)
 
 
 def _differing_items(session: Session, project_id: int) -> set[int]:
@@ -147,6 +153,26 @@ def _differing_items(session: Session, project_id: int) -> set[int]:
     return {item_id for (item_id,) in fetch(session.connection(), statement)}
 
 
+class SubmittedColumns(NamedTuple):
+    """Every submitted annotation of the database as columns (one list each, in one order): what a caller that
+    has read them all in its transaction hands the gold reader, so it reads none again."""
+
+    ids: list[int]
+    translation_ids: list[int]  # the item's translation (an item is one translation's)
+    annotator_ids: list[int]
+    tags: list[str]  # the stored JSON text
+
+
+def _versions_of(submitted: SubmittedColumns, translation_of: dict[int, int]) -> list[tuple]:
+    """The rows the versions query gives, (item, annotation id, annotator, tags as JSON text) ordered by item
+    and annotator, for the items in ``translation_of`` (item -> translation), from columns already read."""
+    item_of = {t: i for i, t in translation_of.items()}
+    chosen = list(map(item_of.__contains__, submitted.translation_ids))
+    return sorted(zip(map(item_of.__getitem__, compress(submitted.translation_ids, chosen)),
+                      compress(submitted.ids, chosen), compress(submitted.annotator_ids, chosen),
+                      compress(submitted.tags, chosen)), key=itemgetter(0, 2))
+
+
 def among(column, ids: Collection[int]):
     """``column IN (...)`` with the ids written into the statement: one statement however many ids (a bound
     parameter per id costs more to compile than the query takes, and SQLite caps their number). Safe to
@@ -157,6 +183,7 @@ def among(column, ids: Collection[int]):
 def _read_item_states(
     session: Session, project_id: int, items: Collection[int] | None, decided_only: bool,
     always_by_id: bool = False, translations: AbstractSet[int] | None = None, and_decided: bool = False,
+    submitted: SubmittedColumns | None = None,
 ) -> dict[int, ItemState]:
     """``always_by_id``: read ``items`` by id however many they are (a set picked in SQL already, a small
     share of the project), instead of scanning the project past ``_BY_ID`` items."""
@@ -201,10 +228,13 @@ def _read_item_states(
         return {}
 
     versions: dict[int, tuple[list, list, list]] = {}
-    rows = fetch(conn, of_items(
-        select(Annotation.item_id, Annotation.id, Annotation.annotator_id, cast(Annotation.tags, Text))
-        .where(Annotation.status == Status.SUBMITTED), Annotation.item_id)
-        .order_by(Annotation.item_id, Annotation.annotator_id))
+    if submitted is not None:
+        rows = _versions_of(submitted, translation_of)
+    else:
+        rows = fetch(conn, of_items(
+            select(Annotation.item_id, Annotation.id, Annotation.annotator_id, cast(Annotation.tags, Text))
+            .where(Annotation.status == Status.SUBMITTED), Annotation.item_id)
+            .order_by(Annotation.item_id, Annotation.annotator_id))
     if rows:
         item_col, id_col, who_col, raw_col = (list(map(itemgetter(i), rows)) for i in range(4))
         del rows
@@ -256,6 +286,7 @@ def _read_item_states(
 def read_gold_in_force(
     session: Session, project_id: int | None = None, items: Collection[int] | None = None,
     decided_only: bool = False, translations: AbstractSet[int] | None = None, and_decided: bool = False,
+    submitted: SubmittedColumns | None = None,
 ) -> dict[int, ItemGold]:
     """item id → its gold in force (``corpus.gold.in_force``), for the project's items or only ``items``,
     inside the caller's transaction. Without ``project_id``, the project of the items.
@@ -265,14 +296,15 @@ def read_gold_in_force(
     reader that already has the versions (the metrics' tag sets) needs no more.
 
     ``translations``: only the items of these translations (``and_decided``: and every item with a decision),
-    read in one pass as for the whole project (``item_states``)."""
+    read in one pass as for the whole project (``item_states``). ``submitted``: every submitted annotation, read
+    by the caller in this transaction (``item_states``)."""
     if project_id is None:
         project_id = _project_of(session, items or ())
         if project_id is None:
             return {}
     k = project_annotators_per_item(session, project_id)
     states = item_states(session, project_id, items, decided_only, translations=translations,
-                          and_decided=and_decided)
+                          and_decided=and_decided, submitted=submitted)
     from corpus.metrics import paused_gc
 
     with paused_gc():

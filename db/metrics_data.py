@@ -31,7 +31,7 @@ from corpus.metrics import compute_report, paused_gc
 from corpus.progress import ProgressCount
 from corpus.vocabulary import INACTIVE_STATUSES, Status
 from db.engine import reader
-from db.gold import read_gold_in_force, among
+from db.gold import SubmittedColumns, among, read_gold_in_force
 from db.models import (
     Adjudication,
     Annotation,
@@ -302,8 +302,14 @@ def _read_snapshot(
         translations = [t for t in translations if t[1] in in_sentences]
     known = set(map(itemgetter(0), translations))
 
+    # Read in full (no previous snapshot), the submitted annotations are handed to the gold reader too: it
+    # takes the decided items' versions from them instead of reading them again.
+    every_submitted: list[SubmittedColumns] = []
+
     def tag_set_records(rows: list[tuple]) -> tuple[list[int], list[int], list[TagSet]]:
         pk, version, translation_pk, uid, raw, submitted = as_columns(rows, 6)
+        if previous is None and gold is None:
+            every_submitted.append(SubmittedColumns(pk, translation_pk, uid, raw))
         parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
         records = map(tuple.__new__, repeat(TagSet), zip(
             translation_pk, map(users.__getitem__, uid), map(parsed.__getitem__, raw), moments(submitted),
@@ -336,7 +342,8 @@ def _read_snapshot(
         if annotation_rows is before and previous.gold_key == gold_key:
             gold, gold_tags = previous.gold, previous.gold_tags
         else:
-            gold = read_gold_in_force(session, project_id, decided_only=True)
+            gold = read_gold_in_force(session, project_id, decided_only=True,
+                                      submitted=every_submitted[0] if len(every_submitted) == 1 else None)
     if gold_tags is None:
         gold_tags = _gold_tags(gold)
     adjudicated = dict(gold_tags) if known.issuperset(gold_tags) else {t: g for t, g in gold_tags.items() if t in known}

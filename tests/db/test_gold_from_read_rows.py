@@ -1,0 +1,68 @@
+"""The metrics load hands the gold reader the submitted annotations it has read (``db.gold.SubmittedColumns``)
+instead of letting it read the decided items' versions again: the gold must be the gold the reader reads
+itself, with decisions, withdrawals, reassignments and tags that are not B/I/O about. SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Text, cast, select
+from sqlalchemy.orm import Session
+
+from corpus.vocabulary import GoldSource, Status
+from db.engine import reader
+from db.gold import SubmittedColumns, read_gold_in_force
+from db.metrics_data import load_metrics_input, load_metrics_snapshot
+from db.models import Adjudication, Annotation, AnnotationAssignment, TaggingItem
+from db.rows import fetch
+from db.schema import default_project
+
+
+@pytest.fixture
+def world(any_engine):
+    from bench.synthetic import build_corpus
+
+    build_corpus(any_engine, 24)
+    return any_engine, default_project(any_engine)
+
+
+def both_ways(engine, pid):
+    with Session(reader(engine)) as session:
+        rows = fetch(session.connection(), select(
+            Annotation.id, TaggingItem.translation_id, Annotation.annotator_id, cast(Annotation.tags, Text))
+            .join(TaggingItem, TaggingItem.id == Annotation.item_id).where(Annotation.status == Status.SUBMITTED)
+            .order_by(Annotation.id))
+        columns = SubmittedColumns(*(list(c) for c in zip(*rows)))
+        given = read_gold_in_force(session, pid, decided_only=True, submitted=columns)
+        read = read_gold_in_force(session, pid, decided_only=True)
+    return given, read
+
+
+def test_gold_from_the_rows_already_read_is_the_gold_read_again(world):
+    engine, pid = world
+    given, read = both_ways(engine, pid)
+    assert given == read and any(g.gold is not None for g in read.values())
+
+    with Session(engine) as session, session.begin():
+        decided = session.scalars(select(Adjudication).order_by(Adjudication.id)).all()
+        session.add(Adjudication(item_id=decided[0].item_id, tags=None, source=GoldSource.WITHDRAWN))
+        reassigned = session.scalars(select(AnnotationAssignment).where(
+            AnnotationAssignment.status == Status.SUBMITTED).order_by(AnnotationAssignment.id).limit(1)).one()
+        reassigned.status = Status.REASSIGNED
+        odd = session.scalars(select(Annotation).where(Annotation.item_id == decided[-1].item_id,
+                                                       Annotation.status == Status.SUBMITTED).limit(1)).one()
+        odd.tags = ["B-ASP"] + ["O"] * (len(odd.tags) - 1)  # not B/I/O: kept as a list, never gold letters
+        reopened = session.scalars(select(Annotation).where(Annotation.item_id == decided[1].item_id,
+                                                            Annotation.status == Status.SUBMITTED).limit(1)).one()
+        reopened.status = Status.DRAFT
+    given, read = both_ways(engine, pid)
+    assert given == read
+
+
+def test_a_full_load_equals_a_refreshed_one_whose_gold_was_read(world):
+    engine, pid = world
+    snapshot = load_metrics_snapshot(engine, pid)
+    with Session(engine) as session, session.begin():
+        decided = session.scalars(select(Adjudication).order_by(Adjudication.id).limit(1)).one()
+        session.add(Adjudication(item_id=decided.item_id, tags=None, source=GoldSource.WITHDRAWN))
+    refreshed = load_metrics_snapshot(engine, pid, snapshot)  # gold key moved: read by the reader itself
+    assert refreshed.data == load_metrics_snapshot(engine, pid).data == load_metrics_input(engine, pid)
