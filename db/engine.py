@@ -4,8 +4,9 @@ SQLite runs in WAL mode with foreign keys on, and every transaction starts with
 ``BEGIN IMMEDIATE``: pysqlite's default deferred begin lets two writers read the same row and
 then one of them loses its update.
 
-The ORM (``sqlalchemy.orm``, a fifth of a command's start-up with ``db.models``) is imported by the
-functions that open a session, not by this module: an engine and its write rules need Core only.
+The ORM (``sqlalchemy.orm``; with ``db.models`` about two fifths of ``import-semeval``'s start-up) is
+imported by the functions that open a session, not by this module: an engine and its write rules need
+Core only.
 """
 
 from __future__ import annotations

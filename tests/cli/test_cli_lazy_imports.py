@@ -23,7 +23,7 @@ NUMERICAL = ("numpy", "pandas", "scipy", "statsmodels", "rouge_score", "sklearn"
 HEAVY = (*NUMERICAL, "alembic", "indic_transliteration", "streamlit", "altair", "corpus.baseline")
 #: ``import-semeval`` does not tokenize: ``corpus.tokens`` compiles its patterns (``regex``) on first use.
 NOT_FOR_IMPORT = (*HEAVY, "regex")
-#: SQLAlchemy's ORM and our mapped classes: about a third of a command's imports, for a command that maps rows.
+#: SQLAlchemy's ORM and our mapped classes: about two fifths of `import-semeval`'s start-up, for commands that map rows.
 ORM = ("sqlalchemy.orm", "db.models")
 
 _PROBE = """
