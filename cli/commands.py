@@ -518,12 +518,12 @@ def cmd_worker(args: argparse.Namespace, engine) -> int:
     import signal
     import threading
 
-    from db.jobs import Runner
+    from db.workflows import job_runner
 
     if args.lease <= 0 or args.poll <= 0:
         raise CommandError("--lease" if args.lease <= 0 else "--poll", "must be more than 0 seconds")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    runner = Runner(engine, lease_s=args.lease, poll_s=args.poll)
+    runner = job_runner(engine, lease_s=args.lease, poll_s=args.poll)
     where = engine.url.render_as_string(hide_password=True)
     if args.once:
         done = runner.run_until_idle()

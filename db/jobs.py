@@ -36,7 +36,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -67,7 +67,6 @@ from corpus.jobs import (
     ENDED_STATES,
     LEASE_S,
     MAX_ATTEMPTS,
-    JobKind,
     JobState,
     JobText,
     after_lease_ended,
@@ -322,49 +321,9 @@ def fail(engine: Engine, job_id: int, owner: str, error: str) -> bool:
 
 # ---------------------------------------------------------------- what each kind does
 
+#: What a job of one kind does: (engine, project id, arguments) -> its JSON result. The table of them is
+#: ``db.workflows.JOB_HANDLERS`` (a job runs another concept's work: the queue imports none of them).
 Handler = Callable[[Engine, int, dict], Any]
-
-
-def _jsonable(value: Any) -> Any:
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def _retrain(engine: Engine, project_id: int, arguments: dict) -> dict:
-    from db import model_store
-
-    stored = model_store.run_retrain(engine, project_id)
-    info = model_store.model_info(engine, project_id)
-    return {"stored": stored, "gold_count": info.gold_count if info else None}
-
-
-def _review_suspects(engine: Engine, project_id: int, arguments: dict) -> list:
-    from db import model_store
-
-    return _jsonable(model_store.review_suspects(engine, project_id, float(arguments.get("min_confidence", 0.9))))
-
-
-def _dataset_baseline(engine: Engine, project_id: int, arguments: dict) -> dict:
-    from db.baseline_data import run_baseline
-
-    return run_baseline(engine, project_id=project_id)
-
-
-def _leaderboard_baseline(engine: Engine, project_id: int, arguments: dict) -> dict:
-    from db.baseline_data import ensure_baseline_entry
-
-    return {"added": ensure_baseline_entry(engine, project_id=project_id)}
-
-
-HANDLERS: dict[str, Handler] = {
-    JobKind.RETRAIN: _retrain,
-    JobKind.REVIEW_SUSPECTS: _review_suspects,
-    JobKind.DATASET_BASELINE: _dataset_baseline,
-    JobKind.LEADERBOARD_BASELINE: _leaderboard_baseline,
-}
 
 
 # ---------------------------------------------------------------- workers
@@ -374,12 +333,12 @@ class Runner:
     """One worker: claims jobs one at a time and runs them, renewing the lease from a second thread."""
 
     def __init__(self, engine: Engine, owner: str | None = None, kinds: Iterable[str] | None = None,
-                 lease_s: float = LEASE_S, poll_s: float = 1.0, max_attempts: int = MAX_ATTEMPTS,
-                 handlers: dict[str, Handler] | None = None) -> None:
+                 lease_s: float = LEASE_S, poll_s: float = 1.0, max_attempts: int = MAX_ATTEMPTS, *,
+                 handlers: dict[str, Handler]) -> None:
         self.engine, self.owner = engine, owner or worker_name()
         self.kinds = list(kinds) if kinds is not None else None
         self.lease_s, self.poll_s, self.max_attempts = lease_s, poll_s, max_attempts
-        self.handlers = handlers if handlers is not None else HANDLERS
+        self.handlers = handlers
 
     def run_one(self) -> int | None:
         """Claim and run one job; its id, or None when there was nothing to do."""
@@ -449,7 +408,8 @@ class Runner:
 
 
 def run_until_idle(engine: Engine, **options: Any) -> list[int]:
-    """Run every claimable job here, one after another (tests; ``python -m corpus worker --once``)."""
+    """Run every claimable job here, one after another, with ``handlers`` among the options (tests;
+    ``db.workflows.run_jobs_until_idle`` hands in every kind's)."""
     return Runner(engine, **options).run_until_idle()
 
 
@@ -472,9 +432,10 @@ def start_runner(engine: Engine, **options: Any) -> threading.Thread:
         return thread
 
 
-def start_runner_if_configured(engine: Engine, environ: dict[str, str] | None = None) -> threading.Thread | None:
+def start_runner_if_configured(engine: Engine, handlers: dict[str, Handler],
+                                environ: dict[str, str] | None = None) -> threading.Thread | None:
     """An app server's worker thread, unless ``CORPUS_APP_RUNS_JOBS`` says the workers are elsewhere."""
     setting = (os.environ if environ is None else environ).get("CORPUS_APP_RUNS_JOBS")
     if not app_runs_jobs(setting):
         return None
-    return start_runner(engine)
+    return start_runner(engine, handlers=handlers)

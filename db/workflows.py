@@ -11,7 +11,9 @@ argument, and this module hands it in:
   enqueues the retrain job (``kick``: ``db.model_store`` decides, ``db.jobs`` queues), in the open's
   transaction;
 - deactivating a user moves their open translation and tagging tasks to others (``db.assignment``,
-  ``db.tagging``) in the deactivation's transaction.
+  ``db.tagging``) in the deactivation's transaction;
+- a job from the queue (``db.jobs``) runs the work of its kind (``JOB_HANDLERS``): the suggestion model's
+  retrain and the review-suspects check (``db.model_store``), the baselines (``db.baseline_data``).
 
 Pages, ``ui/`` and the command line call these where a change crosses concepts; ``tests/test_layout.py``
 keeps services from importing this module (and each other).
@@ -19,20 +21,22 @@ keeps services from importing this module (and each other).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from corpus.jobs import JobKind
-from db import adjudication, jobs, model_store, tagging, users
+from db import adjudication, baseline_data, jobs, model_store, tagging, users
 from db import reopen as reopening
 from db.access import ACCOUNT_ROLES, check_writer
 from db.assignment import AssignmentSummary, reassign_open_work
 from db.engine import transaction
 from db.models import AuditEvent
 from db.project_settings import ProjectSettings
+from db.suggestion_model import model_info
 from db.tagging import AnnotationState, AssignmentReport, ItemView, reassign_open_tagging
 
 # ---------------------------------------------------------------- tagging: after a save, gold; on open, training
@@ -105,3 +109,56 @@ def deactivate_user(engine: Engine, user_id: int, actor_id: int | None) -> Reass
                                        "reassigned_tagging_items": moved.targets,
                                        "new_tagging_tasks": moved.created}))
         return Reassignment(translation, moved)
+
+
+# ---------------------------------------------------------------- jobs: what each kind of job does
+# (the queue, db.jobs, runs them and imports none of the concepts whose work they are)
+
+
+def _jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _retrain(engine: Engine, project_id: int, arguments: dict) -> dict:
+    stored = model_store.run_retrain(engine, project_id)
+    info = model_info(engine, project_id)
+    return {"stored": stored, "gold_count": info.gold_count if info else None}
+
+
+def _review_suspects(engine: Engine, project_id: int, arguments: dict) -> list:
+    return _jsonable(model_store.review_suspects(engine, project_id, float(arguments.get("min_confidence", 0.9))))
+
+
+def _dataset_baseline(engine: Engine, project_id: int, arguments: dict) -> dict:
+    return baseline_data.run_baseline(engine, project_id=project_id)
+
+
+def _leaderboard_baseline(engine: Engine, project_id: int, arguments: dict) -> dict:
+    return {"added": baseline_data.ensure_baseline_entry(engine, project_id=project_id)}
+
+
+JOB_HANDLERS: dict[str, jobs.Handler] = {
+    JobKind.RETRAIN: _retrain,
+    JobKind.REVIEW_SUSPECTS: _review_suspects,
+    JobKind.DATASET_BASELINE: _dataset_baseline,
+    JobKind.LEADERBOARD_BASELINE: _leaderboard_baseline,
+}
+
+
+def job_runner(engine: Engine, **options: Any) -> jobs.Runner:
+    """A worker that runs every kind of job (``python -m corpus worker``)."""
+    return jobs.Runner(engine, handlers=JOB_HANDLERS, **options)
+
+
+def run_jobs_until_idle(engine: Engine, **options: Any) -> list[int]:
+    """Run every claimable job here, one after another (tests; ``python -m corpus worker --once``)."""
+    return jobs.run_until_idle(engine, handlers=JOB_HANDLERS, **options)
+
+
+def start_job_runner_if_configured(engine: Engine) -> threading.Thread | None:
+    """An app server's worker thread (``db.jobs.start_runner_if_configured``), running every kind of job."""
+    return jobs.start_runner_if_configured(engine, JOB_HANDLERS)

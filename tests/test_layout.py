@@ -229,7 +229,6 @@ KNOWN_SERVICE_EDGES = {
     ("demo", "adjudication"), ("demo", "final_choice"), ("demo", "importing"),
     ("demo", "reopen"), ("demo", "workfile"),
     ("export_data", "final_choice"), ("export_data", "jobs"),
-    ("jobs", "baseline_data"), ("jobs", "model_store"),
     ("workfile", "adjudication"), ("workfile", "importing"),
 }
 

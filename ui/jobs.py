@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from corpus.jobs import JobText
 from db import jobs
 from db.jobs import JobView
+from db.workflows import start_job_runner_if_configured
 from ui.text import md_escape
 
 #: How often a page looks again at a job it shows as queued or running.
@@ -33,7 +34,7 @@ def serve_jobs_here() -> None:
 def start_app_runner(engine: Engine) -> None:
     """The app server's job thread for this database (once per process), if this is a served app."""
     if _served.is_set():
-        jobs.start_runner_if_configured(engine)
+        start_job_runner_if_configured(engine)
 
 
 def show_text(said: JobText) -> None:

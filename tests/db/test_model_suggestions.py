@@ -16,12 +16,11 @@ from db.engine import transaction
 from db.gold import gold_in_force
 from db.model_store import forget_checks, gold_items, gold_stamp, retrain_if_due, review_suspects
 from db.suggestion_model import model_info, suggestion_figures
-from db.workflows import kick
 from db.models import Annotation, Revision
 from db.project_settings import load_settings, settings_in
 from db.settings_change import save_settings
 from db.tagging import assign_annotators, stored_annotation
-from db.workflows import open_item, save_annotation
+from db.workflows import kick, open_item, run_jobs_until_idle, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,
     add_translation,
@@ -175,7 +174,7 @@ def test_an_item_opening_enqueues_a_retrain_job_when_gold_crossed_the_threshold(
     with transaction(engine) as session:  # checked again (another server): the same job, not a second one
         assert kick(session, pid, settings_in(session, pid)) == job_id
     assert model_info(engine, pid) is None  # nothing trained in the request
-    assert jobs.run_until_idle(engine) == [job_id]
+    assert run_jobs_until_idle(engine) == [job_id]
     assert model_info(engine, pid).gold_count == 25
     assert jobs.get(engine, job_id).result == {"stored": True, "gold_count": 25}
 

@@ -22,7 +22,7 @@ from db.models import SuggestionModel, Translation
 from db.project_settings import load_settings
 from db.settings_change import save_settings
 from db.tagging import assign_annotators
-from db.workflows import open_item, save_annotation
+from db.workflows import open_item, run_jobs_until_idle, save_annotation
 from db.worker import WorkerFailed, in_worker
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
 
@@ -83,7 +83,7 @@ def test_an_item_opening_returns_before_training_and_the_retrain_job_trains_in_a
     assert view.tokens == SENTENCES[0][0]
     [job] = jobs.history(engine, pid)
     assert (job.kind, job.state) == ("retrain-suggestions", "queued")
-    worker = threading.Thread(target=jobs.run_until_idle, args=(engine,))  # an app server's or a worker's
+    worker = threading.Thread(target=run_jobs_until_idle, args=(engine,))  # an app server's or a worker's
     worker.start()
     assert entered.wait(60), "no training started after the gold crossed the threshold"
     assert model_info(engine, pid) is None  # the opening returned while training had not even begun

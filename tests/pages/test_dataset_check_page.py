@@ -57,9 +57,9 @@ def test_a_translator_cannot_open_the_dataset_check(project_db):
 
 def _run_jobs(engine) -> list[int]:
     """What an app server's job thread or ``python -m corpus worker`` does, here and now."""
-    from db.jobs import run_until_idle
+    from db.workflows import run_jobs_until_idle
 
-    return run_until_idle(engine)
+    return run_jobs_until_idle(engine)
 
 
 def test_the_lead_runs_the_baseline_and_sees_both_sides_per_domain(project_db):
