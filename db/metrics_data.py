@@ -124,6 +124,8 @@ class MetricsSnapshot:
     gold_key: tuple
     gold: dict[int, ItemGold]
     gold_tags: dict[int, str] | None = None  # translation id -> its decided gold as letters (``_gold_tags``)
+    sentence_rows: tuple | None = None  # the sentences' rows and aspect counts as read: unchanged, reused
+    map_rows: list[tuple] | None = None  # the aspect maps' rows as read (``mapped``): unchanged, reused
 
 
 #: Past this many changed rows one full read costs less than reading them by id.
@@ -255,30 +257,28 @@ def _read_snapshot(
             .group_by(AspectTerm.sentence_id)
         ).all()
     )
-    sentences = [
-        SentenceInfo(pk, sid, domain, split, text, aspect_counts.get(pk, 0), ordinal or 0)
-        for pk, sid, domain, split, text, ordinal in fetch(
-            conn,
-            select(
-                SourceSentence.id, SourceSentence.sentence_id, SourceSentence.domain, SourceSentence.split,
-                SourceSentence.text, SourceSentence.ordinal,
-            ).where(in_project).order_by(SourceSentence.id),
-        )
-    ]
+    sentence_rows = fetch(conn, select(
+        SourceSentence.id, SourceSentence.sentence_id, SourceSentence.domain, SourceSentence.split,
+        SourceSentence.text, SourceSentence.ordinal,
+    ).where(in_project).order_by(SourceSentence.id))
     users = dict(conn.execute(select(User.id, User.username)).all())
     if previous is not None and previous.users != users:
         previous = None  # records carry user names
+    if previous is not None and previous.sentence_rows == (sentence_rows, aspect_counts):
+        sentences = previous.data.sentences  # as they were: readers keep what they derived from them
+    else:
+        sentences = [SentenceInfo(pk, sid, domain, split, text, aspect_counts.get(pk, 0), ordinal or 0)
+                     for pk, sid, domain, split, text, ordinal in sentence_rows]
     # The big tables are read without joins and filtered here: the joins cost more than the rows.
     # Aspect maps of every translation: only those of the submitted translations kept below are used.
-    mapped = {
-        pk: int(n or 0)
-        for pk, n in fetch(
-            conn,
-            select(AspectAlignment.translation_id, func.sum(case((AspectAlignment.dropped.is_(False), 1), else_=0)))
-            .group_by(AspectAlignment.translation_id),
-        )
-    }
-    in_sentences = {s.pk for s in sentences}
+    map_rows = fetch(conn, select(
+        AspectAlignment.translation_id, func.sum(case((AspectAlignment.dropped.is_(False), 1), else_=0))
+    ).group_by(AspectAlignment.translation_id))
+    if previous is not None and previous.map_rows == map_rows:
+        mapped = previous.mapped
+    else:
+        mapped = {pk: int(n or 0) for pk, n in map_rows}
+    in_sentences = set(map(itemgetter(0), sentences))
 
     def translation_records(rows: list[tuple]) -> tuple[list[int], list[int], list[TranslationInfo]]:
         pk, version, spk, phase, uid, text, untranslatable, submitted = as_columns(rows, 8)
@@ -351,7 +351,8 @@ def _read_snapshot(
     data = MetricsInput(sentences, translations, tag_sets, adjudicated, k, invalid)
     if previous is not None and data == previous.data:
         data = previous.data  # nothing counted changed (drafts saved): readers may keep what they derived
-    return MetricsSnapshot(data, translation_rows, annotation_rows, users, mapped, gold_key, gold, gold_tags)
+    return MetricsSnapshot(data, translation_rows, annotation_rows, users, mapped, gold_key, gold, gold_tags,
+                           (sentence_rows, aspect_counts) if keep else None, map_rows if keep else None)
 
 
 def project_settings(engine: Engine, project_id: int) -> dict:
