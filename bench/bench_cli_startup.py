@@ -8,12 +8,13 @@ Every figure is a fresh ``python -m corpus ...`` process, as a lead runs it (iss
   ``import-semeval`` of the small fixture (a few sentences) into a fresh copy of a migrated empty SQLite
   database, ``stats`` of that small database, and ``metrics --help``. Wall and CPU (user + sys of the child,
   from ``resource.getrusage(RUSAGE_CHILDREN)``): on a shared machine the wall time depends on the load, the
-  CPU time less. Beside them, the floor no command goes below: ``python -c pass`` (the interpreter and its
-  site-packages start-up) and ``python -c "import sqlalchemy.orm"``;
+  CPU time less. Beside them, the floors: ``python -c pass`` (the interpreter and its site-packages
+  start-up), SQLAlchemy's Core with the SQLite dialect (what every command that opens a database needs),
+  ``+ sqlalchemy.orm`` and ``+ db.models`` (what a command that maps rows adds);
 - the four official-size SemEval files (``bench.bench_import``'s synthetic files: 3,041 + 3,045 + 800 + 800
   sentences) imported as four separate runs into a fresh migrated database; the total of the four, median of
   M repeats (target <= 3 s);
-- the machine's load average before and after;
+- the machine's load average and the reference loop (3M integer additions) before and after;
 - ``python -X importtime`` of one command: the ten first-level imports that cost most (cumulative) and the
   ten modules with the largest own time.
 
@@ -35,6 +36,7 @@ import time
 from pathlib import Path
 
 from bench.bench_import import OFFICIAL, synthetic_file
+from bench.read_bounds import reference_loop
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "tests" / "fixtures" / "semeval" / "restaurants_small.xml"
@@ -104,6 +106,7 @@ def main() -> None:
     options = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CORPUS_TRACEBACK")}
     load_before = os.getloadavg()
+    loop_before = reference_loop()
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp_name:
         tmp = Path(tmp_name)
         template = tmp / "template.db"
@@ -125,9 +128,13 @@ def main() -> None:
         }
         print(f"python -m corpus start-up, median of {options.runs} runs (target <= {STARTUP_TARGET_S} s wall)")
         runs = {name: (lambda i, build=build: run_cli(build(i), env=env)) for name, build in commands.items()}
-        # what no command can go below: the interpreter with its site-packages start-up, and SQLAlchemy's ORM
+        # the floors: the interpreter with its site-packages start-up; SQLAlchemy's Core and the SQLite dialect
+        # (every command that opens a database); its ORM and our mapped classes (a command that maps rows)
+        core = "import sqlalchemy, sqlalchemy.dialects.sqlite"
         runs["(python -c pass)"] = lambda i: run_python(["-c", "pass"], env=env)
-        runs["(+ import sqlalchemy.orm)"] = lambda i: run_python(["-c", "import sqlalchemy.orm"], env=env)
+        runs["(+ sqlalchemy Core, sqlite)"] = lambda i: run_python(["-c", core], env=env)
+        runs["(+ sqlalchemy.orm)"] = lambda i: run_python(["-c", f"{core}, sqlalchemy.orm"], env=env)
+        runs["(+ db.models)"] = lambda i: run_python(["-c", f"{core}, sqlalchemy.orm, db.models"], env=env)
         for name, run in runs.items():
             run(-1)  # warm the file cache: the runs below measure the start-up, not the disk
             figures = [run(i)[:2] for i in range(options.runs)]
@@ -171,8 +178,11 @@ def main() -> None:
         for own, cumulative, _, module in by_self:
             print(f"    {own / 1000:8.1f} ms  {module}")
     load_after = os.getloadavg()
+    loop_after = reference_loop()
     print("load average before: " + " ".join(f"{x:.2f}" for x in load_before)
           + "; after: " + " ".join(f"{x:.2f}" for x in load_after) + f" ({os.cpu_count()} CPUs)")
+    print(f"reference loop (3M integer additions) before: {loop_before[0]:.3f} s wall, {loop_before[1]:.3f} s CPU; "
+          f"after: {loop_after[0]:.3f} s wall, {loop_after[1]:.3f} s CPU")
 
 
 if __name__ == "__main__":
