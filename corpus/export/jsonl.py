@@ -30,12 +30,18 @@ def _float(value) -> float | None:
 
 
 def to_json(r: ExportSentence) -> dict:
-    agreement = {k: r.agreement.get(k) for k in AGREEMENT_KEYS}
-    for k in ("rouge_l_vs_others", "rouge_l_phase_mean", "token_agreement", "cohen_kappa"):
-        agreement[k] = _float(agreement[k])
-    for k, default in INT_DEFAULTS.items():
-        agreement[k] = default if agreement[k] is None else int(agreement[k])
-    agreement["best_in_phase"] = None if agreement["best_in_phase"] is None else bool(agreement["best_in_phase"])
+    """A record's JSON object; sequences stay tuples (``json`` writes them as arrays)."""
+    get = r.agreement.get
+    in_phase, annotators, best = get("translations_in_phase"), get("annotators"), get("best_in_phase")
+    agreement = {  # in AGREEMENT_KEYS order
+        "rouge_l_vs_others": _float(get("rouge_l_vs_others")),
+        "rouge_l_phase_mean": _float(get("rouge_l_phase_mean")),
+        "translations_in_phase": INT_DEFAULTS["translations_in_phase"] if in_phase is None else int(in_phase),
+        "best_in_phase": None if best is None else bool(best),
+        "annotators": INT_DEFAULTS["annotators"] if annotators is None else int(annotators),
+        "token_agreement": _float(get("token_agreement")),
+        "cohen_kappa": _float(get("cohen_kappa")),
+    }
     return {
         "id": r.uid,
         "sentence_id": r.sentence_id,
@@ -43,18 +49,18 @@ def to_json(r: ExportSentence) -> dict:
         "split": r.split,
         "source_split": r.source_split,
         "text": r.hi_text,
-        "tokens": list(r.hi_tokens),
-        "tags": list(r.hi_tags),
+        "tokens": r.hi_tokens,
+        "tags": r.hi_tags,
         "aspects": [
             {"term": a.term, "from": a.start, "to": a.end, "token_from": a.token_start, "token_to": a.token_end,
              "polarity": a.polarity,
              "source_aspect": NO_SOURCE_ASPECT if a.source_position is None else a.source_position}
             for a in r.hi_aspects
         ],
-        "lid": list(r.lid),
+        "lid": r.lid,
         "en_text": r.en_text,
-        "en_tokens": list(r.en_tokens),
-        "en_tags": list(r.en_tags),
+        "en_tokens": r.en_tokens,
+        "en_tags": r.en_tags,
         "en_aspects": [
             {"term": a.term, "from": a.start, "to": a.end, "polarity": a.polarity, "position": int(a.position)}
             for a in r.en_aspects
@@ -69,8 +75,9 @@ def to_json(r: ExportSentence) -> dict:
     }
 
 
-#: ``json.dumps(..., ensure_ascii=False)``'s encoder, made once rather than once a line.
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+#: ``json.dumps(..., ensure_ascii=False)``'s encoder, made once rather than once a line; a record holds no
+#: cycle, so the encoder keeps no list of the containers it is inside (the same text).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 def _line(r: ExportSentence) -> str:
