@@ -68,6 +68,19 @@ def agreement_by_week(agreement: Agreement) -> list[dict]:
     return rows
 
 
+def _positions(keys: list[int], wanted: list[int]) -> np.ndarray:
+    """Where each of ``wanted`` sits in ``keys`` (distinct ids), -1 where it is not there: by a sorted search,
+    not a dict of 48,000 entries per call."""
+    if not keys or not wanted:
+        return np.full(len(wanted), -1, dtype=np.int64)
+    key_array = np.fromiter(keys, dtype=np.int64, count=len(keys))
+    order = np.argsort(key_array, kind="stable")
+    ordered = key_array[order]
+    wanted_array = np.fromiter(wanted, dtype=np.int64, count=len(wanted))
+    at = np.minimum(np.searchsorted(ordered, wanted_array), len(ordered) - 1)
+    return np.where(ordered[at] == wanted_array, order[at], -1)
+
+
 def tagging_by_unit(data: MetricsInput, table: TagTable) -> dict[tuple[str, str, str, str], dict]:
     """Per (domain, split, sentence id, phase): tokens tagged by 2+ annotators and the share all agree on."""
     agreed, usable = table.agreed_tokens()
@@ -75,12 +88,10 @@ def tagging_by_unit(data: MetricsInput, table: TagTable) -> dict[tuple[str, str,
     if not data.translations or not len(agreed):
         return out
     pk, sentence_pk, phase = columns(data.translations, 0, 1, 2)
-    sentence_at = {s.pk: i for i, s in enumerate(data.sentences)}
-    where = dict(zip(pk, map(sentence_at.get, sentence_pk, repeat(-1))))
-    position = dict(zip(pk, range(len(pk))))
+    sentence_of_translation = _positions([s.pk for s in data.sentences], sentence_pk)
     group_pk = table.group_translation[usable].tolist()
-    sentence_of = np.fromiter(map(where.get, group_pk, repeat(-1)), dtype=np.int64, count=len(group_pk))
-    translation_of = np.fromiter(map(position.get, group_pk, repeat(-1)), dtype=np.int64, count=len(group_pk))
+    translation_of = _positions(pk, group_pk)
+    sentence_of = np.where(translation_of >= 0, sentence_of_translation[translation_of], -1)
     phases = list(dict.fromkeys(phase))
     phase_index = {p: i for i, p in enumerate(phases)}
     phase_code = np.fromiter(map(phase_index.__getitem__, phase), dtype=np.int64, count=len(phase))
@@ -100,12 +111,13 @@ def tagging_by_unit(data: MetricsInput, table: TagTable) -> dict[tuple[str, str,
         s = sentences[u // len(phases)]
         key = (s.domain, s.split, s.sentence_id, phases[u % len(phases)])
         row = out.get(key)
-        if row is None:
-            row = out[key] = {"tokens": 0, "agreed": 0, "identical_tag_sets": 0, "tagged_translations": 0}
-        row["tokens"] += n
-        row["agreed"] += a
-        row["identical_tag_sets"] += i
-        row["tagged_translations"] += c
+        if row is None:  # one unit per key, unless two sentences share domain, split and id
+            out[key] = {"tokens": n, "agreed": a, "identical_tag_sets": i, "tagged_translations": c}
+        else:
+            row["tokens"] += n
+            row["agreed"] += a
+            row["identical_tag_sets"] += i
+            row["tagged_translations"] += c
     for row in out.values():
         row["token_agreement"] = row["agreed"] / row["tokens"] if row["tokens"] else None
     return out
