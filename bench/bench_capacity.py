@@ -94,7 +94,7 @@ def build(url: str, users: int, items: int, translators: int) -> tuple[list[str]
     from db.engine import make_engine, transaction
     from db.models import Project, SourceSentence, Translation, TranslationAssignment, User, UserRole
     from db.schema import upgrade
-    from db.tagging import assign_annotators
+    from db.assignment import assign_annotators
 
     engine = make_engine(url)
     upgrade(engine)

@@ -1,14 +1,12 @@
-"""Aspect tagging: who tags what, frozen tokens, and annotation saves with optimistic locking.
+"""Aspect tagging: frozen tokens, the annotator's queue and item, and annotation saves with optimistic locking.
 
-Each tagging target (a submitted translation, or only each phase's best one, by project setting) goes
-to K annotators who are never its translator, spread so that nobody gets far more work than others.
-Tokens are frozen in a ``TaggingItem`` when the first annotator opens the item, so every annotator
+Who tags what is ``db.assignment`` (each tagging target goes to K annotators who are never its translator,
+nor anyone who translates its sentence). Tokens are frozen in a ``TaggingItem`` when the first annotator opens the item, so every annotator
 labels the same tokens even if the tokenizer or the text changes later. Every save writes a revision.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,7 +16,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from corpus.assignment import tagging_refusal
 from corpus.bio import annotation_refusal, char_span_to_token_span, tags_to_spans
 from corpus.revisions import annotation_payload
 from corpus.suggestions import confidence_label, shown_record
@@ -32,14 +29,10 @@ from db.models import (
     AnnotationAssignment,
     AspectAlignment,
     AspectTerm,
-    AuditEvent,
     Revision,
     SourceSentence,
     TaggingItem,
     Translation,
-    TranslationAssignment,
-    User,
-    UserRole,
     utcnow,
 )
 from db.project_settings import ProjectSettings, settings_in
@@ -67,13 +60,6 @@ class StaleAnnotation(SavedFirst):
 
     def __init__(self, message: str, mine: AnnotationState | None = None, theirs: AnnotationState | None = None):
         super().__init__(message, mine=mine, theirs=theirs, when=theirs.saved_at if theirs is not None else None)
-
-
-@dataclass(frozen=True)
-class AssignmentReport:
-    created: int
-    targets: int
-    short: list[int] = field(default_factory=list)  # translation ids with fewer than K eligible annotators
 
 
 @dataclass(frozen=True)
@@ -134,151 +120,6 @@ OpenStep = Callable[[Session, int, ProjectSettings], object]
 
 def sentence_key(sentence: SourceSentence) -> str:
     return f"{sentence.domain}/{sentence.split}/{sentence.sentence_id}"
-
-
-def tagging_targets(session: Session, project_id: int) -> list[Translation]:
-    """The translations to tag under the project's ``tagging_scope`` ("all" or "best")."""
-    project = settings_in(session, project_id)
-    submitted = list(
-        session.scalars(
-            select(Translation)
-            .join(SourceSentence, Translation.sentence_id == SourceSentence.id)
-            .where(
-                SourceSentence.project_id == project_id,
-                Translation.status == Status.SUBMITTED,
-                Translation.untranslatable.is_(False),
-                Translation.text.is_not(None),
-            )
-            .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id,
-                      Translation.phase, Translation.id)
-        )
-    )
-    if project.tagging_scope != "best":
-        return submitted
-    from db.final_candidates import phase_winners
-
-    keep: set[int] = set()
-    for sentence_id in dict.fromkeys(t.sentence_id for t in submitted):
-        for winner in phase_winners(session, sentence_id).values():
-            if winner is not None:
-                keep.add(winner.translation_id)
-    return [t for t in submitted if t.id in keep]
-
-
-def _active_annotators(session: Session) -> list[User]:
-    return list(
-        session.scalars(
-            select(User)
-            .join(UserRole, UserRole.user_id == User.id)
-            .where(UserRole.role == Role.ANNOTATOR, User.active.is_(True))
-            .order_by(User.id)
-        ).unique()
-    )
-
-
-def assign_annotators(
-    engine: Engine, project_id: int, actor_id: int | None = None, per_item: int | None = None
-) -> AssignmentReport:
-    """Top every target up to K annotators (never its translator), least-loaded annotator first."""
-    with transaction(engine) as session:
-        check_writer(session, actor_id, roles=(Role.LEAD,))
-        k = per_item or settings_in(session, project_id).annotators_per_item
-        report = top_up_tagging(session, tagging_targets(session, project_id), k, actor_id)
-        if report.created:
-            session.add(
-                AuditEvent(actor_id=actor_id, action="assign-annotators",
-                           detail={"project_id": project_id, "created": report.created, "per_item": k})
-            )
-        return report
-
-
-def _translators_of_sentences(session: Session, sentence_ids: set[int]) -> set[tuple[int, int]]:
-    """(user, sentence) for everyone who translates, translated or is due to translate a sentence, in either
-    phase: a translation row, or a task not taken from them. Such a person never tags a colleague's
-    translation of that sentence, which would leak it into their own and break the independence of
-    translations that ROUGE-L agreement relies on."""
-    pairs: set[tuple[int, int]] = set()
-    ids = sorted(sentence_ids)
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        pairs.update(session.execute(
-            select(Translation.translator_id, Translation.sentence_id).where(Translation.sentence_id.in_(chunk))
-        ).all())
-        pairs.update(session.execute(
-            select(TranslationAssignment.user_id, TranslationAssignment.sentence_id).where(
-                TranslationAssignment.sentence_id.in_(chunk), TranslationAssignment.status != Status.REASSIGNED,
-            )
-        ).all())
-    return pairs
-
-
-def top_up_tagging(session: Session, targets: list[Translation], k: int, actor_id: int | None) -> AssignmentReport:
-    annotators = _active_annotators(session)
-    translators_by_sentence: dict[int, set[int]] = defaultdict(set)
-    for uid, sid in _translators_of_sentences(session, {t.sentence_id for t in targets}):
-        translators_by_sentence[sid].add(uid)
-    existing = list(
-        session.scalars(select(AnnotationAssignment).where(AnnotationAssignment.status.not_in(INACTIVE)))
-    )
-    load = Counter({a.id: 0 for a in annotators})
-    load.update(a.user_id for a in existing if a.user_id in load)
-    assigned: dict[int, set[int]] = {}
-    for a in existing:
-        assigned.setdefault(a.translation_id, set()).add(a.user_id)
-    # Nobody gets an item back that they gave up, skipped, or had taken from them.
-    ever = {(a.user_id, a.translation_id) for a in session.scalars(select(AnnotationAssignment))}
-
-    created, short = 0, []
-    for t in targets:
-        have = assigned.setdefault(t.id, set())
-        need = k - len(have)
-        if need <= 0:
-            continue
-        of_sentence = translators_by_sentence.get(t.sentence_id, frozenset())
-        eligible = [
-            a.id for a in annotators
-            if tagging_refusal(a.id, t.translator_id, of_sentence) is None
-            and a.id not in have and (a.id, t.id) not in ever
-        ]
-        eligible.sort(key=lambda uid: (load[uid], uid))
-        for uid in eligible[:need]:
-            session.add(AnnotationAssignment(user_id=uid, translation_id=t.id, assigned_by=actor_id))
-            have.add(uid)
-            load[uid] += 1
-            created += 1
-        if len(have) < k:
-            short.append(t.id)
-    session.flush()
-    return AssignmentReport(created=created, targets=len(targets), short=short)
-
-
-def reassign_open_tagging(session: Session, user_id: int, actor_id: int | None) -> AssignmentReport:
-    """Move a (deactivated) user's unfinished tagging tasks to other annotators. Their submitted
-    annotations stay and count; their drafts stay stored but the item goes to someone else."""
-    rows = list(
-        session.scalars(
-            select(AnnotationAssignment).where(
-                AnnotationAssignment.user_id == user_id,
-                AnnotationAssignment.status.in_((Status.ASSIGNED, Status.DRAFT)),
-            )
-        )
-    )
-    for row in rows:
-        row.status = Status.REASSIGNED
-    session.flush()
-    if not rows:
-        return AssignmentReport(created=0, targets=0)
-    translations = list(
-        session.scalars(select(Translation).where(Translation.id.in_([r.translation_id for r in rows]))
-                        .order_by(Translation.id))
-    )
-    created, short = 0, []
-    for project_id in sorted({t.sentence.project_id for t in translations}):
-        k = settings_in(session, project_id).annotators_per_item
-        report = top_up_tagging(session, [t for t in translations if t.sentence.project_id == project_id], k, actor_id)
-        created += report.created
-        short += report.short
-    return AssignmentReport(created=created, targets=len(translations), short=short)
 
 
 def _assignment(session: Session, user_id: int, translation_id: int) -> AnnotationAssignment:

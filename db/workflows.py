@@ -10,8 +10,8 @@ argument, and this module hands it in:
 - opening an item to tag checks whether the gold has grown enough to retrain the suggestion model, and if so
   enqueues the retrain job (``kick``: ``db.model_store`` decides, ``db.jobs`` queues), in the open's
   transaction;
-- deactivating a user moves their open translation and tagging tasks to others (``db.assignment``,
-  ``db.tagging``) in the deactivation's transaction;
+- deactivating a user (``db.users``) moves their open translation and tagging tasks to others
+  (``db.assignment``) in the deactivation's transaction;
 - a job from the queue (``db.jobs``) runs the work of its kind (``JOB_HANDLERS``): the suggestion model's
   retrain and the review-suspects check (``db.model_store``), the baselines (``db.baseline_data``).
 
@@ -32,12 +32,12 @@ from corpus.jobs import JobKind
 from db import adjudication, baseline_data, jobs, model_store, tagging, users
 from db import reopen as reopening
 from db.access import ACCOUNT_ROLES, check_writer
-from db.assignment import AssignmentSummary, reassign_open_work
+from db.assignment import AssignmentReport, AssignmentSummary, reassign_open_tagging, reassign_open_work
 from db.engine import transaction
 from db.models import AuditEvent
 from db.project_settings import ProjectSettings
 from db.suggestion_model import model_info
-from db.tagging import AnnotationState, AssignmentReport, ItemView, reassign_open_tagging
+from db.tagging import AnnotationState, ItemView
 
 # ---------------------------------------------------------------- tagging: after a save, gold; on open, training
 

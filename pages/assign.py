@@ -188,7 +188,7 @@ st.subheader("Tagging assignments")
 st.caption("Gives every translation to be tagged (project setting: all, or each phase's best) its K annotators, "
            "never its translator, to the least-loaded annotators first. Safe to run again.")
 if st.button("Assign annotators", key="assign_annotators"):
-    from db.tagging import assign_annotators
+    from db.assignment import assign_annotators
 
     try:
         report = assign_annotators(engine, pid, actor_id=user.id)

@@ -223,7 +223,6 @@ KNOWN_READER_EDGES = {
     ("work_queue", "adjudication"), ("work_queue", "reopen"),
 }
 KNOWN_SERVICE_EDGES = {
-    ("assignment", "tagging"),
     ("backup", "workfile"),
     ("baseline_data", "export_data"),
     ("demo", "adjudication"), ("demo", "final_choice"), ("demo", "importing"),

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from corpus.suggestions import ACCEPTED_KEY, KEYS_KEY
 from db.engine import transaction
 from db.models import Annotation, AnnotationAssignment, Revision, TaggingItem, Translation
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 
 pytestmark = pytest.mark.browser

@@ -74,7 +74,7 @@ def _build(engine) -> dict:
     """Six aware translations tagged by meera and ravi: five agreed (gold), the sixth submitted by ravi only."""
     from db.project_settings import load_settings
     from db.settings_change import save_settings
-    from db.tagging import assign_annotators
+    from db.assignment import assign_annotators
     from db.workflows import open_item, save_annotation
     from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
 

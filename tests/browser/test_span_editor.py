@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from db.models import Annotation, TaggingItem
 from db.project_settings import load_settings
 from db.settings_change import save_settings
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 
 pytestmark = pytest.mark.browser

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import Annotation, Revision
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import PASSWORD, add_sentence, add_translation, add_user, project_id, set_project
 

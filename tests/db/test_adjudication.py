@@ -22,7 +22,7 @@ from db.adjudication import (
 from db.engine import transaction
 from db.gold import item_states
 from db.models import Adjudication, Annotation, AnnotationAssignment, Revision
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,

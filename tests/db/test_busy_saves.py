@@ -343,7 +343,7 @@ def test_a_submit_retried_after_it_was_made_is_done_and_a_late_autosave_of_the_s
 
 def _annotation_world(engine) -> tuple[int, int]:
     from db.models import AnnotationAssignment
-    from db.tagging import assign_annotators
+    from db.assignment import assign_annotators
     from db.workflows import open_item
     from tests.support.tagging_fixtures import add_translation, project_id
 

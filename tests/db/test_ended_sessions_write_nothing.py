@@ -16,7 +16,7 @@ from db.assignment import assign_translations, reassign_tasks
 from db.access import SESSION_ENDED, SessionEnded, read_session_tokens_from
 from db.auth import end_session, start_session
 from db.models import Annotation, AuditEvent, TranslationAssignment, User
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, reopen_annotation, save_annotation
 from db.users import create_account, reset_password, set_roles
 from db.workflows import deactivate_user

@@ -14,7 +14,7 @@ from db.export_data import load_export
 from db.final_choice import record_auto_choices
 from db.metrics_data import load_metrics_input
 from db.queries import load_stat_inputs
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from tests.db.test_adjudication import edit_submitted, submit
 from tests.support.tagging_fixtures import (
     add_sentence,

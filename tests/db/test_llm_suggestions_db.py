@@ -15,7 +15,7 @@ from db.access import SessionEnded
 from db.project_settings import load_settings
 from db.settings_change import save_settings
 from db.projection import shown_records, suggestion_figures
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
 from tests.support.llm_stub import llm_stub
 from tests.support.tagging_fixtures import (

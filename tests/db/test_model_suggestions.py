@@ -19,7 +19,8 @@ from db.suggestion_model import model_info, suggestion_figures
 from db.models import Annotation, Revision
 from db.project_settings import load_settings, settings_in
 from db.settings_change import save_settings
-from db.tagging import assign_annotators, stored_annotation
+from db.assignment import assign_annotators
+from db.tagging import stored_annotation
 from db.workflows import kick, open_item, run_jobs_until_idle, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,

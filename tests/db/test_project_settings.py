@@ -11,7 +11,7 @@ from db.final_choice import record_auto_choices
 from db.metrics_data import project_settings
 from db.project_settings import ProjectNotFound, ProjectSettings, load_settings
 from db.settings_change import save_settings
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from tests.support.translation_fixtures import project_id
 
 MISSING = 987654

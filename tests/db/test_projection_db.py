@@ -12,7 +12,8 @@ from corpus.suggestions import ACCEPTED_KEY, KEYS_KEY, SUGGESTIONS_KEY
 from db.engine import transaction
 from db.models import GlossaryTerm, Revision
 from db.projection import projection_inputs, shown_records, suggestion_figures
-from db.tagging import assign_annotators, stored_annotation
+from db.assignment import assign_annotators
+from db.tagging import stored_annotation
 from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,

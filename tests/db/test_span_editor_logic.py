@@ -12,7 +12,8 @@ from corpus.bio import disagreeing_tokens, parse_spans
 from db.engine import make_engine
 from db.models import Annotation, AnnotationAssignment, Revision
 from db.schema import upgrade
-from db.tagging import StaleAnnotation, assign_annotators, my_queue, snippet
+from db.assignment import assign_annotators
+from db.tagging import StaleAnnotation, my_queue, snippet
 from db.workflows import open_item, reopen_annotation, save_annotation
 from ui.span_editor import KEYS, keys_markdown, read_commit
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id

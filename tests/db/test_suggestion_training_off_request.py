@@ -21,7 +21,7 @@ from db.suggestion_model import model_info
 from db.models import SuggestionModel, Translation
 from db.project_settings import load_settings
 from db.settings_change import save_settings
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, run_jobs_until_idle, save_annotation
 from db.worker import WorkerFailed, in_worker
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project

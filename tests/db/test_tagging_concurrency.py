@@ -9,7 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import Annotation, AnnotationAssignment, Revision
-from db.tagging import StaleAnnotation, assign_annotators
+from db.assignment import assign_annotators
+from db.tagging import StaleAnnotation
 from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 

@@ -65,7 +65,7 @@ def test_assignment_never_gives_a_translator_a_colleagues_translation_of_the_sen
     from db.users import get_or_create_user
     from db.models import AnnotationAssignment
     from db.schema import default_project_id
-    from db.tagging import assign_annotators
+    from db.assignment import assign_annotators
 
     import_work_file(engine, jsonl(SENTENCE, AWARE, BLIND_BY_RAVI), "w.jsonl")
     with Session(engine) as s, s.begin():

@@ -17,15 +17,8 @@ from db.models import (
     TranslationAssignment,
 )
 from db.revisions import history
-from db.tagging import (
-    NotAssigned,
-    OwnTranslation,
-    StaleAnnotation,
-    assign_annotators,
-    my_queue,
-    progress,
-    tagging_targets,
-)
+from db.assignment import assign_annotators, tagging_targets
+from db.tagging import NotAssigned, OwnTranslation, StaleAnnotation, my_queue, progress
 from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import (
     add_sentence,

@@ -15,7 +15,7 @@ from db.metrics_data import load_metrics_input
 from db.models import SourceSentence, TaggingItem
 from db.queries import load_stat_inputs
 from db.sentence_view import sentence_detail
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from tests.db.test_adjudication import edit_submitted, make_world, submit
 from tests.support.tagging_fixtures import (
     add_sentence,

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from db.models import Adjudication, Annotation, Revision
 from db.adjudication import accept
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
 from tests.support.app_pages import open_file, open_page
 from tests.support.span_editor_driver import commit, editor_data

@@ -83,7 +83,7 @@ def test_a_submit_while_the_project_is_busy_stays_on_the_task_with_the_message(t
 def test_a_tag_save_while_the_project_is_busy_says_so_and_the_next_change_saves_the_spans(app_engine, sqlite_url,
                                                                                             monkeypatch):
     from db.models import Annotation
-    from db.tagging import assign_annotators
+    from db.assignment import assign_annotators
     from tests.pages.test_tag_page import tagging_page
     from tests.support import tagging_fixtures as tf
     from tests.support.span_editor_driver import commit, editor_data

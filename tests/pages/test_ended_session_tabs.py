@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from db.auth import end_session
 from db.models import Annotation, TranslationAssignment, User
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.users import set_roles
 from db.workflows import deactivate_user
 from tests.support.app_pages import open_page

@@ -14,7 +14,7 @@ from db.final_choice import choose, record_auto_choices
 from db.models import AnnotationAssignment, TranslationAssignment
 from db.reopen import decline, request_reopen
 from db.workflows import reopen
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
 from tests.support.app_pages import built_once, copied, open_page
 from tests.support.tagging_fixtures import (

@@ -13,7 +13,7 @@ import db.llm_suggestions as llm
 from corpus.suggestions import ACCEPTED_KEY, SUGGESTIONS_KEY
 from db.models import Revision
 from db.project_settings import load_settings
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from tests.support.app_pages import open_page
 from tests.support.llm_stub import llm_stub
 from tests.support.span_editor_driver import commit, editor_data

@@ -12,7 +12,7 @@ from corpus.suggestions import ACCEPTED_KEY, KEYS_KEY, SUGGESTIONS_KEY
 from db.users import create_user
 from db.models import Annotation, Revision
 from db.project_settings import load_settings
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from tests.support.app_pages import open_page
 from tests.support.span_editor_driver import commit, editor_data
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Annotation, ReopenRequest, Revision, Translation
 from db.workflows import reopen
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
 from db.translation import Draft, save_translation
 from tests.pages.test_translate_page import commit

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from db.models import Annotation, AnnotationAssignment, Revision
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
 from tests.support.app_pages import APP, open_page
 from tests.support.span_editor_driver import commit, editor_data

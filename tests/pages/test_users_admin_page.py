@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from db.auth import authenticate
 from db.models import User
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from tests.support.app_pages import open_page
 from tests.support.tagging_fixtures import add_translation
 from tests.support.translation_fixtures import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from db.tagging import assign_annotators
+from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 from tests.support.translation_fixtures import assign
