@@ -61,7 +61,7 @@ from db.models import (
     Translation,
     User,
 )
-from db.rows import fetch, moments
+from db.rows import fetch
 from db.schema import default_project_id
 
 __all__ = ["ExportOptions", "ExportRead", "assemble_export", "export_files", "is_read_only_error", "left_out_counts",
@@ -224,9 +224,9 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
              for pk, sentence_id, phase, translator_id, _, text, untranslatable, status, _, submitted_at, version
              in found if status == Status.SUBMITTED), key=itemgetter(0)))
     if found:
-        *head, untranslatable, status, guidelines, submitted_at = as_columns(found, 10)
-        for row in zip(*head, map(bool, untranslatable), status, guidelines, moments(submitted_at)):
-            translations[row[1]].append(TranslationRow(*row))
+        *head, untranslatable, status, guidelines = as_columns(found, 9)
+        for row in map(TranslationRow._make, zip(*head, map(bool, untranslatable), status, guidelines)):
+            translations[row.sentence].append(row)
     del found
     rows.translations = translations
     in_translations = select(Translation.id).where(Translation.sentence_id.in_(in_project))
@@ -261,12 +261,9 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
         wanted = select(TaggingItem.translation_id).where(TaggingItem.translation_id.in_(in_translations))
     else:
         wanted = select(FinalChoice.translation_id).where(FinalChoice.id.in_(latest_fc))
-    rows.frozen_tokens = {
-        translation_id: _token_list(tokens)
-        for translation_id, tokens in fetch(conn, (
-            select(TaggingItem.translation_id, TaggingItem.tokens).where(TaggingItem.translation_id.in_(wanted))
-        ))
-    }
+    rows.frozen_tokens = _token_lists(fetch(conn, (
+        select(TaggingItem.translation_id, TaggingItem.tokens).where(TaggingItem.translation_id.in_(wanted))
+    )))
     missing = [t for t in (planned or {}).values() if t not in rows.frozen_tokens]
     for start in range(0, len(missing), 1000):
         rows.frozen_tokens.update(
@@ -282,6 +279,14 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
 def _token_list(stored) -> list[str]:
     """Frozen tokens as the driver gives them: JSON text (SQLite) or the list already (PostgreSQL)."""
     return json.loads(stored) if isinstance(stored, str | bytes) else list(stored)
+
+
+def _token_lists(rows: list[tuple]) -> dict[int, list[str]]:
+    """``{translation id: _token_list(tokens)}`` of (translation id, stored tokens) rows; JSON texts parsed
+    as one array (one parse, not one per item)."""
+    if rows and all(stored.__class__ is str for _, stored in rows):
+        return dict(zip([t for t, _ in rows], json.loads("[" + ",".join([stored for _, stored in rows]) + "]")))
+    return {translation_id: _token_list(stored) for translation_id, stored in rows}
 
 
 def _proper_nouns(conn: Connection, project_id: int) -> list[str]:

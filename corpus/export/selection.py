@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -61,8 +60,10 @@ class SourceRow(NamedTuple):
     text: str
 
 
-@dataclass
-class TranslationRow:
+class TranslationRow(NamedTuple):
+    """A translation as the selection reads it (NamedTuple: a paper-scale project reads ~48,000 of them,
+    several times cheaper to build than a dataclass)."""
+
     id: int
     sentence: int
     phase: str
@@ -72,7 +73,6 @@ class TranslationRow:
     untranslatable: bool
     status: str
     guidelines_version: str | None
-    submitted_at: datetime | None
 
     @property
     def usable(self) -> bool:

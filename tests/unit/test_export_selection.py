@@ -31,7 +31,7 @@ def item(translation_id: int, gold: Gold | None, versions=(TAGS, TAGS), awaited:
 
 def translation(pk: int, sentence: int, translator: str = "asha", phase: str = "aware", text: str | None = HINDI,
                 untranslatable: bool = False, status: str = "submitted") -> TranslationRow:
-    return TranslationRow(pk, sentence, phase, 1, translator, text, untranslatable, status, "1.0", None)
+    return TranslationRow(pk, sentence, phase, 1, translator, text, untranslatable, status, "1.0")
 
 
 def rows_with(*sentences: tuple[int, list[TranslationRow], int | None], gold: dict[int, ItemGold] | None = None,
