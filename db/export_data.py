@@ -207,7 +207,7 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     (``db.metrics_data.TRANSLATION_COLUMNS``, in id order), so the figures read no translation again."""
     conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
     sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id)
-    rows = ExportRows([SourceRow(*s) for s in sentences], annotators_per_item, aspects, categories)
+    rows = ExportRows(sentences, annotators_per_item, aspects, categories)
 
     translations: dict[int, list[TranslationRow]] = defaultdict(list)
     found = fetch(conn, (  # driver tuples: SQLAlchemy's row objects cost more than the rows
@@ -302,33 +302,34 @@ def _proper_nouns(conn: Connection, project_id: int) -> list[str]:
 
 
 def _source_rows(conn, project_id: int):
-    """The project's source sentences (export order), the sub-query of their ids, their aspect terms and
-    categories in position order, and each aspect term's position by id: one reader for both exports."""
-    sentences = conn.execute(
+    """The project's source sentences (export order, as ``SourceRow``), the sub-query of their ids, their
+    aspect terms and categories in position order, and each aspect term's position by id: one reader for
+    both exports. Driver tuples (``db.rows.fetch``), not SQLAlchemy rows."""
+    sentences = list(map(SourceRow._make, fetch(conn, (
         select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
                SourceSentence.text)
         .where(SourceSentence.project_id == project_id)
         .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
-    ).all()
+    ))))
     in_project = select(SourceSentence.id).where(SourceSentence.project_id == project_id)
 
     aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
     aspect_position: dict[int, int] = {}
-    for row in conn.execute(
+    for pk, sentence_id, position, term, start, end, polarity in fetch(conn, (
         select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term, AspectTerm.start,
                AspectTerm.end, AspectTerm.polarity)
         .where(AspectTerm.sentence_id.in_(in_project)).order_by(AspectTerm.sentence_id, AspectTerm.position)
-    ).all():
-        aspects[row.sentence_id].append(EnglishAspect(row.term, row.start, row.end, row.polarity, row.position))
-        aspect_position[row.id] = row.position
+    )):
+        aspects[sentence_id].append(EnglishAspect(term, start, end, polarity, position))
+        aspect_position[pk] = position
 
     categories: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
-    for row in conn.execute(
+    for sentence_id, category, polarity in fetch(conn, (
         select(AspectCategory.sentence_id, AspectCategory.category, AspectCategory.polarity)
         .where(AspectCategory.sentence_id.in_(in_project))
         .order_by(AspectCategory.sentence_id, AspectCategory.position)
-    ).all():
-        categories[row.sentence_id].append((row.category, row.polarity))
+    )):
+        categories[sentence_id].append((category, polarity))
     return sentences, in_project, aspects, aspect_position, categories
 
 
