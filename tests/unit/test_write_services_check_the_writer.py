@@ -1,4 +1,4 @@
-"""Every public write service in ``db/`` checks its writer with the one guard, ``db.auth.check_writer``,
+"""Every public write service in ``db/`` checks its writer with the one guard, ``db.access.check_writer``,
 inside its own transaction (issue 31, N2: an ended session, a deactivated or demoted user writes nothing).
 
 A write service is a public function of a ``db/`` module whose first parameter is the engine and which
@@ -98,7 +98,7 @@ def test_every_public_write_service_checks_its_writer(service):
     if service in NO_WRITER:
         assert not checks, f"{service} checks its writer now: drop it from NO_WRITER"
         return
-    assert checks, (f"db.{service} writes without db.auth.check_writer in its transaction; call it with the "
+    assert checks, (f"db.{service} writes without db.access.check_writer in its transaction; call it with the "
                     "writer (and the roles that may write), or say in NO_WRITER why no writer is checked")
 
 
