@@ -389,10 +389,11 @@ def _latest_save(session: Session, project_id: int) -> tuple:
     def scalar(*columns):
         return select(*columns).scalar_subquery()
 
-    # One pass over each of the two big tables (a scalar subquery per figure would scan them 3 and 2 times).
+    # One pass over each of the two big tables (a scalar subquery per figure would scan them 3 and 2 times),
+    # over their (updated_at, version) index, not the rows and their texts: a submission is an update (its
+    # version moves), so the newest submission time would say nothing more, and would need the rows.
     translations = session.execute(select(
         func.count(Translation.id), func.coalesce(func.sum(Translation.version), 0), func.max(Translation.updated_at),
-        func.max(Translation.submitted_at),
     )).one()
     annotations = session.execute(select(
         func.count(Annotation.id), func.coalesce(func.sum(Annotation.version), 0), func.max(Annotation.updated_at),
