@@ -3,7 +3,9 @@
 Every number comes from ``corpus`` (``metrics``, ``ranking``, ``progress``, ``codemix``, ``phonetic``) over
 ``db.metrics_data``. A new save shows on the next run: the figures are cached per generation of the counted
 corpus (``CountedCorpora``), which a save of something counted moves and a draft saved does not; what counts
-open work is cached per save stamp (``latest_save``) and read in a thread of its own meanwhile.
+open work is cached per save stamp (``latest_save``) and read in a thread of its own meanwhile; the left-out
+counts (the export's selection) per what they read (``db.metrics_data.left_out_basis``), which a save of a
+translation that is not final leaves as it was.
 
 The libraries a test or a newer build may replace (``corpus.metrics.compute_agreement``,
 ``db.metrics_data.load_progress``, ``db.export_data.left_out_counts``) are looked up on their module at each
