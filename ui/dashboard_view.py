@@ -75,6 +75,7 @@ class CountedCorpora:
             before = latest[1] if latest is not None else None
             with loaded_outside_collections():
                 snapshot = metrics_data.load_metrics_snapshot(engine, project, before)
+            basis = metrics_data.left_out_basis(engine, project, snapshot)  # read before anything is kept
             new = latest is None or snapshot.data is not before.data
             if not new:
                 generation = latest[2]
@@ -84,7 +85,6 @@ class CountedCorpora:
                 for key in [k for k in self._corpus if k[:2] == (db, project) and k[2] <= generation - self.KEPT]:
                     del self._corpus[key]
             self._latest[(db, project)] = (stamp, snapshot, generation)
-            basis = metrics_data.left_out_basis(engine, project, snapshot)
             kept = self._left_out.get((db, project))
             if kept is None or kept[0] != basis:
                 self._left_out[(db, project)] = (basis, kept[1] + 1 if kept is not None else 0)
