@@ -185,11 +185,12 @@ def _english_texts(text: str, aspects: Sequence[EnglishAspect]) -> tuple[str, tu
     """``english_side`` with the tokens' texts in place of ``Token`` objects (what a record keeps): the same
     tokens and tags, without an object per token."""
     norm, aspects = _english_text(text, aspects)
-    tokens = tokenize(norm)
     if not aspects:
+        tokens = tokenize(norm)
         return norm, aspects, tokens, ["O"] * len(tokens)
-    spans = list(map(_Span._make, token_spans(norm)))
-    return norm, aspects, tokens, char_spans_to_tags(spans, [(a.start, a.end) for a in aspects])
+    offsets = token_spans(norm)  # one pass of the tokenizer: the tokens are the text at their offsets
+    tokens = [norm[start:end] for start, end in offsets]
+    return norm, aspects, tokens, char_spans_to_tags(list(map(_Span._make, offsets)), [(a.start, a.end) for a in aspects])
 
 
 def checked_hindi(text: str, frozen_tokens: Sequence[str], tags: Sequence[str],
