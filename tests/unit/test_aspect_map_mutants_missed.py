@@ -18,6 +18,7 @@ from corpus.aspect_map import (
     map_refusals,
     relocate,
     selection_to_span,
+    span_to_selection,
 )
 from corpus.tokens import tokenize_with_offsets
 
@@ -87,3 +88,17 @@ def test_a_selection_with_a_gap_asks_for_words_next_to_each_other():
 def test_a_selection_past_the_old_words_carries_nothing_over(indices):
     # relocate 4, 8: ``not chosen or chosen[-1] >= len(old)`` -> ``and`` / ``>`` read past the old words
     assert relocate(["क", "ख", "ग"], indices, ["क", "ख", "ग"]) == []
+
+
+@pytest.mark.parametrize(("start", "end", "selected"), [
+    (6, 12, [1]),  # one word
+    (0, 12, [0, 1]),  # two words
+    (None, 12, []), (6, None, []),  # no span stored
+    (6, 11, []),  # the span cuts its last word: nothing selected, never a part
+    (7, 12, []),  # the span starts inside its word
+    (5, 12, []),  # the span starts on a space
+    (30, 40, []),  # beyond the last word
+])
+def test_a_stored_span_selects_its_whole_words_or_nothing(start, end, selected):
+    # span_to_selection (no test reached it): what the editor shows selected for a stored map
+    assert span_to_selection(TOKENS, start, end) == selected
