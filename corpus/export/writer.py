@@ -68,25 +68,31 @@ def _make_parents(folder: Path, made: list[Path]) -> None:
 def zip_bytes(files: Mapping[str, str | bytes], root: str = "hindi-aspect-corpus") -> bytes:
     """The files in one zip under ``root/``: the bytes ``zipfile`` writes (deflate level ``ZIP_LEVEL``, fixed
     times, mode 644), with the members compressed side by side in threads (zlib lets go of the GIL while it
-    deflates, which is most of a zip's time). An archive past the classic format's limits goes to ``zipfile``."""
+    deflates, which is most of a zip's time). An archive that might need zip64 (2 GB, 65,535 members: at 4
+    bytes a character) goes to ``zipfile`` whole."""
     names = [f"{root}/{_safe(rel)}" for rel in files]
-    data = [text.encode("utf-8") if isinstance(text, str) else bytes(text) for text in files.values()]
-    if len(data) >= 0xFFFF or sum(map(len, data)) * 1.05 + len(data) * 1024 >= 0xFFFFFFFF:
-        return _zipfile_bytes(names, data)
-    workers = min(len(data), os.cpu_count() or 1, 4)
+    texts = list(files.values())
+    if len(texts) >= 0xFFFF or sum(map(len, texts)) * 4 * 1.05 + len(texts) * 1024 > zipfile.ZIP64_LIMIT:
+        return _zipfile_bytes(names, [_utf8(text) for text in texts])
+    workers = min(len(texts), os.cpu_count() or 1, 4)
     if workers <= 1:
-        packed = list(map(_deflated, data))
-    else:
-        with ThreadPoolExecutor(workers) as pool:  # largest first, so that no thread is left with a big one
-            futures = {i: pool.submit(_deflated, data[i]) for i in sorted(range(len(data)), key=lambda i: -len(data[i]))}
-            packed = [futures[i].result() for i in range(len(data))]
-    return _zip_archive(names, data, packed)
+        packed = list(map(_deflated, texts))
+    else:  # one thread encodes a text while another deflates; the largest first, so none is left with a big one
+        with ThreadPoolExecutor(workers) as pool:
+            futures = {i: pool.submit(_deflated, texts[i]) for i in sorted(range(len(texts)), key=lambda i: -len(texts[i]))}
+            packed = [futures[i].result() for i in range(len(texts))]
+    return _zip_archive(names, packed)
 
 
-def _deflated(data: bytes) -> tuple[int, bytes]:
-    """A member's CRC-32 and raw deflate stream, as ``zipfile`` makes them (one compressor, one flush)."""
+def _utf8(text: str | bytes) -> bytes:
+    return text.encode("utf-8") if isinstance(text, str) else bytes(text)
+
+
+def _deflated(text: str | bytes) -> tuple[int, int, bytes]:
+    """A member's CRC-32, size and raw deflate stream, as ``zipfile`` makes them (one compressor, one flush)."""
+    data = _utf8(text)
     compressor = zlib.compressobj(ZIP_LEVEL, zlib.DEFLATED, -15)
-    return zlib.crc32(data), compressor.compress(data) + compressor.flush()
+    return zlib.crc32(data), len(data), compressor.compress(data) + compressor.flush()
 
 
 _LOCAL = struct.Struct("<4s2B4HL2L2H")  # zipfile's structFileHeader, structCentralDir, structEndArchive
@@ -98,7 +104,7 @@ _MODE = 0o644 << 16
 _UTF8_NAME = 0x800
 
 
-def _zip_archive(names: list[str], data: list[bytes], packed: list[tuple[int, bytes]]) -> bytes:
+def _zip_archive(names: list[str], packed: list[tuple[int, int, bytes]]) -> bytes:
     """Local headers with the data, the central directory and its end record, field for field as
     ``zipfile.ZipFile.writestr`` writes them into a seekable file (no data descriptors, no zip64)."""
     dt = ZIP_DATE_TIME
@@ -107,16 +113,16 @@ def _zip_archive(names: list[str], data: list[bytes], packed: list[tuple[int, by
     parts: list[bytes] = []
     central: list[bytes] = []
     offset = 0
-    for name, raw, (crc, deflated) in zip(names, data, packed):
+    for name, (crc, size, deflated) in zip(names, packed):
         try:
             encoded, flags = name.encode("ascii"), 0
         except UnicodeEncodeError:
             encoded, flags = name.encode("utf-8"), _UTF8_NAME
         header = _LOCAL.pack(b"PK\x03\x04", _VERSION, 0, flags, zipfile.ZIP_DEFLATED, dostime, dosdate, crc,
-                             len(deflated), len(raw), len(encoded), 0)
+                             len(deflated), size, len(encoded), 0)
         parts += (header, encoded, deflated)
         central += (_CENTRAL.pack(b"PK\x01\x02", _VERSION, _UNIX, _VERSION, 0, flags, zipfile.ZIP_DEFLATED,
-                                  dostime, dosdate, crc, len(deflated), len(raw), len(encoded), 0, 0, 0, 0,
+                                  dostime, dosdate, crc, len(deflated), size, len(encoded), 0, 0, 0, 0,
                                   _MODE, offset), encoded)
         offset += len(header) + len(encoded) + len(deflated)
     directory = b"".join(central)
