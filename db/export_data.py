@@ -34,6 +34,7 @@ from corpus.export.records import (
 )
 from corpus.agreement import MetricsInput
 from corpus.export.selection import (
+    SUBMITTED,
     ExportOptions,
     ExportRows,
     SourceRow,
@@ -45,7 +46,7 @@ from corpus.export.selection import (
 from corpus.export.splits import apply_dev_split
 from corpus.metrics import compute_agreement, paused_gc
 from corpus.tokens import TOKENIZER_SIGNATURE
-from corpus.vocabulary import INACTIVE_STATUSES, Role, Status
+from corpus.vocabulary import INACTIVE_STATUSES, Role
 from db.engine import reader
 from db.gold import read_gold_in_force
 from db.metrics_data import as_columns, read_metrics_input
@@ -222,7 +223,7 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
         submitted.extend(sorted(
             ((pk, version, sentence_id, phase, translator_id, text, untranslatable, submitted_at)
              for pk, sentence_id, phase, translator_id, _, text, untranslatable, status, _, submitted_at, version
-             in found if status == Status.SUBMITTED), key=itemgetter(0)))
+             in found if status == SUBMITTED), key=itemgetter(0)))
     if found:
         *head, untranslatable, status, guidelines = as_columns(found, 9)
         for row in map(TranslationRow._make, zip(*head, map(bool, untranslatable), status, guidelines)):
