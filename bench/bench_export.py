@@ -16,7 +16,7 @@ bench.bench_export --first``, run as a child: the interpreter, every import and 
 warm; nothing left out), both stage by stage. The first export's records-and-figures stage holds what the
 warm one finds done: importing statsmodels (with scipy and pandas) for ``corpus.kappa`` and pyarrow for
 ``corpus.rouge``, and ROUGE-L of every unit (``corpus.agreement``'s unit memo; a served app's dashboard has
-scored the same units); the export's own memos (English sides, kappas) save a few tenths of a second.
+scored the same units); the export's own memos (English sides, kappas) save about a tenth of a second.
 
 Where 3.4 s became 9-11 s (issue #32, measured with pyinstrument and CPU time on the bench corpus): the
 export's first run in a process came to import statsmodels, scipy and pandas (~2 s CPU) once the kappa
