@@ -149,7 +149,7 @@ def _transliterator() -> Transliterator | None:
 def with_projection(engine: Engine, view, transliterate: Transliterator | None = None):
     """``view`` (a ``db.tagging.ItemView``) with the projection's suggestions added to its own map's and in
     place of the CRF's where a rule found the aspect; unchanged when the item's map is complete."""
-    from db.tagging import Suggestion
+    from db.suggestion_model import Suggestion
 
     with Session(reader(engine)) as session:
         inputs = projection_inputs(session, view.item_id)
@@ -169,7 +169,7 @@ def with_projection(engine: Engine, view, transliterate: Transliterator | None =
 def _from_llm(inputs: ProjectionInputs, item_id: int, shown: Sequence) -> list:
     """The local model's spans for the aspects the rules left unfound (an aspect twice in English and found once
     is asked once more), where no other suggestion is; none while the project has no model."""
-    from db.tagging import Suggestion
+    from db.suggestion_model import Suggestion
 
     if inputs.llm is None:
         return []

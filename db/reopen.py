@@ -33,7 +33,6 @@ from corpus.reopen import (
     worker_notice,
 )
 from corpus.vocabulary import INACTIVE_STATUSES, Phase, RevisionAction, Status
-from corpus.work_queue import ReopenRow
 from db.access import check_writer
 from db.conflicts import SavedFirst
 from db.engine import read, transaction
@@ -49,6 +48,7 @@ from db.models import (
     User,
     utcnow,
 )
+from db.reopen_requests import project_sentences
 from db.revisions import record_revision
 
 REOPEN = RevisionAction.REOPEN  # the revision's action, as the annotator's own reopening writes it
@@ -230,12 +230,8 @@ def record_state(engine: Engine, kind: str, record_id: int) -> RecordState | Non
     return read(engine, _record_state, _kind(kind), record_id)
 
 
-def _project_records(project_id: int):
-    return select(SourceSentence.id).where(SourceSentence.project_id == project_id)
-
-
 def _pending_rows(session: Session, project_id: int) -> list[PendingRequest]:
-    in_project = _project_records(project_id)
+    in_project = project_sentences(project_id)
     out: list[PendingRequest] = []
     worker = User
     translation_rows = session.execute(
@@ -273,31 +269,6 @@ def pending_requests(engine: Engine, project_id: int) -> list[PendingRequest]:
     """The requests waiting for a lead, oldest first: requests whose record is still submitted (one the
     worker has since reopened themselves waits until it is submitted again)."""
     return read(engine, _pending_rows, project_id)
-
-
-def reopen_rows(session: Session, project_id: int) -> list[ReopenRow]:
-    """The project's pending requests with their record's status, as plain rows for the lead's work queue
-    (``corpus.work_queue.reopen_requests`` counts those that wait, by the rule ``pending_requests`` lists)."""
-    db = session.connection()
-    in_project = _project_records(project_id)
-    pending = ReopenRequest.state == RequestState.PENDING
-    rows = db.execute(
-        select(ReopenRequest.id, ReopenRequest.state, Translation.status)
-        .join(Translation, Translation.id == ReopenRequest.record_id)
-        .where(pending, ReopenRequest.kind == WorkKind.TRANSLATION, Translation.sentence_id.in_(in_project))).all()
-    rows += db.execute(
-        select(ReopenRequest.id, ReopenRequest.state, Annotation.status)
-        .join(Annotation, Annotation.id == ReopenRequest.record_id)
-        .join(TaggingItem, TaggingItem.id == Annotation.item_id)
-        .join(Translation, Translation.id == TaggingItem.translation_id)
-        .where(pending, ReopenRequest.kind == WorkKind.ANNOTATION, Translation.sentence_id.in_(in_project))).all()
-    return sorted(ReopenRow(*row) for row in rows)
-
-
-def reopen_stamp(session: Session) -> tuple:
-    """Changes whenever a request is made or answered (each answer moves its row's version)."""
-    return tuple(session.connection().execute(
-        select(func.count(ReopenRequest.id), func.max(ReopenRequest.id), func.sum(ReopenRequest.version))).one())
 
 
 def _snapshot(session: Session, kind: WorkKind, record: Translation | Annotation) -> dict[str, Any]:

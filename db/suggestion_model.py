@@ -28,6 +28,17 @@ log = logging.getLogger(__name__)
 _models: dict[tuple[str, int], tuple[object, TrainedModel | None]] = {}
 
 
+@dataclass(frozen=True)
+class Suggestion:
+    """A span the tag editor offers the annotator: from the translator's map, a projection, the model or the
+    local model (``source``); it tags nothing until the annotator accepts it."""
+
+    span: tuple[int, int]
+    term: str  # the English aspect term the translator linked to these characters (or the model's label)
+    confidence: float | None = None  # the model's, for a model suggestion; None for the aspect map's
+    source: str = "map"  # corpus.projection.ALL_SOURCES: the own map, aware, glossary, transliteration, crf
+
+
 def model_key(engine: Engine, project_id: int) -> tuple[str, int]:
     """The database and project a stored model belongs to (this process's caches are keyed by it)."""
     return (engine.url.render_as_string(hide_password=True), project_id)

@@ -38,6 +38,7 @@ from db.models import (
 from db.project_settings import ProjectSettings, settings_in
 from db.revisions import record_revision
 from db.saving import is_unique_violation
+from db.suggestion_model import Suggestion
 from db.write_rules import OwnTranslation  # noqa: F401  (raised by the backstop on every write path)
 
 INACTIVE = INACTIVE_STATUSES
@@ -69,14 +70,6 @@ class QueueRow:
     phase: str
     status: str  # assignment status: assigned, draft, submitted
     snippet: str = ""  # the start of the translation, so the queue names sentences, not ids
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    span: tuple[int, int]
-    term: str  # the English aspect term the translator linked to these characters (or the model's label)
-    confidence: float | None = None  # the model's, for a model suggestion; None for the aspect map's
-    source: str = "map"  # corpus.projection.ALL_SOURCES: the own map, aware, glossary, transliteration, crf
 
 
 @dataclass(frozen=True)

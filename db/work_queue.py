@@ -27,7 +27,7 @@ from corpus.work_queue import (
 )
 from db.adjudication import open_disagreement_count
 from db.engine import read
-from db.reopen import reopen_rows, reopen_stamp
+from db.reopen_requests import reopen_rows, reopen_stamp
 from db.models import (
     AnnotationAssignment,
     FinalChoice,

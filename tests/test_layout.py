@@ -197,6 +197,7 @@ DB_KINDS = {
     "revisions": "storage", "conflicts": "storage", "saving": "storage", "model_seal": "storage",
     "worker": "storage",
     "access": "reader", "project_settings": "reader", "final_candidates": "reader", "suggestion_model": "reader",
+    "reopen_requests": "reader",
     "gold": "reader", "metrics_data": "reader", "work_queue": "reader", "queries": "reader", "browse": "reader",
     "sentence_view": "reader", "projection": "reader", "llm_suggestions": "reader",
     "adjudication": "service", "assignment": "service", "auth": "service", "final_choice": "service",
@@ -222,10 +223,7 @@ MAY_IMPORT = {
 
 # The reader -> service imports still to go (issue #27 item 4), each a reader that takes a name from a
 # service module: the kind rule below subtracts them, so only a NEW edge fails. Remove a line when its edge goes.
-KNOWN_READER_EDGES = {
-    ("projection", "tagging"), ("projection", "typing"),
-    ("work_queue", "adjudication"), ("work_queue", "reopen"),
-}
+KNOWN_READER_EDGES = {("projection", "typing"), ("work_queue", "adjudication")}
 
 
 def db_modules_imported(path: Path) -> set[str]:
