@@ -6,7 +6,6 @@ import random
 
 import numpy as np
 import pytest
-from rouge_score import rouge_scorer
 
 import corpus.rouge
 from corpus.rouge import (
@@ -26,6 +25,15 @@ from corpus.tokens import words
 
 PHA_PRECOMPOSED = "\u095e"  # फ़ as one code point (NFC decomposes it)
 PHA_DECOMPOSED = "\u092b\u093c"  # फ + nukta
+
+
+@pytest.fixture(scope="module")
+def rouge_scorer():
+    """rouge-score's scorer module, imported by the tests that compare with it rather than at collection: with NLTK
+    and SciPy it took about 1.8 CPU-s in every pytest worker, most of which run none of these tests."""
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer
 
 
 @pytest.mark.parametrize(
@@ -53,7 +61,7 @@ def test_nukta_spellings_are_the_same_word_after_nfc():
     assert words(f"स्टा{PHA_PRECOMPOSED}") == words(f"स्टा{PHA_DECOMPOSED}")
 
 
-def test_rouge_score_default_tokenizer_drops_devanagari_but_ours_does_not():
+def test_rouge_score_default_tokenizer_drops_devanagari_but_ours_does_not(rouge_scorer):
     text = "लेकिन स्टाफ़ बहुत बुरा था।"
     default = rouge_scorer.RougeScorer(["rougeL"]).score(text, text)["rougeL"].fmeasure
     ours = rouge_scorer.RougeScorer(["rougeL"], tokenizer=CanonicalWords()).score(text, text)["rougeL"].fmeasure
@@ -72,7 +80,7 @@ def _random_text(rng: random.Random, longest: int) -> str:
     return " ".join(rng.choice(VOCAB) + rng.choice(GLUE) for _ in range(rng.randint(0, longest)))
 
 
-def test_values_are_identical_to_rouge_score_with_a_correct_tokenizer_on_random_pairs():
+def test_values_are_identical_to_rouge_score_with_a_correct_tokenizer_on_random_pairs(rouge_scorer):
     rng = random.Random(7)
     scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=CanonicalWords())
     texts = [_random_text(rng, rng.choice((3, 12, 30, 80, 140))) for _ in range(400)]
@@ -157,7 +165,7 @@ def test_pairs_within_given_groups_score_the_same_as_without_and_pairs_across_gr
         batch_lcs_flat(flat, lengths, np.array([0]), np.array([4]), groups=groups)
 
 
-def test_scoring_in_chunks_of_whole_groups_gives_rouge_scores_values(monkeypatch):
+def test_scoring_in_chunks_of_whole_groups_gives_rouge_scores_values(monkeypatch, rouge_scorer):
     monkeypatch.setattr(corpus.rouge, "TEXT_CHUNK", 7)  # many chunks, cut only between groups
     rng = random.Random(5)
     sizes = [rng.randint(1, 5) for _ in range(40)]
