@@ -12,14 +12,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 import db.access
-from db.assignment import assign_translations, reassign_tasks
+from db.assignment import assign_annotators, assign_translations, reassign_tasks
 from db.access import SESSION_ENDED, SessionEnded, read_session_tokens_from
 from db.auth import end_session, start_session
 from db.models import Annotation, AuditEvent, TranslationAssignment, User
-from db.assignment import assign_annotators
-from db.workflows import open_item, reopen_annotation, save_annotation
+from db.workflows import deactivate_user, open_item, reopen_annotation, save_annotation
 from db.users import create_account, reset_password, set_roles
-from db.workflows import deactivate_user
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id
 
 ENDINGS = ("deactivated", "logged out elsewhere", "demoted")

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from db.assignment import assign_translations, assignment_settings
+from db.assignment import assign_annotators, assign_translations, assignment_settings
 from db.final_candidates import project_policy
 from db.final_choice import record_auto_choices
 from db.metrics_data import project_settings
 from db.project_settings import ProjectNotFound, ProjectSettings, load_settings
 from db.settings_change import save_settings
-from db.assignment import assign_annotators
 from tests.support.translation_fixtures import project_id
 
 MISSING = 987654

@@ -11,9 +11,8 @@ from corpus.reopen import Notice, ReasonRefused, ReopenRefused, RequestState
 from db.conflicts import SavedFirst
 from db.models import Annotation, AnnotationAssignment, ReopenRequest, Revision, Translation, TranslationAssignment
 from db.reopen import RecordNotFound, StaleReopen, decline, pending_requests, record_state, request_reopen, worker_view
-from db.workflows import reopen
+from db.workflows import open_item, reopen, save_annotation
 from db.assignment import assign_annotators
-from db.workflows import open_item, save_annotation
 from db.translation import Draft, load_task, save_translation
 from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id
 

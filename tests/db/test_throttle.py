@@ -20,9 +20,8 @@ from corpus.throttle import (
 )
 from db.access import LOGIN_FAILED
 from db.auth import AUDIT_KEEP, FAILED_LOGINS_SUMMARY, LoginFailed, authenticate
-from db.users import create_user
+from db.users import create_user, reset_password
 from db.models import AuditEvent, User
-from db.users import reset_password
 
 T0 = datetime(2026, 3, 1, 9, 0, 0)
 GENERIC = "unknown user or wrong password"

@@ -16,10 +16,9 @@ from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
 
 from db.access import SESSION_ENDED
-from db.users import create_user
+from db.users import create_user, reset_password
 from db.engine import make_engine
 from db.models import User
-from db.users import reset_password
 from db.workflows import deactivate_user
 from tests.support.databases import copy_of, settle
 from ui.common import PAGES

@@ -13,9 +13,8 @@ from db.engine import transaction
 from db.final_choice import choose, record_auto_choices
 from db.models import AnnotationAssignment, TranslationAssignment
 from db.reopen import decline, request_reopen
-from db.workflows import reopen
+from db.workflows import open_item, reopen, save_annotation
 from db.assignment import assign_annotators
-from db.workflows import open_item, save_annotation
 from tests.support.app_pages import built_once, copied, open_page
 from tests.support.tagging_fixtures import (
     add_sentence,

@@ -13,9 +13,8 @@ from sqlalchemy.orm import Session
 from corpus.passwords import MIN_PASSWORD_LENGTH, common_passwords, password_problems, username_problems
 from db import auth
 from db.auth import LoginFailed, authenticate, change_password, resume_session, start_session
-from db.users import create_user
+from db.users import create_user, reset_password
 from db.models import User
-from db.users import reset_password
 from db.workflows import deactivate_user
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,9 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import Annotation, ReopenRequest, Revision, Translation
-from db.workflows import reopen
+from db.workflows import open_item, reopen, save_annotation
 from db.assignment import assign_annotators
-from db.workflows import open_item, save_annotation
 from db.translation import Draft, save_translation
 from tests.pages.test_translate_page import commit
 from tests.support.app_pages import open_page
