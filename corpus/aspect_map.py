@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from corpus.tokens import Token, token_spans
@@ -140,7 +141,6 @@ def map_refusals(
     marks nothing, and is not refused here (a submission asks for every aspect)."""
     refusals: list[MapRefusal] = []
     seen: set[Hashable] = set()
-    words: list[tuple[int, int]] = []  # the text's token spans, once a span needs them
     for position, (aspect, start, end, dropped) in enumerate(links):
         if aspects is not None and aspect not in aspects:
             why = NOT_OF_THIS_SENTENCE, f"aspect {aspect} is not an aspect of this sentence"
@@ -148,23 +148,50 @@ def map_refusals(
             why = MAPPED_TWICE, f"aspect {aspect} is mapped twice"
         else:
             seen.add(aspect)
-            why = None if dropped or start is None or end is None else _span_refusal(text, aspect, start, end, words)
+            why = None if dropped or start is None or end is None else _span_refusal(text, aspect, start, end)
         if why is not None:
             rule, detail = why
             refusals.append(MapRefusal(position, aspect, rule, f"{detail}; aspect-map rule: {rule}"))
     return refusals
 
 
-def _span_refusal(text: str | None, aspect: Hashable, start: int, end: int,
-                  words: list[tuple[int, int]]) -> tuple[str, str] | None:
-    """The rule a span breaks and what is wrong with it (None: it keeps them); ``words`` caches the token spans."""
+def _span_refusal(text: str | None, aspect: Hashable, start: int, end: int) -> tuple[str, str] | None:
+    """The rule a span breaks and what is wrong with it (None: it keeps them)."""
     if text is None or not 0 <= start < end <= len(text):
         size = "it has no text" if text is None else f"{len(text)} characters"
         return OUTSIDE_THE_TEXT, f"aspect {aspect}'s span {start}:{end} is outside the translation ({size})"
-    if not words:
-        words.extend(token_spans(text))
-    if any(s == start for s, _ in words) and any(e == end for _, e in words):
+    if _whole_words(text, start, end):
         return None
-    cut = [f"“{text[s:e]}”" for s, e in words if s < end and e > start and (s < start or e > end)]
+    cut = [f"“{text[s:e]}”" for s, e in token_spans(text) if s < end and e > start and (s < start or e > end)]
     where = f"cuts {', '.join(cut)}" if cut else "starts or ends in the space between words"
     return CUTS_A_WORD, f"aspect {aspect}'s span {start}:{end} (“{text[start:end]}”) {where}"
+
+
+#: Unicode's White_Space characters, which ``corpus.tokens`` never puts in a token.
+_WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                         "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+#: A character of a word token, as ``corpus.tokens`` defines one (with ``regex``'s Unicode version, which is
+#: newer than ``unicodedata``'s); compiled on first use, as there.
+_WORD_CHAR = None
+
+
+@lru_cache(maxsize=1 << 12)
+def _word_char(char: str) -> bool:
+    global _WORD_CHAR
+    if _WORD_CHAR is None:
+        import regex
+
+        _WORD_CHAR = regex.compile(r"[\p{L}\p{M}\p{N}\u200c\u200d]")
+    return _WORD_CHAR.match(char) is not None
+
+
+def _whole_words(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (inside the text, not empty) starts where a canonical token starts and ends
+    where one ends, read off the characters at its two ends: an import checks ~25,000 maps, and tokenizing
+    each text took three times as long (``tests/unit/test_aspect_map_refusals.py`` pins the two equal)."""
+    first, last = text[start], text[end - 1]
+    if first in _WHITE_SPACE or last in _WHITE_SPACE:
+        return False
+    if start > 0 and _word_char(first) and _word_char(text[start - 1]):
+        return False
+    return not (end < len(text) and _word_char(last) and _word_char(text[end]))

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from corpus.aspect_map import CUTS_A_WORD, MAPPED_TWICE, NOT_OF_THIS_SENTENCE, OUTSIDE_THE_TEXT, map_refusals
+from corpus.tokens import normalize, token_spans
 from corpus.workfile import parse_work_file
 from tests.support.independence_records import SENTENCE
 
@@ -98,3 +99,23 @@ def test_the_work_file_parse_refuses_an_aspect_mapped_twice_and_counts_the_other
 def test_the_work_file_parse_keeps_a_map_over_whole_words():
     work, errors = parse_work_file(_work_file({"aspect": 0, "from": STAFF[0], "to": STAFF[1]}), "w.jsonl")
     assert errors == [] and [(k.start, k.end) for k in work.translations[0].aspect_map] == [STAFF]
+
+
+TEXTS = [
+    HINDI,
+    "क्\u200dष और क्\u200cष",  # ZWJ, ZWNJ inside words
+    "२०२४ में 5G, Wi-Fi ठीक!!",  # digits, Latin, punctuation runs
+    "पनीर\u00a0टिक्का  ठंडा\u2028था",  # no-break space, two spaces, line separator
+    "\u093c क़ 😀👍 ।।",  # a mark after nothing, emoji, dandas
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_every_span_is_kept_exactly_when_it_starts_and_ends_on_canonical_token_bounds(text):
+    text = normalize(text)
+    spans = token_spans(text)
+    starts, ends = {s for s, _ in spans}, {e for _, e in spans}
+    for start in range(len(text)):
+        for end in range(start + 1, len(text) + 1):
+            kept = map_refusals(text, [(0, start, end, False)]) == []
+            assert kept == (start in starts and end in ends), (text, start, end)
