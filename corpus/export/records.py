@@ -248,7 +248,7 @@ def hindi_side(
     polarity_of = polarity_of or {}
     aspects = []
     spans = _bio_spans(tags)
-    offsets = token_spans(norm, spans[-1][1]) if spans else []  # up to the last span's last token
+    offsets = _token_offsets(norm, tokens, spans[-1][1]) if spans else []  # up to the last span's last token
     for token_start, token_end in spans:
         start, end = offsets[token_start][0], offsets[token_end - 1][1]
         position = _aligned_position(start, end, alignments)
@@ -261,6 +261,20 @@ def hindi_side(
             )
         )
     return norm, tokens, aspects
+
+
+def _token_offsets(text: str, tokens: Sequence[str], limit: int) -> list[tuple[int, int]]:
+    """``corpus.tokens.token_spans(text, limit)`` of a text whose tokens are known, with no second pass of the
+    tokenizer: the tokenizer leaves only white space between tokens, so each token's first occurrence after
+    the previous one is the token."""
+    offsets = []
+    find = text.find
+    at = 0
+    for token in tokens[:limit]:
+        start = find(token, at)
+        at = start + len(token)
+        offsets.append((start, at))
+    return offsets
 
 
 def _aligned_position(start: int, end: int, alignments: Sequence[Alignment]) -> int | None:

@@ -32,3 +32,24 @@ def test_a_records_english_tokens_tags_and_aspects_are_english_sides(text, aspec
     assert record.en_aspects == expected_aspects
     assert record.en_tokens == tuple(t.text for t in tokens)
     assert record.en_tags == tuple(tags)
+
+
+HINDI = [
+    "लेकिन स्टाफ़ हमारे साथ बहुत बुरा था।",
+    "स्\u200dक्रीन चमकदार है।",
+    "मैं मिसो सूप के लिए Brooklyn गया।",
+    "खाना,खाना  खाना\u00a0(खाना)!!",  # repeated tokens, no space before punctuation, a no-break space
+    "  iPhone 13 की बैटरी 4,000mAh है ... ठीक?  ",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", HINDI)
+def test_hindi_token_offsets_found_from_the_tokens_are_the_tokenizers(text):
+    from corpus.export.records import _token_offsets
+    from corpus.tokens import normalize, token_spans, tokenize
+
+    norm = normalize(text)
+    tokens = tokenize(norm)
+    for limit in range(len(tokens) + 1):
+        assert _token_offsets(norm, tokens, limit) == token_spans(norm, limit)
