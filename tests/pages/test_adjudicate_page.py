@@ -13,7 +13,7 @@ from db.models import Adjudication, Annotation, Revision
 from db.adjudication import accept
 from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
-from tests.support.app_pages import open_file, open_page
+from tests.support.app_pages import built_once, copied, open_file, open_page
 from tests.support.span_editor_driver import commit, editor_data
 from tests.support.tagging_fixtures import (
     add_sentence,
@@ -32,11 +32,8 @@ HINDI = "लेकिन स्टाफ़ सर्विस बहुत ब�
 AGREED = "खाना अच्छा था।"
 
 
-@pytest.fixture
-def world(app_engine):
-    engine = app_engine
+def build_world(engine) -> dict:
     ids = {
-        "engine": engine,
         "asha": add_user(engine, "asha", "translator"),
         "meera": add_user(engine, "meera", "annotator"),
         "kiran": add_user(engine, "kiran", "annotator"),
@@ -56,6 +53,21 @@ def world(app_engine):
         save_annotation(engine, user, agreed.item_id, ["B", "O", "O", "O"], False, None, "submit")
         ids["agreed_item"] = agreed.item_id
     return ids
+
+
+@pytest.fixture(scope="module")
+def built_world(tmp_path_factory, migrated_sqlite):
+    """The project built once per module (about half a CPU-second); each test gets a copy of its own."""
+    return built_once(tmp_path_factory, migrated_sqlite, build_world)
+
+
+@pytest.fixture
+def world(built_world, tmp_path, monkeypatch):
+    """A fresh copy of the built project, which the app uses (DATABASE_URL), with its ids and its engine."""
+    template, ids = built_world
+    engine = copied(template, tmp_path, monkeypatch)
+    yield {"engine": engine, **ids}
+    engine.dispose()
 
 
 def adjudication_page(world) -> AppTest:
