@@ -213,7 +213,7 @@ DB_KINDS = {
     "baseline_data": "workflow",
 }
 KINDS = ("storage", "reader", "service", "workflow")
-# kind -> the kinds its modules may import (its own included, but a service never another service)
+# kind -> the kinds its modules may import: storage and readers their own kind too, a service no other service
 MAY_IMPORT = {
     "storage": {"storage"},
     "reader": {"storage", "reader"},
