@@ -104,7 +104,6 @@ def submission_refused(untranslatable: bool, unplaced: Sequence[str]) -> list[st
     return [] if untranslatable else list(unplaced)
 
 
-
 #: The rules a stored aspect map keeps (``MapRefusal.rule``), as a refusal names them.
 NOT_OF_THIS_SENTENCE = "a map links the sentence's own aspects"
 MAPPED_TWICE = "each aspect is mapped at most once"
