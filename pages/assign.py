@@ -192,7 +192,7 @@ if st.button("Assign annotators", key="assign_annotators"):
 
     try:
         report = assign_annotators(engine, pid, actor_id=user.id)
-    except (ValueError, PermissionError) as exc:  # the session ended meanwhile (db.auth.check_writer)
+    except (ValueError, PermissionError) as exc:  # the session ended meanwhile (db.access.check_writer)
         st.error(md_escape(str(exc)))
     else:
         message = f"{report.created} new tagging assignment(s) over {report.targets} translation(s) to tag."

@@ -185,7 +185,7 @@ def on_take_theirs(tid: int) -> None:
     if conflict.theirs is None:
         try:
             _load(tid)
-        except (ValueError, NotAssigned) as exc:  # the session ended meanwhile (db.auth.check_writer)
+        except (ValueError, NotAssigned) as exc:  # the session ended meanwhile (db.access.check_writer)
             _status(tid, "error", str(exc))
             return
     else:
@@ -236,7 +236,7 @@ pick.selectbox("Item", [q.translation_id for q in shown(queue, tid, st.session_s
 if tid not in items:
     try:
         _load(tid)
-    except (ValueError, NotAssigned) as exc:  # the session ended since require_role (db.auth.check_writer)
+    except (ValueError, NotAssigned) as exc:  # the session ended since require_role (db.access.check_writer)
         st.text(str(exc))
         st.stop()
 item = items[tid]

@@ -233,7 +233,7 @@ class TaskSaves:
         except SubmissionRefused as exc:
             state.problems = exc.problems
             return False
-        except (TaskLocked, TaskNotFound) as exc:  # the session ended meanwhile (db.auth.check_writer)
+        except (TaskLocked, TaskNotFound) as exc:  # the session ended meanwhile (db.access.check_writer)
             state.problems = [str(exc)]
             return False
         return True
