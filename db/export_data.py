@@ -48,8 +48,13 @@ from corpus.metrics import compute_agreement, paused_gc
 from corpus.tokens import TOKENIZER_SIGNATURE
 from corpus.vocabulary import INACTIVE_STATUSES, Role
 from db.engine import reader
-from db.gold import read_gold_in_force
-from db.metrics_data import as_columns, read_metrics_input
+from db.gold import SubmittedColumns, read_gold_in_force
+from db.metrics_data import (
+    as_columns,
+    read_metrics_input,
+    read_submitted_annotations,
+    submitted_columns,
+)
 from db.models import (
     AspectAlignment,
     AspectCategory,
@@ -109,11 +114,14 @@ def read_export(engine: Engine, options: ExportOptions, auto_final: bool = False
         else:
             metrics_input, picks, policy = None, {}, None
         submitted: list[tuple] = []
+        # The submitted annotations, read once: the gold's versions and the metrics input's tag sets.
+        annotations = read_submitted_annotations(session) if metrics_input is None else None
         rows = _export_rows(session, project_id, project.annotators_per_item, options.all_translations, picks,
-                            with_decided=metrics_input is None, submitted=submitted)
+                            with_decided=metrics_input is None, submitted=submitted,
+                            annotations=None if annotations is None else submitted_columns(annotations))
         user_order = [u for (u,) in session.execute(select(User.username).order_by(User.id)).all()]
-        if metrics_input is None:  # the gold and translations just read are what it reads: no second read
-            metrics_input = read_metrics_input(session, project_id, rows.gold, submitted)
+        if metrics_input is None:  # the gold, translations and annotations just read are what it reads
+            metrics_input = read_metrics_input(session, project_id, rows.gold, submitted, annotations)
         return ExportRead(project_id, project.name, dict(project.settings or {}), project.final_policy,
                           project.annotators_per_item, rows, metrics_input, user_order, picks, policy)
 
@@ -198,14 +206,17 @@ def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) 
 
 def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool,
                  planned: dict[int, int] | None = None, with_decided: bool = False,
-                 records: bool = True, submitted: list[tuple] | None = None) -> ExportRows:
+                 records: bool = True, submitted: list[tuple] | None = None,
+                 annotations: SubmittedColumns | None = None) -> ExportRows:
     """What the selection reads of the project, as plain rows; ``planned`` automatic picks (sentence ->
     translation) stand in for the recorded choice of the sentences they name. ``rows.gold`` holds the gold
     of the translations the selection can export (the final ones, or all with ``all_translations``) and,
     ``with_decided``, of every item with a decision (what the metrics input reads of gold). Without
     ``records`` only what decides which sentences are left out is read (no aspect maps or glossary).
     ``submitted``: a list that receives the submitted translations as the metrics input takes them
-    (``db.metrics_data.TRANSLATION_COLUMNS``, in id order), so the figures read no translation again."""
+    (``db.metrics_data.TRANSLATION_COLUMNS``, in id order), so the figures read no translation again.
+    ``annotations``: every submitted annotation, read by the caller in this transaction: the gold's versions
+    are taken from them (``db.gold.read_gold_in_force``), not read again."""
     conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
     sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id)
     rows = ExportRows(sentences, annotators_per_item, aspects, categories)
@@ -256,7 +267,7 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
 
     exportable = None if all_translations else {t for t, _ in rows.finals.values() if t is not None}
     rows.gold = {g.translation_id: g for g in read_gold_in_force(
-        session, project_id, translations=exportable, and_decided=with_decided).values()}
+        session, project_id, translations=exportable, and_decided=with_decided, submitted=annotations).values()}
 
     if all_translations:
         wanted = select(TaggingItem.translation_id).where(TaggingItem.translation_id.in_(in_translations))

@@ -150,13 +150,36 @@ def load_metrics_snapshot(engine: Engine, project_id: int, previous: MetricsSnap
 
 def read_metrics_input(
     session: Session, project_id: int, gold: dict[int, ItemGold] | None = None,
-    translations: list[tuple] | None = None,
+    translations: list[tuple] | None = None, annotations: list[tuple] | None = None,
 ) -> MetricsInput:
     """``load_metrics_input`` inside the caller's transaction; ``gold``: the project's gold in force
     (``db.gold``) when the caller has read it already; ``translations``: the project's submitted translations
-    as the caller read them in this transaction (``TRANSLATION_COLUMNS``, in id order)."""
+    as the caller read them in this transaction (``TRANSLATION_COLUMNS``, in id order); ``annotations``: the
+    submitted annotations as the caller read them in this transaction (``read_submitted_annotations``)."""
     with paused_gc():
-        return _read_snapshot(session, project_id, None, gold, keep=False, translations=translations).data
+        return _read_snapshot(session, project_id, None, gold, keep=False, translations=translations,
+                              annotations=annotations).data
+
+
+def _annotation_statement():
+    """The columns of an annotation the metrics input is made of (id, version, the item's translation,
+    annotator, tags as JSON text, submission time)."""
+    return (select(Annotation.id, Annotation.version, TaggingItem.translation_id, Annotation.annotator_id,
+                   cast(Annotation.tags, Text), Annotation.submitted_at)
+            .join(TaggingItem, TaggingItem.id == Annotation.item_id))
+
+
+def read_submitted_annotations(session: Session) -> list[tuple]:
+    """Every submitted annotation as ``read_metrics_input`` takes them (``annotations``), in id order: read once by
+    a caller that needs them for the gold too (``submitted_columns``), as the export does."""
+    return fetch(session.connection(), _annotation_statement().where(Annotation.status == SUBMITTED)
+                 .order_by(Annotation.id))
+
+
+def submitted_columns(annotations: list[tuple]) -> SubmittedColumns:
+    """``read_submitted_annotations``' rows as the gold reader takes them (``db.gold.SubmittedColumns``)."""
+    ids, _, translation_ids, annotator_ids, tags, _ = as_columns(annotations, 6)
+    return SubmittedColumns(ids, translation_ids, annotator_ids, tags)
 
 
 #: The columns of a translation the metrics input is made of, in the order ``read_metrics_input`` takes them.
@@ -241,7 +264,7 @@ def _with_maps(rows: TableRows, mapped: dict[int, int], before: dict[int, int]) 
 
 def _read_snapshot(
     session: Session, project_id: int, previous: MetricsSnapshot | None, gold: dict[int, ItemGold] | None = None,
-    keep: bool = True, translations: list[tuple] | None = None,
+    keep: bool = True, translations: list[tuple] | None = None, annotations: list[tuple] | None = None,
 ) -> MetricsSnapshot:
     conn = session.connection()
     k = conn.execute(select(Project.annotators_per_item).where(Project.id == project_id)).scalar()
@@ -317,10 +340,10 @@ def _read_snapshot(
         return pk, version, list(records)
 
     before = previous.annotations if previous is not None else None
-    annotation_rows = _table_rows(conn, Annotation, (
-        select(Annotation.id, Annotation.version, TaggingItem.translation_id,
-               Annotation.annotator_id, cast(Annotation.tags, Text), Annotation.submitted_at)
-        .join(TaggingItem, TaggingItem.id == Annotation.item_id)), tag_set_records, before, keep)
+    if annotations is not None and not keep:  # read by the caller in this transaction
+        annotation_rows = TableRows(*tag_set_records(annotations), {}, None)
+    else:
+        annotation_rows = _table_rows(conn, Annotation, _annotation_statement(), tag_set_records, before, keep)
     tag_sets = list(filter(None, annotation_rows.records))
     if not known.issuperset(map(itemgetter(0), tag_sets)):
         tag_sets = [ts for ts in tag_sets if ts[0] in known]

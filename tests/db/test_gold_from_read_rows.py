@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from corpus.vocabulary import GoldSource, Status
 from db.engine import reader
 from db.gold import SubmittedColumns, read_gold_in_force
-from db.metrics_data import load_metrics_input, load_metrics_snapshot
+from db.metrics_data import load_metrics_input, load_metrics_snapshot, read_metrics_input
 from db.models import Adjudication, Annotation, AnnotationAssignment, TaggingItem
 from db.rows import fetch
 from db.schema import default_project
@@ -66,3 +66,32 @@ def test_a_full_load_equals_a_refreshed_one_whose_gold_was_read(world):
         session.add(Adjudication(item_id=decided.item_id, tags=None, source=GoldSource.WITHDRAWN))
     refreshed = load_metrics_snapshot(engine, pid, snapshot)  # gold key moved: read by the reader itself
     assert refreshed.data == load_metrics_snapshot(engine, pid).data == load_metrics_input(engine, pid)
+
+
+def test_the_export_reads_the_annotations_once_for_its_gold_and_figures(world):
+    """The export hands the submitted annotations it read to the gold reader and to the metrics input: both
+    must be what each reads by itself, also after a withdrawal, a reassignment and tags that are not B/I/O."""
+    from db.export_data import ExportOptions, read_export
+
+    engine, pid = world
+
+    def check():
+        read = read_export(engine, ExportOptions(project_id=pid))
+        finals = {t for t, _ in read.rows.finals.values() if t is not None}
+        with Session(reader(engine)) as session:
+            gold = read_gold_in_force(session, pid, translations=finals, and_decided=True)
+            figures_input = read_metrics_input(session, pid, gold)  # its own read of every row
+        assert read.rows.gold == {g.translation_id: g for g in gold.values()}
+        assert read.metrics_input == figures_input
+        return read
+
+    assert check().metrics_input.tag_sets
+    with Session(engine) as session, session.begin():
+        decided = session.scalars(select(Adjudication).order_by(Adjudication.id)).all()
+        session.add(Adjudication(item_id=decided[0].item_id, tags=None, source=GoldSource.WITHDRAWN))
+        session.scalars(select(AnnotationAssignment).where(AnnotationAssignment.status == Status.SUBMITTED)
+                        .order_by(AnnotationAssignment.id).limit(1)).one().status = Status.REASSIGNED
+        odd = session.scalars(select(Annotation).where(Annotation.item_id == decided[-1].item_id,
+                                                       Annotation.status == Status.SUBMITTED).limit(1)).one()
+        odd.tags = ["B-ASP"] + ["O"] * (len(odd.tags) - 1)
+    check()
