@@ -14,10 +14,11 @@ in the same transaction as the records.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain
 from operator import itemgetter
 
 from sqlalchemy import Connection, Engine, func, select
@@ -48,7 +49,7 @@ from corpus.metrics import compute_agreement, paused_gc
 from corpus.tokens import TOKENIZER_SIGNATURE
 from corpus.vocabulary import INACTIVE_STATUSES, Role
 from db.engine import reader
-from db.gold import SubmittedColumns, read_gold_in_force
+from db.gold import SubmittedColumns, among, read_gold_in_force
 from db.metrics_data import (
     as_columns,
     read_metrics_input,
@@ -71,8 +72,8 @@ from db.rows import fetch
 from db.schema import default_project_id
 
 __all__ = ["ExportOptions", "ExportRead", "assemble_export", "export_files", "is_read_only_error", "left_out_counts",
-           "left_out_stamp", "load_export", "load_source_export", "pick_final_translations", "planned_auto_picks",
-           "read_export", "record_planned_picks"]
+           "left_out_reasons", "left_out_stamp", "load_export", "load_source_export", "pick_final_translations",
+           "planned_auto_picks", "read_export", "reason_counts", "record_planned_picks"]
 
 
 def load_export(engine: Engine, options: ExportOptions | None = None, auto_final: bool = False) -> ExportDataset:
@@ -182,11 +183,47 @@ def left_out_counts(engine: Engine, project_id: int | None = None) -> dict[str, 
     """``load_export(engine).left_out_counts()`` (the Export page's defaults: final translations, no
     automatic pick) without the records or their figures (``corpus.export.selection.select_left_out``):
     for the dashboard's counts."""
+    return reason_counts(left_out_reasons(engine, project_id))
+
+
+def reason_counts(reasons: dict[int, tuple[str, ...]]) -> dict[str, int]:
+    """``left_out_reasons``' reasons counted as ``ExportDataset.left_out_counts`` counts them (reason -> count)."""
+    counts = Counter(chain.from_iterable(reasons.values()))
+    return dict(sorted(counts.items()))
+
+
+def left_out_reasons(engine: Engine, project_id: int | None = None, previous: dict[int, tuple[str, ...]] | None = None,
+                     sentences: Collection[int] | None = None) -> dict[int, tuple[str, ...]]:
+    """Sentence row id -> the reasons the Export page's defaults leave it out for (``left_out_counts``), for the
+    sentences left out. Given an earlier result (``previous``) and the only ``sentences`` whose reasons can
+    have changed since (``db.metrics_data.left_out_touched``), only those are read and selected again: a
+    sentence's reasons depend on its own rows alone (the dashboard after a save of a final translation). When
+    a final translation is not among its sentence's translations, every sentence is read."""
     with paused_gc(), Session(reader(engine)) as session:
         project_id = project_id or default_project_id(session)
+        if previous is not None and sentences is not None:
+            only = sorted(set(sentences))
+            if not only:
+                return dict(previous)
+            per_item = session.scalar(select(Project.annotators_per_item).where(Project.id == project_id))
+            rows = _export_rows(session, project_id, per_item, False, records=False, only=only)
+            read = {t.id for ts in rows.translations.values() for t in ts}
+            if all(t is None or t in read for t, _ in rows.finals.values()):
+                again = set(only)
+                reasons = {pk: r for pk, r in previous.items() if pk not in again}
+                reasons.update(_reasons_by_sentence(rows))
+                return reasons
         per_item = session.scalar(select(Project.annotators_per_item).where(Project.id == project_id))
-        rows = _export_rows(session, project_id, per_item, False, records=False)
-        return ExportDataset([], select_left_out(rows, ExportOptions())).left_out_counts()
+        return _reasons_by_sentence(_export_rows(session, project_id, per_item, False, records=False))
+
+
+def _reasons_by_sentence(rows: ExportRows) -> dict[int, tuple[str, ...]]:
+    """The selection's left-out list (``select_left_out``, the Export page's defaults) as reasons per sentence row id."""
+    pk_of = {(s.domain, s.split, s.sentence_id): s.id for s in rows.sentences}
+    reasons: dict[int, list[str]] = defaultdict(list)
+    for item in select_left_out(rows, ExportOptions()):
+        reasons[pk_of[(item.domain, item.split, item.sentence_id)]].append(item.reason)
+    return {pk: tuple(r) for pk, r in reasons.items()}
 
 
 def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) -> None:
@@ -207,7 +244,7 @@ def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) 
 def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool,
                  planned: dict[int, int] | None = None, with_decided: bool = False,
                  records: bool = True, submitted: list[tuple] | None = None,
-                 annotations: SubmittedColumns | None = None) -> ExportRows:
+                 annotations: SubmittedColumns | None = None, only: list[int] | None = None) -> ExportRows:
     """What the selection reads of the project, as plain rows; ``planned`` automatic picks (sentence ->
     translation) stand in for the recorded choice of the sentences they name. ``rows.gold`` holds the gold
     of the translations the selection can export (the final ones, or all with ``all_translations``) and,
@@ -216,9 +253,10 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     ``submitted``: a list that receives the submitted translations as the metrics input takes them
     (``db.metrics_data.TRANSLATION_COLUMNS``, in id order), so the figures read no translation again.
     ``annotations``: every submitted annotation, read by the caller in this transaction: the gold's versions
-    are taken from them (``db.gold.read_gold_in_force``), not read again."""
+    are taken from them (``db.gold.read_gold_in_force``), not read again. ``only``: these sentences (row ids)
+    alone, as if the project held no other."""
     conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
-    sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id)
+    sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id, only)
     rows = ExportRows(sentences, annotators_per_item, aspects, categories)
 
     translations: dict[int, list[TranslationRow]] = defaultdict(list)
@@ -313,17 +351,20 @@ def _proper_nouns(conn: Connection, project_id: int) -> list[str]:
     })
 
 
-def _source_rows(conn, project_id: int):
+def _source_rows(conn, project_id: int, only: list[int] | None = None):
     """The project's source sentences (export order, as ``SourceRow``), the sub-query of their ids, their
     aspect terms and categories in position order, and each aspect term's position by id: one reader for
-    both exports. Driver tuples (``db.rows.fetch``), not SQLAlchemy rows."""
+    both exports. Driver tuples (``db.rows.fetch``), not SQLAlchemy rows. ``only``: these sentences alone."""
+    chosen = SourceSentence.project_id == project_id
+    if only is not None:
+        chosen = chosen & among(SourceSentence.id, only)
     sentences = list(map(SourceRow._make, fetch(conn, (
         select(SourceSentence.id, SourceSentence.domain, SourceSentence.split, SourceSentence.sentence_id,
                SourceSentence.text)
-        .where(SourceSentence.project_id == project_id)
+        .where(chosen)
         .order_by(SourceSentence.domain, SourceSentence.split, SourceSentence.ordinal, SourceSentence.id)
     ))))
-    in_project = select(SourceSentence.id).where(SourceSentence.project_id == project_id)
+    in_project = select(SourceSentence.id).where(chosen)
 
     aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
     aspect_position: dict[int, int] = {}

@@ -481,6 +481,53 @@ def left_out_basis(engine: Engine, project_id: int, snapshot: MetricsSnapshot) -
     )
 
 
+def left_out_touched(engine: Engine, before: tuple, after: tuple) -> set[int] | None:
+    """The sentences (row ids) whose left-out reasons can differ between two ``left_out_basis`` of a project,
+    for ``db.export_data.left_out_reasons`` to select again; None when the bases cannot tell (the sentences,
+    the gold key or a row gone: count them all). A sentence's reasons read its own translations, its latest
+    final choice, and its final translation's frozen tokens and gold: so the sentences of the translations
+    that moved in or out of the submitted, untranslatable or final ones, of the final annotations that
+    changed, of new final choices and of new tagging items, and the sentences whose choice names one of
+    those translations."""
+    if before[:2] != after[:2] or before[6] != after[6]:
+        return None
+    changed = {pk for part in (2, 3) for pk in set(before[part]).symmetric_difference(after[part])}
+    changed.update(pk for pk, _ in set(before[4]).symmetric_difference(after[4]))
+    annotations = {pk for pk, _ in set(before[5]).symmetric_difference(after[5])}
+    with Session(reader(engine)) as session:
+        conn = session.connection()
+        sentences: set[int] = set()
+        if before[7] != after[7]:  # final choices are only ever added
+            if before[7] is None or after[7] is None or after[7] < before[7]:
+                return None
+            for sentence_pk, translation_pk in fetch(conn, select(FinalChoice.sentence_id, FinalChoice.translation_id)
+                                                     .where(FinalChoice.id > before[7])):
+                sentences.add(sentence_pk)
+                if translation_pk is not None:
+                    changed.add(translation_pk)
+        if before[8:10] != after[8:10]:  # frozen tokens never change: only new items
+            if before[9] is None:
+                return None
+            added = fetch(conn, select(TaggingItem.translation_id).where(TaggingItem.id > before[9]))
+            if after[8] - before[8] != len(added):
+                return None
+            changed.update(pk for (pk,) in added)
+        if annotations:
+            found = fetch(conn, select(TaggingItem.translation_id).join(Annotation, Annotation.item_id == TaggingItem.id)
+                          .where(among(Annotation.id, annotations)))
+            if len(found) != len(annotations):
+                return None
+            changed.update(pk for (pk,) in found)
+        if changed:
+            found = fetch(conn, select(Translation.sentence_id).where(among(Translation.id, changed)))
+            if len(found) != len(changed):
+                return None
+            sentences.update(pk for (pk,) in found)
+            sentences.update(pk for (pk,) in fetch(conn, select(FinalChoice.sentence_id)
+                                                   .where(among(FinalChoice.translation_id, changed))))
+    return sentences
+
+
 # --- Progress and sentence detail (dashboard) --------------------------------------------------------
 
 

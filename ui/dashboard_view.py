@@ -8,7 +8,7 @@ counts (the export's selection) per what they read (``db.metrics_data.left_out_b
 translation that is not final leaves as it was.
 
 The libraries a test or a newer build may replace (``corpus.metrics.compute_agreement``,
-``db.metrics_data.load_progress``, ``db.export_data.left_out_counts``) are looked up on their module at each
+``db.metrics_data.load_progress``, ``db.export_data.left_out_reasons``) are looked up on their module at each
 call, not bound once at import.
 """
 
@@ -63,7 +63,9 @@ class CountedCorpora:
         self._lock = threading.Lock()
         self._latest: dict[tuple, tuple[tuple, metrics_data.MetricsSnapshot, int]] = {}
         self._corpus: dict[tuple, MetricsInput] = {}
-        self._left_out: dict[tuple, tuple[tuple, int]] = {}  # (db, project) -> (left-out basis, its number)
+        # (db, project) -> (left-out basis, its number, the sentences touched since the number before or None)
+        self._left_out: dict[tuple, tuple[tuple, int, set[int] | None]] = {}
+        self._reasons: dict[tuple, tuple[int, dict]] = {}  # (db, project) -> (basis number, reasons then)
 
     def generation(self, engine: Engine, db: str, project: int, stamp: tuple) -> tuple[int, bool]:
         """The generation of the corpus counted at ``stamp``, and whether it is new. (Everything it uses comes
@@ -87,7 +89,8 @@ class CountedCorpora:
             self._latest[(db, project)] = (stamp, snapshot, generation)
             kept = self._left_out.get((db, project))
             if kept is None or kept[0] != basis:
-                self._left_out[(db, project)] = (basis, kept[1] + 1 if kept is not None else 0)
+                touched = metrics_data.left_out_touched(engine, kept[0], basis) if kept is not None else None
+                self._left_out[(db, project)] = (basis, kept[1] + 1 if kept is not None else 0, touched)
             return generation, new
 
     def corpus(self, db: str, project: int, generation: int) -> MetricsInput:
@@ -99,6 +102,21 @@ class CountedCorpora:
         translation that is not final, its annotations)."""
         with self._lock:
             return self._left_out[(db, project)][1]
+
+    def left_out_since(self, db: str, project: int, number: int) -> tuple[dict | None, set[int] | None]:
+        """The left-out reasons of basis ``number - 1`` and the sentences a save touched since, when both are
+        known (``db.export_data.left_out_reasons`` then selects only those again); else (None, None)."""
+        with self._lock:
+            kept, basis = self._reasons.get((db, project)), self._left_out.get((db, project))
+            if kept is None or basis is None or kept[0] != number - 1 or basis[1] != number or basis[2] is None:
+                return None, None
+            return kept[1], basis[2]
+
+    def keep_reasons(self, db: str, project: int, number: int, reasons: dict) -> None:
+        with self._lock:
+            kept = self._reasons.get((db, project))
+            if kept is None or kept[0] <= number:
+                self._reasons[(db, project)] = (number, reasons)
 
 
 # --- Typed views ----------------------------------------------------------------------------------------
@@ -263,8 +281,12 @@ def progress(_engine: Engine, db: str, project: int, stamp: tuple, generation: i
 @st.cache_data(show_spinner=False, max_entries=4)
 def left_out(_engine: Engine, db: str, project: int, basis: int, decisions: tuple) -> LeftOutSummary:
     """Keyed by what the counts read (``CountedCorpora.left_out_number``) and the decisions beside it, not by
-    every save (a draft, or a translation that is not final, moves neither)."""
-    return left_out_summary(export_data.left_out_counts(_engine, project))
+    every save (a draft, or a translation that is not final, moves neither). After a save that moved the basis
+    by one, only the sentences it touched are selected again (``db.metrics_data.left_out_touched``)."""
+    previous, touched = corpora().left_out_since(db, project, basis)
+    reasons = export_data.left_out_reasons(_engine, project, previous, touched)
+    corpora().keep_reasons(db, project, basis, reasons)
+    return left_out_summary(export_data.reason_counts(reasons))
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

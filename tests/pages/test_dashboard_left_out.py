@@ -98,8 +98,8 @@ def test_a_draft_saved_does_not_make_the_dashboard_count_the_left_out_again(dash
     from db.schema import default_project
 
     calls = []
-    real = db.export_data.left_out_counts
-    monkeypatch.setattr(db.export_data, "left_out_counts", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = db.export_data.left_out_reasons  # the selection the counts run (all sentences, or the touched ones)
+    monkeypatch.setattr(db.export_data, "left_out_reasons", lambda *a, **k: calls.append(a[2:]) or real(*a, **k))
     at = open_page(dashboard_db, "lead", "pages/dashboard.py")
     assert not at.exception, at.exception
     before = len(calls)
@@ -121,8 +121,8 @@ def test_a_saved_translation_that_is_not_final_keeps_the_counts_and_a_final_one_
     import db.export_data
 
     calls = []
-    real = db.export_data.left_out_counts
-    monkeypatch.setattr(db.export_data, "left_out_counts", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = db.export_data.left_out_reasons  # the selection the counts run (all sentences, or the touched ones)
+    monkeypatch.setattr(db.export_data, "left_out_reasons", lambda *a, **k: calls.append(a[2:]) or real(*a, **k))
     at = open_page(dashboard_db, "lead", "pages/dashboard.py")
     assert not at.exception, at.exception
     shown = {m.label: m.value for m in at.metric}
@@ -153,3 +153,10 @@ def test_a_saved_translation_that_is_not_final_keeps_the_counts_and_a_final_one_
     at.run()
     assert not at.exception, at.exception
     assert len(calls) == counted + 1
+    with Session(dashboard_db) as session:
+        sentence = session.get(Translation, final).sentence_id
+    assert calls[-1][1] == {sentence}  # only the saved final translation's sentence is selected again
+    shown = {m.label: m.value for m in at.metric}
+    expected = left_out_summary(load_export(dashboard_db).left_out_counts())
+    assert (shown["Not translated yet"], shown["Awaiting a final decision"],
+            shown["Left out for a reason"]) == tuple(str(n) for n in expected)
