@@ -50,13 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs of the queue and of the count")
     args = parser.parse_args(argv)
 
-    from db.adjudication import (
-        disagreement_queue,
-        disagreements,
-        gold_count,
-        open_disagreement_count,
-        sync_agreed,
-    )
+    from db.adjudication import sync_agreed
+    from db.disagreement_queue import disagreement_queue, disagreements, gold_count, open_disagreement_count
     from db.engine import make_engine
     from db.schema import default_project, upgrade
 

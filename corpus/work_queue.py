@@ -3,7 +3,7 @@
 Each count is one plain rule, stated here and on the Home page:
 
 - **disagreements to adjudicate**: complete tagging items whose annotators disagree and whose gold no
-  lead has settled since (``db.adjudication.disagreement_queue`` decides which; the caller hands in how
+  lead has settled since (``db.disagreement_queue.disagreement_queue`` decides which; the caller hands in how
   many, or None while they are not counted yet);
 - **sentences without a final translation**: a sentence with at least one submitted, translated
   candidate and no final choice in force (neither the automatic rule's recorded pick nor a lead's);

@@ -106,7 +106,8 @@ def load_demo(engine: Engine) -> str:
             if exists is None:
                 session.add(AnnotationAssignment(user_id=users[username].id, translation_id=translation.id,
                                                  assigned_by=users["lead"].id))
-    from db.adjudication import gold_count, sync_agreed
+    from db.adjudication import sync_agreed
+    from db.disagreement_queue import gold_count
     from db.final_choice import record_auto_choices
     from db.schema import ensure_default_project
 

@@ -123,7 +123,7 @@ def _load_model_in_background() -> None:
 
     def load() -> None:
         try:
-            from db.typing import warm_model
+            from db.typing_model import warm_model
 
             warm_model()
         finally:

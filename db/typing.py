@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from corpus import transliterate, word_context
 from corpus.tokens import normalize, words
 from corpus.vocabulary import Role
+from db import typing_model
 from db.access import SessionEnded, check_writer
 from db.engine import INTERACTIVE_BUSY_S, reader, transaction
 from db.models import GlossaryTerm, SourceSentence, Translation, TypedForm, User, utcnow
@@ -134,9 +135,6 @@ def learned_forms(engine: Engine, project_id: int) -> list[LearnedForm]:
         return [LearnedForm(r.roman, r.devanagari, r.uses, name, r.last_used_at) for r, name in rows]
 
 
-# One model call at a time: the model is pure Python (the GIL runs one anyway), and the first call loads
-# it; concurrent first calls from the route's worker threads would each load their own copy.
-_model_lock = threading.Lock()
 _lexicons: dict[tuple[str, int], tuple[float, dict[str, float]]] = {}
 _lexicon_lock = threading.Lock()
 
@@ -205,17 +203,9 @@ def suggest_for(engine: Engine, project_id: int | None, roman: str, k: int = 5,
     lexicon = project_lexicon(engine, project_id)
     ctx = transliterate.usable_context(context)
     with_context = {"context": ctx, "context_extra": project_bigrams(engine, project_id)} if ctx else {}
-    with _model_lock:
-        ranked = transliterate.suggest(key, k, lexicon_extra=lexicon, prefer=tuple(prefer), **with_context)
+    ranked = typing_model.suggest(key, k, lexicon_extra=lexicon, prefer=tuple(prefer), **with_context)
     out: list[str] = []
     for form in [*([] if ctx else prefer), *ranked]:
         if form not in out:
             out.append(form)
     return out[:k]
-
-
-def warm_model() -> None:
-    """Load the model and the word bigrams now (the first call reads them from disk: seconds on a busy machine)."""
-    with _model_lock:
-        transliterate.suggest("namaste", 1)
-        word_context.load_context_model()

@@ -3,7 +3,7 @@
 The rows are read in one read-only transaction, narrowed in SQL to what the counts look at (open tasks,
 one row per sentence, phase and status) so a paper-scale project sends thousands of rows, not the
 ~140,000 tasks. The disagreements are counted by the adjudication queue's own reader
-(``db.adjudication.open_disagreement_count``: the same items and the same test of "settled" as
+(``db.disagreement_queue.open_disagreement_count``: the same items and the same test of "settled" as
 ``disagreement_queue``, without reading their tokens and versions), so the Home page and the
 Adjudication page never disagree on what is open; the page counts them last.
 """
@@ -25,7 +25,7 @@ from corpus.work_queue import (
     WorkQueue,
     work_queue,
 )
-from db.adjudication import open_disagreement_count
+from db.disagreement_queue import open_disagreement_count
 from db.engine import read
 from db.reopen_requests import reopen_rows, reopen_stamp
 from db.models import (
@@ -130,7 +130,7 @@ def _others(session: Session) -> tuple:
 
 
 def queue_stamp(engine: Engine) -> tuple:
-    """With ``db.adjudication.tagging_stamp`` (every save, every tagging assignment), changes whenever a
+    """With ``db.disagreement_queue.tagging_stamp`` (every save, every tagging assignment), changes whenever a
     count of the queue may change: a translation assignment, a final choice, a person (de)activated, a
     reopen request made or answered. The
     Home page keeps the counts until then; the disagreements depend on the tagging stamp alone."""

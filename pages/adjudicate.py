@@ -12,7 +12,8 @@ import streamlit as st
 
 from corpus.bio import spans_to_tags
 from corpus.vocabulary import GoldSource, Role
-from db.adjudication import StaleDecision, accept, edit, item_entry, sync_and_count, tagging_stamp
+from db.adjudication import StaleDecision, accept, edit, sync_and_count
+from db.disagreement_queue import item_entry, tagging_stamp
 from ui.adjudicate_view import (
     AdjudicationState,
     Decision,

@@ -11,7 +11,7 @@ import streamlit as st
 
 from corpus.vocabulary import Phase, Role, Status
 from corpus.work_queue import OVERDUE_DAYS, WorkQueue
-from db.adjudication import tagging_stamp
+from db.disagreement_queue import tagging_stamp
 from db.assignment import annotation_counts, my_queue, queue_counts
 from db.work_queue import lead_work_queue, queue_stamp
 from ui.common import EVERYONE, get_engine, project_id, require_role

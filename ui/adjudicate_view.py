@@ -13,7 +13,8 @@ from sqlalchemy.engine import Engine
 
 from corpus.bio import disagreeing_tokens, tags_to_spans
 from corpus.vocabulary import GoldSource
-from db.adjudication import Disagreement, GoldDecision, QueueEntry, StaleDecision, decisions, item_entry
+from db.adjudication import StaleDecision
+from db.disagreement_queue import Disagreement, GoldDecision, QueueEntry, decisions, item_entry
 from db.tagging import item_source
 from ui.chips import span_text, tagging_lines
 from ui.conflict import Choice, Side, conflict_panel

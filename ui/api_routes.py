@@ -83,7 +83,7 @@ def warm_model() -> None:
             return
         _warm["started"] = True
 
-    from db.typing import warm_model as load
+    from db.typing_model import warm_model as load
 
     threading.Thread(target=load, name="typing-model-warm-up", daemon=True).start()
 

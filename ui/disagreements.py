@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from db.adjudication import Disagreement, disagreements, tagging_stamp
+from db.disagreement_queue import Disagreement, disagreements, tagging_stamp
 from ui.common import get_engine
 
 
@@ -16,7 +16,7 @@ def _lines(db: str, project: int, stamp: tuple) -> list[Disagreement]:
 
 
 def queue_lines(project: int, stamp: tuple | None = None) -> list[Disagreement]:
-    """Every disagreement of the project, decided ones too, worst first (``db.adjudication.disagreements``).
+    """Every disagreement of the project, decided ones too, worst first (``db.disagreement_queue.disagreements``).
     ``stamp``: the project's ``tagging_stamp`` when the caller has read it already."""
     engine = get_engine()
     if stamp is None:

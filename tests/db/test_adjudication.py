@@ -6,18 +6,14 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from db.adjudication import (
-    StaleDecision,
-    accept,
+from db.adjudication import StaleDecision, accept, edit, sync_agreed, sync_and_count
+from db.disagreement_queue import (
     decisions,
     disagreement_queue,
     disagreements,
-    edit,
     gold_count,
     item_entry,
     open_disagreement_count,
-    sync_agreed,
-    sync_and_count,
 )
 from db.engine import transaction
 from db.gold import item_states

@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 
 from cli.commands import main
 from corpus.workfile import dump_work_file
-from db.adjudication import decisions, edit
+from db.adjudication import edit
+from db.disagreement_queue import decisions
 from db.auth import start_session
 from db.users import create_user
 from db.backup import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from db.adjudication import disagreement_queue, gold_count
+from db.disagreement_queue import disagreement_queue, gold_count
 from db.demo import load_demo
 from db.reopen import pending_requests
 from db.models import FinalChoice, Translation

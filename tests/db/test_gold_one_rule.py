@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.stats import LabelledSentence
-from db.adjudication import decisions, gold_count, item_entry
+from db.disagreement_queue import decisions, gold_count, item_entry
 from db.export_data import load_export
 from db.final_choice import record_auto_choices
 from db.metrics_data import load_metrics_input

@@ -80,7 +80,7 @@ def test_an_aware_item_with_an_incomplete_map_gets_the_rest_projected(sisters):
 def loaded_model():
     """The phonetic model in this process (the app loads it in the background; a test that counts on the
     loanword rule's spans loads it first)."""
-    from db.typing import warm_model
+    from db.typing_model import warm_model
 
     warm_model()
 

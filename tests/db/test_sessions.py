@@ -226,7 +226,8 @@ def test_a_tagging_save_from_an_ended_session_writes_nothing(demo_db):
 
 
 def test_a_gold_decision_from_an_ended_session_writes_nothing(demo_db):
-    from db.adjudication import accept, decisions, disagreement_queue
+    from db.adjudication import accept
+    from db.disagreement_queue import decisions, disagreement_queue
     from db.schema import ensure_default_project
 
     lead = uid(demo_db, "lead")

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from db.adjudication import decisions
+from db.disagreement_queue import decisions
 from db.engine import reader
 from db.export_data import ExportOptions, load_export
 from db.gold import gold_in_force

@@ -86,7 +86,7 @@ def test_project_settings_switch_a_projection_source_off(blind_item):
         (False, True, True)
     # the transliteration rule still finds मिसो सूप, the maps no longer count (with the model loaded: the app
     # loads it in the background and an item opened before that simply lacks these spans)
-    from db.typing import warm_model
+    from db.typing_model import warm_model
 
     warm_model()
     tag = open_page(engine, meera, "pages/tag.py", query={"item": str(tid)})

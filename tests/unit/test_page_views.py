@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.vocabulary import Status
-from db.adjudication import Disagreement
+from db.disagreement_queue import Disagreement
 from db.tagging import QueueRow
 from ui.adjudicate_view import item_label, next_open
 from ui.tag_view import next_unfinished, requested, shown, stepped
