@@ -18,6 +18,9 @@ from corpus.agreement import MetricsInput, SentenceInfo, TagSet, TranslationInfo
 from corpus.metrics import compute_agreement
 from corpus.progress import ProgressCount, phase_progress
 from corpus.ranking import (
+    BOOTSTRAP_LEVEL,
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
     NOT_DEFINED,
     annotator_ranking,
     bootstrap_mean_interval,
@@ -109,6 +112,8 @@ def test_sentences_come_worst_first_with_their_row_id_english_and_hindi_kept(fig
     assert rows[1]["ROUGE-L"] == pytest.approx(4 / 5) and rows[1]["tag agreement"] == pytest.approx(1 / 2)
     assert rows[2]["tag agreement"] == pytest.approx(5 / 6)  # 3 of 3 tokens on asha's, 2 of 3 on bilal's
     assert [r["id"] for r in sentence_ranking(data, agreement, limit=1)] == [2]
+    for limit in range(len(rows) + 1):  # only the listed sentences' translations are looked at: the same rows
+        assert sentence_ranking(data, agreement, limit=limit) == rows[:limit]
 
 
 def test_translators_are_ordered_by_agreement_with_the_others_with_their_pairs(figures):
@@ -174,6 +179,20 @@ def test_bootstrap_interval_is_fixed_by_its_seed_and_right_on_checkable_samples(
     values = np.random.default_rng(1).random(500)
     assert bootstrap_mean_interval(values) == bootstrap_mean_interval(values)
     assert bootstrap_mean_interval(values, seed=2) != bootstrap_mean_interval(values)
+
+
+def test_a_remembered_bootstrap_interval_is_the_one_computed_again_and_new_values_get_their_own():
+    from corpus.ranking import _bootstrap
+
+    values = np.random.default_rng(3).random(400)
+    first = bootstrap_mean_interval(values)
+    assert bootstrap_mean_interval(values.copy()) == first == _bootstrap.__wrapped__(
+        values.tobytes(), BOOTSTRAP_RESAMPLES, BOOTSTRAP_LEVEL, BOOTSTRAP_SEED)
+    changed = values.copy()
+    changed[0] = 1 - changed[0]
+    assert bootstrap_mean_interval(changed) != first
+    assert bootstrap_mean_interval(list(values)) == first  # a list and an array of the same values
+    assert bootstrap_mean_interval(values, resamples=100) != first
 
 
 def test_figures_are_formatted_without_none_nan_or_arrows():
