@@ -254,12 +254,10 @@ def hindi_side(
         position = _aligned_position(start, end, alignments)
         if position is None and term_links is not None:
             position = term_links.get(norm[start:end])
-        aspects.append(
-            HindiAspect(
-                term=norm[start:end], start=start, end=end, token_start=token_start, token_end=token_end,
-                polarity=polarity_of.get(position) if position is not None else None, source_position=position,
-            )
-        )
+        aspects.append(_frozen(HindiAspect, {
+            "term": norm[start:end], "start": start, "end": end, "token_start": token_start, "token_end": token_end,
+            "polarity": polarity_of.get(position) if position is not None else None, "source_position": position,
+        }))
     return norm, tokens, aspects
 
 
@@ -313,14 +311,25 @@ def build_sentence(
         en_norm, en_aspects_n, en_tokens, en_tags, en_names = _english_record.__wrapped__(en_text, tuple(en_aspects))
     polarity_of = {a.position: a.polarity for a in en_aspects_n}
     hi_norm, hi_tokens, hi_aspects = hindi_side(hi_text, frozen_tokens, tags, alignments, polarity_of, term_links)
-    return ExportSentence(
-        uid=uid, sentence_id=sentence_id, domain=domain, split=split,
-        en_text=en_norm, en_aspects=en_aspects_n, en_tokens=en_tokens, en_tags=en_tags,
-        hi_text=hi_norm, hi_tokens=tuple(hi_tokens), hi_tags=tuple(tags), hi_aspects=tuple(hi_aspects),
-        phase=phase, translator=translator, translation_id=translation_id, is_final=is_final,
-        gold_source=gold_source, categories=tuple(categories), agreement=dict(agreement or {}),
-        guidelines_version=guidelines_version, lid=tuple(sentence_lid(hi_tokens, proper_nouns, en_names)),
-    )
+    return _frozen(ExportSentence, {
+        "uid": uid, "sentence_id": sentence_id, "domain": domain, "split": split,
+        "en_text": en_norm, "en_aspects": en_aspects_n, "en_tokens": en_tokens, "en_tags": en_tags,
+        "hi_text": hi_norm, "hi_tokens": tuple(hi_tokens), "hi_tags": tuple(tags), "hi_aspects": tuple(hi_aspects),
+        "phase": phase, "translator": translator, "translation_id": translation_id, "is_final": is_final,
+        "gold_source": gold_source, "categories": tuple(categories), "agreement": dict(agreement or {}),
+        "guidelines_version": guidelines_version, "lid": tuple(sentence_lid(hi_tokens, proper_nouns, en_names)),
+        "source_split": split,  # what __post_init__ sets
+    })
+
+
+def _frozen(cls, values: dict):
+    """An instance of the frozen dataclass ``cls`` with ``values`` (every field, in field order), made without
+    its generated ``__init__``, which sets each field through ``object.__setattr__``: for a 22-field record
+    that was most of making one (~6,000 records and their aspects an export). Only for values already
+    checked as the constructor would have them."""
+    record = object.__new__(cls)
+    record.__dict__.update(values)
+    return record
 
 
 def build_source_sentence(

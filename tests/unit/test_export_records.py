@@ -53,3 +53,26 @@ def test_hindi_token_offsets_found_from_the_tokens_are_the_tokenizers(text):
     tokens = tokenize(norm)
     for limit in range(len(tokens) + 1):
         assert _token_offsets(norm, tokens, limit) == token_spans(norm, limit)
+
+
+def test_a_record_made_without_its_constructor_is_the_one_its_constructor_makes():
+    """``build_sentence`` makes its record and Hindi aspects without the dataclasses' ``__init__``: every field
+    must be set, in field order, as the constructor (and ``__post_init__``) would set it."""
+    import dataclasses
+
+    from corpus.export.records import Alignment, HindiAspect
+
+    record = build_sentence(
+        uid="r/dev/7", sentence_id="7", domain="restaurant", split="dev", en_text="The food was good.",
+        en_aspects=[EnglishAspect("food", 4, 8, "positive", 0)], hi_text="खाना अच्छा था।",
+        frozen_tokens=["खाना", "अच्छा", "था", "।"], tags=["B", "O", "O", "O"], phase="blind", translator="asha",
+        alignments=[Alignment(0, 0, 4)], translation_id=3, agreement={"kappa": 1.0}, guidelines_version="v2",
+    )
+    assert record.hi_aspects and all(type(a) is HindiAspect for a in record.hi_aspects)
+    for made in (record, *record.hi_aspects):
+        constructed = dataclasses.replace(made)  # through __init__ and __post_init__
+        assert made == constructed and list(vars(made).items()) == list(vars(constructed).items())
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, dataclasses.fields(made)[0].name, None)
+    assert [hash(a) for a in record.hi_aspects] == [hash(dataclasses.replace(a)) for a in record.hi_aspects]
+    assert record.source_split == "dev" and record.hi_aspects[0].polarity == "positive"
