@@ -193,7 +193,7 @@ def test_a_private_name_taken_from_another_db_module_is_reported(source, expecte
 #             the only kind that calls several services
 DB_KINDS = {
     "__init__": "storage", "models": "storage", "engine": "storage", "schema": "storage", "migrations": "storage",
-    "bulk": "storage", "rows": "storage", "write_gate": "storage", "write_rules": "storage",
+    "tables": "storage", "bulk": "storage", "rows": "storage", "write_gate": "storage", "write_rules": "storage",
     "revisions": "storage", "conflicts": "storage", "saving": "storage", "model_seal": "storage",
     "worker": "storage",
     "access": "reader", "project_settings": "reader", "final_candidates": "reader", "suggestion_model": "reader",

@@ -141,7 +141,7 @@ def test_what_the_rule_cannot_check_is_refused(world):
 def test_the_tables_the_rule_reads_by_name_are_the_models_tables():
     from db.schema import PROJECTS
 
-    assert TABLE == AnnotationAssignment.__tablename__
+    assert TABLE == AnnotationAssignment.__table__.name
     for light in (TRANSLATIONS, TRANSLATION_ASSIGNMENTS, PROJECTS):
         stored = Base.metadata.tables[light.name]
         assert {c.name for c in light.c} <= {c.name for c in stored.c}, light.name
