@@ -26,11 +26,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from itertools import chain, islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import JSON, bindparam, insert
 from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 from db.write_rules import RULED_TABLES, check_rows
 
@@ -107,7 +109,7 @@ def _json_serializer(dialect: Dialect, column_type: JSON) -> Callable[[Any], Any
     return dumps
 
 
-def insert_rows(session: Session, model: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]],
+def insert_rows(session: Session | Connection, model: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]],
                 chunk: int = CHUNK, json_text: Collection[str] = ()) -> int:
     """Insert ``rows`` (tuples in the order of ``columns``) into ``model``'s table; returns the count.
     Columns left out get no Python-side default: name every column that needs a value. ``json_text``:
@@ -116,7 +118,7 @@ def insert_rows(session: Session, model: Any, columns: Sequence[str], rows: Iter
     if table.name in RULED_TABLES:  # no listener sees these rows: the write rules are called here
         rows = rows if isinstance(rows, list) else list(rows)
         check_rows(session, table.name, columns, rows)
-    connection = session.connection()
+    connection = session if isinstance(session, Connection) else session.connection()
     dialect = connection.dialect
     if USE_COPY and dialect.name == "postgresql" and dialect.driver == "psycopg":
         return _copy_rows(connection, table, columns, rows, json_text)

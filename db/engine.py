@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
 
 if TYPE_CHECKING:
@@ -139,6 +139,23 @@ def transaction(engine: Engine, busy_timeout_s: float | None = None) -> Iterator
     lock_timeout``), so ``ProjectBusy`` comes within it."""
     from sqlalchemy.orm import Session
 
+    with _unit_of_work(engine, busy_timeout_s, lambda bind: Session(bind, expire_on_commit=False)) as session:
+        yield session
+
+
+@contextmanager
+def core_transaction(engine: Engine, busy_timeout_s: float | None = None) -> Iterator[Connection]:
+    """``transaction`` on a Core connection instead of a session (the same write turn, busy waits and
+    ``ProjectBusy``, commit or roll back): for a write that maps no rows (an import of SemEval files), so the
+    command running it imports neither the ORM nor the models."""
+    with _unit_of_work(engine, busy_timeout_s, lambda bind: bind.connect()) as connection:
+        yield connection
+
+
+@contextmanager
+def _unit_of_work(engine: Engine, busy_timeout_s: float | None,
+                  open_unit: Callable[[Engine], Session | Connection]) -> Iterator[Any]:
+    """What ``transaction`` and ``core_transaction`` share: the write turn, the waits, commit or roll back."""
     from db.write_gate import write_turn
 
     started = time.monotonic()
@@ -149,22 +166,22 @@ def transaction(engine: Engine, busy_timeout_s: float | None = None) -> Iterator
             left = max(0.05, busy_timeout_s - (time.monotonic() - started))
             if is_sqlite(engine):
                 bind = engine.execution_options(**{BUSY_OPTION: left})
-        session = Session(bind, expire_on_commit=False)
+        unit = open_unit(bind)
         try:
             if left is not None and engine.dialect.name == "postgresql":
-                session.execute(text(f"SET LOCAL lock_timeout = {int(left * 1000)}"))
-            yield session
-            session.commit()
+                unit.execute(text(f"SET LOCAL lock_timeout = {int(left * 1000)}"))
+            yield unit
+            unit.commit()
         except OperationalError as exc:
-            session.rollback()
+            unit.rollback()
             if is_locked(exc):
                 raise ProjectBusy() from exc
             raise
         except BaseException:
-            session.rollback()
+            unit.rollback()
             raise
         finally:
-            session.close()
+            unit.close()
 
 
 def read(engine: Engine, query: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:

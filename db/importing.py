@@ -2,6 +2,10 @@
 
 Re-importing the same file changes nothing; a sentence that already exists with a different text or
 different aspects is an error (the lead decides), not a silent overwrite.
+
+Every read and write here is a Core statement on the tables (``db.tables``), in a Core connection
+(``db.engine.core_transaction``) or a caller's session alike: ``python -m corpus import-semeval`` imports
+neither SQLAlchemy's ORM nor the models.
 """
 
 from __future__ import annotations
@@ -10,10 +14,9 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from itertools import islice
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
-from sqlalchemy import Engine, delete, exists, func, insert, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Engine, delete, exists, func, insert, or_, select
 
 from corpus.errors import InputRejected, LocatedError
 from corpus.import_checks import (
@@ -27,18 +30,21 @@ from corpus.semeval import SemevalReader, source_digest
 from corpus.vocabulary import Role
 from db.access import check_writer
 from db.bulk import insert_rows, json_list_of_strings
-from db.engine import reader, transaction
-from db.models import (
-    AspectCategory,
-    AspectTerm,
-    AuditEvent,
-    FinalChoice,
-    SourceSentence,
-    Translation,
-    TranslationAssignment,
+from db.engine import core_transaction, reader
+from db.schema import default_project_id
+from db.tables import (
+    aspect_categories,
+    aspect_terms,
+    audit_events,
+    final_choices,
+    source_sentences,
+    translation_assignments,
+    translations,
     utcnow,
 )
-from db.schema import default_project_id
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 
 @dataclass(frozen=True)
@@ -56,22 +62,6 @@ def _aspect_signature(aspects) -> tuple:  # noqa: ANN001
     return tuple((a.term, a.start, a.end, a.polarity) for a in aspects)
 
 
-def existing_sentences(session: Session, project_id: int, keys: set[SentenceKey]) -> dict[SentenceKey, SourceSentence]:
-    pairs = {(k.domain, k.split) for k in keys}
-    found: dict[SentenceKey, SourceSentence] = {}
-    for domain, split in pairs:
-        rows = session.scalars(
-            select(SourceSentence).where(
-                SourceSentence.project_id == project_id, SourceSentence.domain == domain, SourceSentence.split == split
-            )
-        )
-        for row in rows:
-            key = SentenceKey(row.domain, row.split, row.sentence_id)
-            if key in keys:
-                found[key] = row
-    return found
-
-
 #: Sentence (or row) ids asked for in one ``IN (...)``.
 IDS_PER_QUERY = 500
 
@@ -83,12 +73,29 @@ class StoredSentence(NamedTuple):
     aspects: list[AspectRecord]
 
 
-def existing_sentences_by_id(session: Session, project_id: int, keys: set[SentenceKey]
+def existing_sentences(session: Session | Connection, project_id: int, keys: set[SentenceKey]
+                       ) -> dict[SentenceKey, StoredSentence]:
+    """The stored sentences among ``keys``, read by domain and split (every sentence of each pair the keys
+    name: one query each, then their aspect terms)."""
+    sentences = source_sentences.c
+    found: dict[SentenceKey, StoredSentence] = {}
+    by_row: dict[int, StoredSentence] = {}
+    for domain, split in {(k.domain, k.split) for k in keys}:
+        rows = session.execute(select(sentences.id, sentences.sentence_id, sentences.text).where(
+            sentences.project_id == project_id, sentences.domain == domain, sentences.split == split))
+        for row_id, sentence_id, text in rows:
+            key = SentenceKey(domain, split, sentence_id)
+            if key in keys:
+                found[key] = by_row[row_id] = StoredSentence(text, [])
+    _read_aspects(session, by_row)
+    return found
+
+
+def existing_sentences_by_id(session: Session | Connection, project_id: int, keys: set[SentenceKey]
                              ) -> dict[SentenceKey, StoredSentence]:
     """Like ``existing_sentences``, but asks for the given ids only (a batch of a large file), never for
-    every sentence of the domain and split. Plain rows (no mapped objects: no mapper set-up for a command
-    that only imports), the aspect terms of the stored ones in a query per 500."""
-    sentences, terms = SourceSentence.__table__, AspectTerm.__table__
+    every sentence of the domain and split, a query per 500 ids."""
+    sentences = source_sentences.c
     found: dict[SentenceKey, StoredSentence] = {}
     by_row: dict[int, StoredSentence] = {}
     by_pair: dict[tuple[str, str], list[str]] = {}
@@ -96,24 +103,30 @@ def existing_sentences_by_id(session: Session, project_id: int, keys: set[Senten
         by_pair.setdefault((key.domain, key.split), []).append(key.id)
     for (domain, split), ids in by_pair.items():
         for at in range(0, len(ids), IDS_PER_QUERY):
-            rows = session.execute(select(sentences.c.id, sentences.c.sentence_id, sentences.c.text).where(
-                sentences.c.project_id == project_id, sentences.c.domain == domain, sentences.c.split == split,
-                sentences.c.sentence_id.in_(ids[at:at + IDS_PER_QUERY])))
+            rows = session.execute(select(sentences.id, sentences.sentence_id, sentences.text).where(
+                sentences.project_id == project_id, sentences.domain == domain, sentences.split == split,
+                sentences.sentence_id.in_(ids[at:at + IDS_PER_QUERY])))
             for row_id, sentence_id, text in rows:
                 found[SentenceKey(domain, split, sentence_id)] = by_row[row_id] = StoredSentence(text, [])
-    row_ids = list(by_row)
-    for at in range(0, len(row_ids), IDS_PER_QUERY):
-        for row_id, term, start, end, polarity in session.execute(
-                select(terms.c.sentence_id, terms.c.term, terms.c.start, terms.c.end, terms.c.polarity)
-                .where(terms.c.sentence_id.in_(row_ids[at:at + IDS_PER_QUERY]))
-                .order_by(terms.c.sentence_id, terms.c.position)):
-            by_row[row_id].aspects.append(AspectRecord(term, start, end, polarity))
+    _read_aspects(session, by_row)
     return found
 
 
+def _read_aspects(session: Session | Connection, by_row: dict[int, StoredSentence]) -> None:
+    """Fill in the stored sentences' aspect terms (in their order), a query per 500 sentences."""
+    terms = aspect_terms.c
+    row_ids = list(by_row)
+    for at in range(0, len(row_ids), IDS_PER_QUERY):
+        for row_id, term, start, end, polarity in session.execute(
+                select(terms.sentence_id, terms.term, terms.start, terms.end, terms.polarity)
+                .where(terms.sentence_id.in_(row_ids[at:at + IDS_PER_QUERY]))
+                .order_by(terms.sentence_id, terms.position)):
+            by_row[row_id].aspects.append(AspectRecord(term, start, end, polarity))
+
+
 def plan_sentence_import(
-    session: Session, project_id: int, records: list[SentenceRecord], source: str,
-    existing: dict[SentenceKey, SourceSentence] | None = None,
+    session: Session | Connection, project_id: int, records: list[SentenceRecord], source: str,
+    existing: dict[SentenceKey, StoredSentence] | None = None,
 ) -> tuple[list[SentenceRecord], int, list[LocatedError]]:
     """Which records are new, how many are already present unchanged, and the conflicts."""
     if existing is None:
@@ -138,15 +151,17 @@ def plan_sentence_import(
     return new, unchanged, errors
 
 
-def insert_sentences(session: Session, project_id: int, records: list[SentenceRecord]) -> dict[SentenceKey, int]:
+def insert_sentences(session: Session | Connection, project_id: int, records: list[SentenceRecord]
+                     ) -> dict[SentenceKey, int]:
     """Bulk insert; returns row ids. The rows go to the driver by ``db.bulk.insert_rows`` (SQLAlchemy's
     per-row parameter handling was half of this function's time), then the new rows' ids are
     read back by their identity (project, domain, split, sentence id: unique), a query per 500: an
     ``INSERT ... RETURNING`` that keeps the rows' order is run by SQLAlchemy a row at a time on SQLite."""
     if not records:
         return {}
-    session.flush()  # what the session holds is written first, as before a query of the mapped classes
-    sentences = SourceSentence.__table__
+    if not isinstance(session, Connection):
+        session.flush()  # what a session holds is written first, as before a query of the mapped classes
+    sentences = source_sentences
     start = session.scalar(select(func.coalesce(func.max(sentences.c.ordinal), 0)).where(
         sentences.c.project_id == project_id)) or 0
     now = utcnow()
@@ -156,20 +171,20 @@ def insert_sentences(session: Session, project_id: int, records: list[SentenceRe
         for i, r in enumerate(records)
     ], json_text=("flags",))
     by_key = _row_ids(session, project_id, [r.key for r in records])
-    insert_rows(session, AspectTerm.__table__, ("sentence_id", "position", "term", "start", "end", "polarity",
+    insert_rows(session, aspect_terms, ("sentence_id", "position", "term", "start", "end", "polarity",
                                                 "flags"), [
         (by_key[r.key], position, a.term, a.start, a.end, a.polarity, json_list_of_strings(a.flags))
         for r in records for position, a in enumerate(r.aspects)
     ], json_text=("flags",))
-    insert_rows(session, AspectCategory.__table__, ("sentence_id", "position", "category", "polarity"), [
+    insert_rows(session, aspect_categories, ("sentence_id", "position", "category", "polarity"), [
         (by_key[r.key], position, c.category, c.polarity) for r in records for position, c in enumerate(r.categories)
     ])
     return by_key
 
 
-def _row_ids(session: Session, project_id: int, keys: list[SentenceKey]) -> dict[SentenceKey, int]:
+def _row_ids(session: Session | Connection, project_id: int, keys: list[SentenceKey]) -> dict[SentenceKey, int]:
     """The row ids of stored sentences, by their keys (every key must be stored)."""
-    sentences = SourceSentence.__table__
+    sentences = source_sentences
     by_pair: dict[tuple[str, str], list[str]] = {}
     for key in keys:
         by_pair.setdefault((key.domain, key.split), []).append(key.id)
@@ -190,7 +205,7 @@ def import_sentences(
     """Import the records all or nothing. A new sentence whose text is stored in another split of its
     domain refuses the file (the first ones named) unless ``allow_duplicates``, which imports it flagged
     ``text-in-other-split``."""
-    with transaction(engine) as session:
+    with core_transaction(engine) as session:
         check_writer(session, actor_id, roles=(Role.LEAD,))
         project_id = default_project_id(session)
         new, unchanged, errors = plan_sentence_import(session, project_id, records, source)
@@ -210,8 +225,8 @@ def import_sentences(
         return summary
 
 
-def _audit(session: Session, actor_id: int | None, source: str, summary: ImportSummary) -> None:
-    session.execute(insert(AuditEvent.__table__).values(
+def _audit(session: Session | Connection, actor_id: int | None, source: str, summary: ImportSummary) -> None:
+    session.execute(insert(audit_events).values(
         actor_id=actor_id, action="import-semeval",
         detail={"source": source, "sentences": summary.new_sentences, "aspects": summary.new_aspects,
                 "unchanged": summary.unchanged},
@@ -254,7 +269,7 @@ def import_semeval_stream(
     counted, duplicates = (first.sentences, first.aspects), first.duplicate_texts
     del first  # its ids and text digests: the second pass keeps its own
     second = SemevalReader(source, domain, split, duplicate_texts=duplicates)
-    with transaction(engine) as session, (nullcontext() if kept is not None else open_source()) as stream:
+    with core_transaction(engine) as session, (nullcontext() if kept is not None else open_source()) as stream:
         check_writer(session, actor_id, roles=(Role.LEAD,))
         project_id = default_project_id(session)
         new_sentences = new_aspects = unchanged = flagged = 0
@@ -272,7 +287,6 @@ def import_semeval_stream(
                 new_sentences += len(new)
                 new_aspects += sum(len(r.aspects) for r in new)
                 flagged += sum(1 for r in new if r.flags)
-            session.expunge_all()  # the rows read for the comparison: a batch's worth at a time
         if kept is None and (second.errors or (second.sentences, second.aspects) != counted):
             raise InputRejected(second.errors or [changed])
         if conflicts or other_splits.refused:
@@ -287,7 +301,7 @@ class _OtherSplits:
     stored texts of the domain's other splits read once (as digests) when the first record of the pair
     comes. ``take`` flags the repeated ones when duplicates are allowed; otherwise ``errors`` refuses them."""
 
-    def __init__(self, session: Session, project_id: int, source: str, allow: bool) -> None:
+    def __init__(self, session: Session | Connection, project_id: int, source: str, allow: bool) -> None:
         self.session, self.project_id, self.source, self.allow = session, project_id, source, allow
         self.checks: dict[tuple[str, str], OtherSplitDuplicates] = {}
 
@@ -316,7 +330,7 @@ def other_split_duplicates(engine: Engine, records: list[SentenceRecord], source
                            ) -> list[LocatedError]:
     """A read for the Import page's preview: the refusal ``import_sentences`` would give the records'
     new sentences for texts already stored in another split of their domain (empty: none)."""
-    with Session(reader(engine)) as session:
+    with reader(engine).connect() as session:
         project_id = default_project_id(session)
         existing = existing_sentences(session, project_id, {r.key for r in records})
         new = [r for r in records if r.key not in existing]
@@ -325,12 +339,12 @@ def other_split_duplicates(engine: Engine, records: list[SentenceRecord], source
         return other_splits.errors()
 
 
-def _texts_in_other_splits(session: Session, project_id: int, domain: str, split: str
+def _texts_in_other_splits(session: Session | Connection, project_id: int, domain: str, split: str
                            ) -> dict[bytes, tuple[str, str]]:
     """``text_key`` -> (split, sentence id) of the first stored sentence with that text in another split of
     the domain."""
     found: dict[bytes, tuple[str, str]] = {}
-    sentences = SourceSentence.__table__
+    sentences = source_sentences
     rows = session.execute(
         select(sentences.c.split, sentences.c.sentence_id, sentences.c.text)
         .where(sentences.c.project_id == project_id, sentences.c.domain == domain, sentences.c.split != split)
@@ -355,28 +369,28 @@ class ImportRemovalRefused(ValueError):
 SHOWN_WITH_WORK = 5
 
 
-def _removal_plan(session: Session, project_id: int, domain: str, split: str) -> RemovalPlan:
-    in_split = select(SourceSentence.id).where(
-        SourceSentence.project_id == project_id, SourceSentence.domain == domain, SourceSentence.split == split)
+def _removal_plan(session: Session | Connection, project_id: int, domain: str, split: str) -> RemovalPlan:
+    sentences = source_sentences.c
+    in_split = select(sentences.id).where(
+        sentences.project_id == project_id, sentences.domain == domain, sentences.split == split)
     ids = in_split.scalar_subquery()
-    sentences = session.scalar(select(func.count()).select_from(in_split.subquery())) or 0
-    aspects = session.scalar(select(func.count(AspectTerm.id)).where(AspectTerm.sentence_id.in_(ids))) or 0
+    count = session.scalar(select(func.count()).select_from(in_split.subquery())) or 0
+    aspects = session.scalar(select(func.count(aspect_terms.c.id)).where(aspect_terms.c.sentence_id.in_(ids))) or 0
     categories = session.scalar(
-        select(func.count(AspectCategory.id)).where(AspectCategory.sentence_id.in_(ids))) or 0
-    has_work = or_(*(exists().where(table.sentence_id == SourceSentence.id)
-                     for table in (Translation, TranslationAssignment, FinalChoice)))
-    with_work = select(SourceSentence.sentence_id).where(
-        SourceSentence.project_id == project_id, SourceSentence.domain == domain, SourceSentence.split == split,
-        has_work)
+        select(func.count(aspect_categories.c.id)).where(aspect_categories.c.sentence_id.in_(ids))) or 0
+    has_work = or_(*(exists().where(table.c.sentence_id == sentences.id)
+                     for table in (translations, translation_assignments, final_choices)))
+    with_work = select(sentences.sentence_id).where(
+        sentences.project_id == project_id, sentences.domain == domain, sentences.split == split, has_work)
     worked = session.scalar(select(func.count()).select_from(with_work.subquery())) or 0
-    first = tuple(session.scalars(with_work.order_by(SourceSentence.ordinal, SourceSentence.id)
+    first = tuple(session.scalars(with_work.order_by(sentences.ordinal, sentences.id)
                                   .limit(SHOWN_WITH_WORK))) if worked else ()
-    return RemovalPlan(domain, split, sentences, aspects, categories, worked, first)
+    return RemovalPlan(domain, split, count, aspects, categories, worked, first)
 
 
 def plan_removal(engine: Engine, domain: str, split: str, project_id: int | None = None) -> RemovalPlan:
     """What ``remove_import`` would remove from the domain's split, and the work that forbids it (a read)."""
-    with Session(reader(engine)) as session:
+    with reader(engine).connect() as session:
         return _removal_plan(session, project_id or default_project_id(session), domain, split)
 
 
@@ -386,20 +400,21 @@ def remove_import(engine: Engine, domain: str, split: str, actor_id: int | None 
     transaction, only while none of them has work on it (a translation, an assignment or a final choice:
     all other work hangs from those); else ``ImportRemovalRefused`` and nothing changes. A lead's act,
     recorded in the audit log. Returns what was removed."""
-    with transaction(engine) as session:
+    with core_transaction(engine) as session:
         check_writer(session, actor_id, roles=(Role.LEAD,))
         project_id = project_id or default_project_id(session)
         plan = _removal_plan(session, project_id, domain, split)
         if not plan.allowed:
             raise ImportRemovalRefused(plan)
-        ids = select(SourceSentence.id).where(
-            SourceSentence.project_id == project_id, SourceSentence.domain == domain,
-            SourceSentence.split == split).scalar_subquery()
-        session.execute(delete(AspectTerm).where(AspectTerm.sentence_id.in_(ids)))
-        session.execute(delete(AspectCategory).where(AspectCategory.sentence_id.in_(ids)))
+        sentences = source_sentences.c
+        ids = select(sentences.id).where(
+            sentences.project_id == project_id, sentences.domain == domain,
+            sentences.split == split).scalar_subquery()
+        session.execute(delete(aspect_terms).where(aspect_terms.c.sentence_id.in_(ids)))
+        session.execute(delete(aspect_categories).where(aspect_categories.c.sentence_id.in_(ids)))
         # Work added meanwhile makes the foreign keys refuse this delete: the whole removal rolls back.
-        session.execute(delete(SourceSentence).where(SourceSentence.id.in_(ids)))
-        session.add(AuditEvent(actor_id=actor_id, action="remove-import", detail={
+        session.execute(delete(source_sentences).where(sentences.id.in_(ids)))
+        session.execute(insert(audit_events).values(actor_id=actor_id, action="remove-import", detail={
             "domain": domain, "split": split, "sentences": plan.sentences, "aspects": plan.aspect_terms,
             "categories": plan.categories}))
         return plan

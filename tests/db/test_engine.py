@@ -1,16 +1,20 @@
-"""What the engine and the migrations promise: SQLite writers take the lock at BEGIN, readers do not;
-the migrated schema is exactly the ORM model; a new project asks for the paper's 4 translators and 2 annotators."""
+"""What the engine and the migrations promise: SQLite writers take the lock at BEGIN, readers do not; a Core
+write transaction commits or rolls back and says busy as a session's does; the migrated schema is exactly the
+ORM model, whose classes map the Core tables (one definition); a new project asks for the paper's 4 translators
+and 2 annotators."""
 
 from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import select, text
+from sqlalchemy import func, insert, select, text
 from sqlalchemy.orm import Session
 
-from db.engine import reader
+from db import tables
+from db.engine import ProjectBusy, core_transaction, reader
 from db.models import Base, Project
 
 
@@ -41,6 +45,40 @@ def test_a_sqlite_read_transaction_never_holds_the_write_lock(engine):
         with conn.begin():
             conn.execute(text("SELECT count(*) FROM projects"))
             assert not _other_writer_is_locked_out(engine.url.database)
+
+
+def _audit_rows(engine) -> int:
+    with reader(engine).connect() as conn:
+        return conn.scalar(select(func.count()).select_from(tables.audit_events))
+
+
+def test_a_core_transaction_commits_on_success_and_writes_nothing_on_an_error(engine):
+    with pytest.raises(RuntimeError), core_transaction(engine) as conn:
+        conn.execute(insert(tables.audit_events).values(action="kept?", detail={}))
+        raise RuntimeError("the caller failed")
+    assert _audit_rows(engine) == 0
+    with core_transaction(engine) as conn:
+        conn.execute(insert(tables.audit_events).values(action="kept", detail={}))  # created_at: the table's default
+    assert _audit_rows(engine) == 1
+
+
+def test_a_core_transaction_that_cannot_get_the_write_lock_in_time_is_project_busy(engine):
+    other = sqlite3.connect(engine.url.database, isolation_level=None)  # another process's import, say
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(ProjectBusy), core_transaction(engine, busy_timeout_s=0.2) as conn:
+            conn.execute(insert(tables.audit_events).values(action="waits", detail={}))
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert _audit_rows(engine) == 0
+
+
+def test_every_mapped_class_maps_its_core_table_so_a_table_is_defined_once():
+    assert Base.metadata is tables.metadata
+    for mapper in Base.registry.mappers:
+        table = mapper.local_table
+        assert getattr(tables, table.name) is table, mapper.class_.__name__
 
 
 def test_migrations_build_exactly_the_orm_model(any_engine):
