@@ -363,3 +363,15 @@ def test_unit_memo_scores_only_changed_units_and_gives_the_same_figures_as_a_fre
     assert first.pair_f[0] == scorer.score(texts[10], texts[11])["rougeL"].fmeasure
     assert first.pair_f[0] != changed.pair_f[0]
     assert np.array_equal(first.pair_f[3:], changed.pair_f[3:])  # the second sentence's pairs
+
+
+def test_source_word_counts_are_the_tokenizers_for_each_set_of_texts_and_stay_so_when_a_caller_changes_them():
+    from corpus.agreement import source_word_counts
+    from corpus.rouge import word_counts
+
+    first = ("The food was good.", "स्\u200dक्रीन चमकदार है।", "", "iPhone 13's battery: 4,000mAh ... ok?")
+    second = first[:2] + ("Another sentence here.",)
+    for texts in (first, first, second, first):
+        counts = source_word_counts(texts)
+        assert counts.dtype == np.float64 and counts.tolist() == word_counts(list(texts)).tolist()
+        counts[:] = -1  # the caller's copy: the remembered counts are not touched
