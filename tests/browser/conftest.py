@@ -223,8 +223,17 @@ def chromium():
         browser.close()
 
 
+#: How long an ``expect(...)`` waits for the element it reads when the test names no timeout. Playwright's 5 s
+#: default is shorter than a page's first run on a server that has just started while both cores are busy (seen:
+#: the tag page of a fresh server under CI's load); an expectation that holds passes at once either way.
+EXPECT_TIMEOUT_MS = 20_000
+
+
 @pytest.fixture
 def browser_page(chromium):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     context = chromium.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     watch_runs(context)
     page = context.new_page()
