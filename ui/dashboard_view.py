@@ -78,6 +78,10 @@ class CountedCorpora:
             with loaded_outside_collections():
                 snapshot = metrics_data.load_metrics_snapshot(engine, project, before)
             basis = metrics_data.left_out_basis(engine, project, snapshot)  # read before anything is kept
+            kept = self._left_out.get((db, project))
+            touched = None  # the sentences a save touched since the basis kept (read before anything is kept too)
+            if kept is not None and kept[0] != basis:
+                touched = metrics_data.left_out_touched(engine, kept[0], basis)
             new = latest is None or snapshot.data is not before.data
             if not new:
                 generation = latest[2]
@@ -87,9 +91,7 @@ class CountedCorpora:
                 for key in [k for k in self._corpus if k[:2] == (db, project) and k[2] <= generation - self.KEPT]:
                     del self._corpus[key]
             self._latest[(db, project)] = (stamp, snapshot, generation)
-            kept = self._left_out.get((db, project))
             if kept is None or kept[0] != basis:
-                touched = metrics_data.left_out_touched(engine, kept[0], basis) if kept is not None else None
                 self._left_out[(db, project)] = (basis, kept[1] + 1 if kept is not None else 0, touched)
             return generation, new
 

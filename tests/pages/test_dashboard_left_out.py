@@ -160,3 +160,43 @@ def test_a_saved_translation_that_is_not_final_keeps_the_counts_and_a_final_one_
     expected = left_out_summary(load_export(dashboard_db).left_out_counts())
     assert (shown["Not translated yet"], shown["Awaiting a final decision"],
             shown["Left out for a reason"]) == tuple(str(n) for n in expected)
+
+
+def test_a_failed_read_of_the_touched_sentences_leaves_nothing_half_kept(dashboard_db, monkeypatch):
+    """The sentences a save touched are read with the left-out basis, before the new snapshot is kept: when
+    that read fails (a busy database), the next run reads both again and counts what the export leaves out."""
+    import db.metrics_data
+
+    with Session(dashboard_db) as session:
+        final = session.scalars(select(Translation.id).where(Translation.status == Status.SUBMITTED,
+                                                             Translation.untranslatable.is_(False))
+                                .order_by(Translation.id.desc()).limit(1)).one()
+        lead = session.scalars(select(User.id).where(User.username == "lead")).one()
+    with transaction(dashboard_db) as session:
+        chosen = session.get(Translation, final)
+        session.add(FinalChoice(sentence_id=chosen.sentence_id, translation_id=final, policy="lead", chosen_by=lead))
+    at = open_page(dashboard_db, "lead", "pages/dashboard.py")
+    assert not at.exception, at.exception
+    with Session(dashboard_db) as session, session.begin():
+        session.get(Translation, final).text = "अंतिम अनुवाद पूरा बदला"  # a save of the final translation
+    real = db.metrics_data.left_out_touched
+
+    def busy(*args, **kwargs):
+        raise RuntimeError("database is locked")
+
+    import db.export_data
+
+    calls = []
+    counted = db.export_data.left_out_reasons
+    monkeypatch.setattr(db.export_data, "left_out_reasons", lambda *a, **k: calls.append(a[2:]) or counted(*a, **k))
+    monkeypatch.setattr(db.metrics_data, "left_out_touched", busy)
+    at.run()
+    assert at.exception and not calls
+    monkeypatch.setattr(db.metrics_data, "left_out_touched", real)
+    at.run()
+    assert not at.exception, at.exception
+    assert len(calls) == 1  # the save is seen: its counts run (not the ones kept from before it)
+    shown = {m.label: m.value for m in at.metric}
+    expected = left_out_summary(load_export(dashboard_db).left_out_counts())
+    assert (shown["Not translated yet"], shown["Awaiting a final decision"],
+            shown["Left out for a reason"]) == tuple(str(n) for n in expected)
