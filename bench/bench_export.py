@@ -24,6 +24,8 @@ module imported statsmodels only where a kappa is computed (bb43ce5), and db.job
 card's last baseline (a8d1bdc): this benchmark timed one cold export, so both landed in "load"; and the gold
 rule's reader made the gold in force of all ~47,000 items (all ~95,000 annotations) where the export uses
 ~5,800 final translations' items and the metrics ~4,500 decided ones. The first export is now timed apart.
+The read takes every submitted annotation once (``db.metrics_data.read_submitted_annotations``) for both the
+gold and the figures, and the records are made without the frozen dataclasses' per-field ``__init__``.
 """
 
 from __future__ import annotations
