@@ -199,7 +199,7 @@ translations = Table(
     Column("phase", String(10), nullable=False),
     Column("translator_id", Integer, ForeignKey("users.id"), nullable=False),
     Column("text", Text),
-    Column("untranslatable", Boolean, default=False, nullable=False),
+    Column("untranslatable", Boolean, default=False, nullable=False),  # not-vocabulary: a column's name
     Column("untranslatable_reason", String(40)),
     Column("untranslatable_note", Text),
     Column("status", String(20), default=Status.DRAFT, nullable=False),

@@ -2,7 +2,7 @@
 inside its own transaction (issue 31, N2: an ended session, a deactivated or demoted user writes nothing).
 
 A write service is a public function of a ``db/`` module whose first parameter is the engine and which
-opens a write (``transaction(``, ``.begin()``), itself or through a private function of its module; it must
+opens a write (``transaction(``, ``core_transaction(``, ``.begin()``), itself or through a private function of its module; it must
 call ``check_writer``, itself or through such a private function. The few that write without a writer say
 why below."""
 
@@ -78,7 +78,7 @@ def write_services() -> dict[str, bool]:
             params = fn.args.args
             if name.startswith("_") or not params or params[0].arg != "engine":
                 continue
-            if _reaches(name, functions, {"transaction", "begin"}):
+            if _reaches(name, functions, {"transaction", "core_transaction", "begin"}):
                 found[f"{module}.{name}"] = _reaches(name, functions, {"check_writer"})
     return found
 
