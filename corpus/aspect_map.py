@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol
 
-from corpus.tokens import Token, token_spans
+from corpus.tokens import Token, covers_whole_tokens, token_spans
 
 
 class NotContiguous(ValueError):
@@ -159,38 +158,8 @@ def _span_refusal(text: str | None, aspect: Hashable, start: int, end: int) -> t
     if text is None or not 0 <= start < end <= len(text):
         size = "it has no text" if text is None else f"{len(text)} characters"
         return OUTSIDE_THE_TEXT, f"aspect {aspect}'s span {start}:{end} is outside the translation ({size})"
-    if _whole_words(text, start, end):
+    if covers_whole_tokens(text, start, end):
         return None
     cut = [f"“{text[s:e]}”" for s, e in token_spans(text) if s < end and e > start and (s < start or e > end)]
     where = f"cuts {', '.join(cut)}" if cut else "starts or ends in the space between words"
     return CUTS_A_WORD, f"aspect {aspect}'s span {start}:{end} (“{text[start:end]}”) {where}"
-
-
-#: Unicode's White_Space characters, which ``corpus.tokens`` never puts in a token.
-_WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-                         "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-#: A character of a word token, as ``corpus.tokens`` defines one (with ``regex``'s Unicode version, which is
-#: newer than ``unicodedata``'s); compiled on first use, as there.
-_WORD_CHAR = None
-
-
-@lru_cache(maxsize=1 << 12)
-def _word_char(char: str) -> bool:
-    global _WORD_CHAR
-    if _WORD_CHAR is None:
-        import regex
-
-        _WORD_CHAR = regex.compile(r"[\p{L}\p{M}\p{N}\u200c\u200d]")
-    return _WORD_CHAR.match(char) is not None
-
-
-def _whole_words(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` (inside the text, not empty) starts where a canonical token starts and ends
-    where one ends, read off the characters at its two ends: an import checks ~25,000 maps, and tokenizing
-    each text took three times as long (``tests/unit/test_aspect_map_refusals.py`` pins the two equal)."""
-    first, last = text[start], text[end - 1]
-    if first in _WHITE_SPACE or last in _WHITE_SPACE:
-        return False
-    if start > 0 and _word_char(first) and _word_char(text[start - 1]):
-        return False
-    return not (end < len(text) and _word_char(last) and _word_char(text[end]))
