@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache
 from itertools import repeat
 from typing import Any, NamedTuple, Protocol
@@ -318,18 +318,34 @@ def build_sentence(
         "phase": phase, "translator": translator, "translation_id": translation_id, "is_final": is_final,
         "gold_source": gold_source, "categories": tuple(categories), "agreement": dict(agreement or {}),
         "guidelines_version": guidelines_version, "lid": tuple(sentence_lid(hi_tokens, proper_nouns, en_names)),
-        "source_split": split,  # what __post_init__ sets
     })
 
 
 def _frozen(cls, values: dict):
-    """An instance of the frozen dataclass ``cls`` with ``values`` (every field, in field order), made without
-    its generated ``__init__``, which sets each field through ``object.__setattr__``: for a 22-field record
-    that was most of making one (~6,000 records and their aspects an export). Only for values already
-    checked as the constructor would have them."""
+    """An instance of the frozen dataclass ``cls`` with ``values`` (every field without a default, in field
+    order), made without its generated ``__init__``, which sets each field through ``object.__setattr__``: for
+    a 22-field record that was most of making one (~6,000 records and their aspects an export). The fields'
+    defaults and the class's own ``__post_init__`` apply as the constructor applies them. Only for values
+    already checked as the constructor would have them."""
     record = object.__new__(cls)
-    record.__dict__.update(values)
+    defaults = _defaults(cls)
+    if defaults.keys() <= values.keys():
+        record.__dict__.update(values)
+    else:  # in field order, as the constructor sets them
+        record.__dict__.update({name: values[name] if name in values else defaults[name] for name in _names(cls)})
+    if hasattr(cls, "__post_init__"):
+        record.__post_init__()
     return record
+
+
+@lru_cache(maxsize=None)
+def _defaults(cls) -> dict:
+    return {f.name: f.default for f in fields(cls) if f.default is not MISSING}
+
+
+@lru_cache(maxsize=None)
+def _names(cls) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
 
 
 def build_source_sentence(
