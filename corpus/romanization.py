@@ -38,6 +38,7 @@ from __future__ import annotations
 import gzip
 import heapq
 import json
+import marshal
 import math
 import unicodedata
 from array import array
@@ -47,6 +48,9 @@ from typing import NamedTuple
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
+from types import CodeType
+
+from corpus import model_cache
 
 DATA = Path(__file__).resolve().parent / "data"
 MODEL_PATH = DATA / "romanization_model.json.gz"
@@ -279,6 +283,7 @@ class RomanizationModel:
         self.sorted_words = sorted(lexicon) if share is None else share.sorted_words
         self.rerank_trees = model.get("rerank_trees", [])
         self._compiled_for = self._compiled = None
+        self._tree_code: tuple[list, bytes | None] | None = None  # (the trees, their trees_code as marshal bytes)
         self.pronunciations = pronunciations
         self.english = (RomanizationModel(model["english"], lexicon, share=self)
                         if model.get("english") and pronunciations is not None and share is None else None)
@@ -425,9 +430,17 @@ class RomanizationModel:
     def _tree_scorer(self):
         """``tree_score`` over ``rerank_trees``, compiled once (and again if the trees are replaced)."""
         if self._compiled_for is not self.rerank_trees:
-            self._compiled = compile_trees(self.rerank_trees)
+            trees, code = self._tree_code or (None, None)
+            ahead = marshal.loads(code) if code and trees is self.rerank_trees else None
+            self._compiled = compile_trees(self.rerank_trees, ahead)
             self._compiled_for = self.rerank_trees
         return self._compiled
+
+    def compile_trees_ahead(self) -> None:
+        """Compile the reranker now and keep the result as bytes (``marshal``), which a pickled copy of the model
+        carries: a process that reads it from ``corpus.model_cache`` need not compile on its first ranking."""
+        code = trees_code(self.rerank_trees) if self.rerank_trees else None
+        self._tree_code = (self.rerank_trees, marshal.dumps(code) if code is not None else None)
 
     def rank(self, roman: str, k: int, lexicon_extra: Mapping[str, float] | None = None) -> list[str]:
         scored, finals = self.ranked(roman, lexicon_extra)
@@ -679,9 +692,21 @@ def tree_score(trees: Sequence, row: Sequence[float]) -> float:
     return total
 
 
-def compile_trees(trees: Sequence):
+def compile_trees(trees: Sequence, code: CodeType | None = None):
     """A function of one feature row equal to ``tree_score(trees, row)`` (the same comparisons, the leaves summed in
-    the same order), as straight-line Python: walking the nested lists costs more than the sums."""
+    the same order), as straight-line Python: walking the nested lists costs more than the sums. ``code``, when
+    given, is ``trees_code(trees)`` compiled earlier (compiling takes a few tenths of a second)."""
+    code = code or trees_code(trees)
+    if code is None:
+        return lambda row: tree_score(trees, row)
+    namespace: dict = {}
+    exec(code, namespace)
+    return namespace["score"]
+
+
+def trees_code(trees: Sequence) -> CodeType | None:
+    """The compiled module that defines ``compile_trees``'s function, or None when a tree holds a number that is not
+    finite (``tree_score`` then walks the trees)."""
     def expr(node) -> str:
         if type(node) is list:
             return f"({expr(node[2])} if r[{int(node[0])}] <= {node[1]!r} else {expr(node[3])})"
@@ -693,11 +718,9 @@ def compile_trees(trees: Sequence):
         return type(node) in (int, float) and math.isfinite(node)
 
     if not all(finite(t) for t in trees):
-        return lambda row: tree_score(trees, row)
+        return None
     lines = ["def score(r):", "    t = 0.0"] + [f"    t += {expr(t)}" for t in trees] + ["    return t"]
-    namespace: dict = {}
-    exec("\n".join(lines), namespace)
-    return namespace["score"]
+    return compile("\n".join(lines), "<rerank trees>", "exec")
 
 
 @lru_cache(maxsize=8)
@@ -787,10 +810,19 @@ def read_lexicon(path: Path = LEXICON_PATH) -> dict[str, float]:
 
 @lru_cache(maxsize=1)
 def load_model() -> RomanizationModel:
-    """Read the shipped model once per process (about a second); later calls share it."""
+    """The shipped model, once per process; later calls share it. Built from the shipped files by ``build_model``
+    (about 5 CPU-seconds) once per change of them or of this module, then read from ``corpus.model_cache``."""
+    return model_cache.cached("romanization", (MODEL_PATH, LEXICON_PATH, PRONUNCIATIONS_PATH, Path(__file__)),
+                              build_model, licences=(DATA / "romanization.LICENSE",))
+
+
+def build_model() -> RomanizationModel:
+    """The model built from the shipped files (what ``load_model`` caches)."""
     with gzip.open(MODEL_PATH, "rt", encoding="utf-8") as fh:
         model = json.load(fh)
-    return RomanizationModel(model, read_lexicon(LEXICON_PATH), read_pronunciations(PRONUNCIATIONS_PATH))
+    built = RomanizationModel(model, read_lexicon(LEXICON_PATH), read_pronunciations(PRONUNCIATIONS_PATH))
+    built.compile_trees_ahead()
+    return built
 
 
 def suggest(roman: str, k: int = 5, *, lexicon_extra: Mapping[str, float] | None = None,

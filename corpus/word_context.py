@@ -29,6 +29,8 @@ from pathlib import Path
 
 import regex
 
+from corpus import model_cache
+
 BIGRAMS_PATH = Path(__file__).resolve().parent / "data" / "hi_bigrams.tsv.gz"
 # A word's share of running text when the lexicon does not know it.
 UNKNOWN_SHARE = 1e-8
@@ -137,7 +139,14 @@ def read_bigrams(path: Path = BIGRAMS_PATH) -> dict[str, dict[str, int]]:
 
 @lru_cache(maxsize=1)
 def load_context_model() -> ContextModel:
-    """The shipped counts, read once per process."""
+    """The shipped counts, once per process: built by ``build_context_model`` once per change of them or of this
+    module, then read from ``corpus.model_cache``."""
+    return model_cache.cached("hi_bigrams", (BIGRAMS_PATH, Path(__file__)), build_context_model,
+                              licences=(BIGRAMS_PATH.parent / "hi_bigrams.LICENSE",))
+
+
+def build_context_model() -> ContextModel:
+    """The model built from the shipped counts (what ``load_context_model`` caches)."""
     return ContextModel(read_bigrams(BIGRAMS_PATH))
 
 
