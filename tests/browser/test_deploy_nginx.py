@@ -15,12 +15,16 @@ Skips with the reason when nginx is not installed, unless REQUIRE_BROWSER or CI 
 from __future__ import annotations
 
 import http.client
+import http.server
 import os
 import re
+import secrets
 import shutil
 import socket
 import ssl
+import struct
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +88,13 @@ def _self_signed(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+def server_line(address: str) -> str:
+    """One line of ``@APP_SERVERS@`` for ``address``, in the form the template's header shows (its example)."""
+    example = re.search(r"@APP_SERVERS@.*?(server 10\.0\.0\.11:8501[^;]*;)", TEMPLATE.read_text())
+    assert example, "the template's header no longer shows an @APP_SERVERS@ example for 10.0.0.11:8501"
+    return example[1].replace("10.0.0.11:8501", address)
+
+
 def render(template: str, values: dict[str, str]) -> str:
     """The template with every ``@NAME@`` replaced; a placeholder left without a value is an error."""
     for name, value in values.items():
@@ -101,11 +112,12 @@ class Proxy:
     http_port: int
     access_log: Path
     error_log: Path
+    app_servers: tuple[str, ...]  # "127.0.0.1:PORT" of each app server, as nginx's logs name them
 
     def lines(self) -> list[dict]:
+        """Each logged request: path, status, affinity, the servers tried and the one that answered (upstream)."""
         if not self.access_log.exists():
             return []
-        """Each logged request: path, status, affinity, the servers tried and the one that answered (upstream)."""
         lines = []
         for text in self.access_log.read_text().splitlines(keepends=True):
             if not text.endswith("\n"):  # a line nginx is writing right now
@@ -119,9 +131,19 @@ class Proxy:
     def upstreams(self, affinity: str) -> set[str]:
         return {line["upstream"] for line in self.lines() if line["affinity"] == affinity}
 
+    def upstream_errors(self) -> list[str]:
+        """Every error.log line about the app servers (a failed connection, a reset, a server left out), the
+        whole run's: they say why a request was passed to another server, and the tail alone often misses them."""
+        if not self.error_log.exists():
+            return []
+        return [line for line in self.error_log.read_text().splitlines()
+                if "upstream" in line or any(address in line for address in self.app_servers)]
+
     def logs(self) -> str:
-        return "\n".join(f"--- {p.name}\n{p.read_text()[-4000:]}" for p in (self.access_log, self.error_log)
-                         if p.exists())
+        errors = "\n".join(self.upstream_errors()) or "(none)"
+        tails = "\n".join(f"--- {p.name} (its end)\n{p.read_text()[-4000:]}" for p in (self.access_log, self.error_log)
+                          if p.exists())
+        return f"--- error.log, every line about the app servers\n{errors}\n{tails}"
 
 
 def start_nginx(nginx: str, directory: Path, app_ports: list[int], https_port: int, http_port: int) -> Proxy:
@@ -134,7 +156,8 @@ def start_nginx(nginx: str, directory: Path, app_ports: list[int], https_port: i
     site.write_text(render(TEMPLATE.read_text(), {
         "SERVER_NAME": HOST, "PUBLIC_ORIGIN": origin, "HTTPS_LISTEN": f"127.0.0.1:{https_port}",
         "HTTP_LISTEN": f"127.0.0.1:{http_port}", "CERTIFICATE": str(cert), "CERTIFICATE_KEY": str(key),
-        "APP_SERVERS": " ".join(f"server 127.0.0.1:{port};" for port in app_ports), "ACCESS_LOG": str(access_log),
+        "APP_SERVERS": " ".join(server_line(f"127.0.0.1:{port}") for port in app_ports),
+        "ACCESS_LOG": str(access_log),
     }))
     temp = {name: directory / name for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")}
     for path in temp.values():
@@ -156,7 +179,8 @@ def start_nginx(nginx: str, directory: Path, app_ports: list[int], https_port: i
     process = subprocess.Popen([nginx, "-p", str(directory), "-c", str(main), "-e", str(error_log),
                                 "-g", "daemon off;"], stdout=subprocess.DEVNULL,
                                stderr=(directory / "nginx.stderr").open("w"))
-    proxy = Proxy(process, origin, https_port, http_port, access_log, error_log)
+    proxy = Proxy(process, origin, https_port, http_port, access_log, error_log,
+                  tuple(f"127.0.0.1:{port}" for port in app_ports))
 
     def listening() -> bool:
         assert process.poll() is None, f"nginx exited: {(directory / 'nginx.stderr').read_text()}\n{proxy.logs()}"
@@ -195,7 +219,8 @@ def _affinity(context) -> str:
 def _one_server(proxy: Proxy, affinity: str) -> str:
     """The one app server (address) that answered every request of the browser with ``affinity``."""
     went = proxy.upstreams(affinity)
-    assert len(went) == 1, f"one browser's requests went to {sorted(went)}"
+    assert len(went) == 1, (f"one browser's requests went to {sorted(went)}; nginx's error.log about the app "
+                            f"servers:\n" + "\n".join(proxy.upstream_errors()))
     return went.pop()
 
 
@@ -315,3 +340,100 @@ def test_nginx_config_serves_two_servers_over_https_and_keeps_each_browser_on_on
         except subprocess.TimeoutExpired:
             proxy.process.kill()
             proxy.process.wait()
+
+
+class _StandInServer:
+    """An app server stand-in for the proxy's own behaviour: answers every GET with 200, keeps connections alive
+    like the real one, and resets a connection (RST, what nginx sees when the app server drops a connection it
+    is using) for the next ``resets`` requests, or for every request once stopped (its port closed too)."""
+
+    def __init__(self) -> None:
+        self.resets, self.stopped = 0, False
+        stand_in = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                if stand_in.stopped or stand_in.resets:
+                    stand_in.resets = max(stand_in.resets - 1, 0)
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()  # with a zero linger: a reset, not a clean close
+                    self.close_connection = True
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.handle_error = lambda request, client_address: None  # the resets it makes itself
+        self.port = self.httpd.server_address[1]
+        self.address = f"127.0.0.1:{self.port}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_nginx_config_keeps_a_browser_on_its_server_after_one_failed_request_and_moves_it_once_the_server_stops(
+        tmp_path):
+    """One failed request (a reset connection, as when an app server drops a kept-alive connection) is passed to
+    the other server, and the browser's next requests go back to its own: nginx's default max_fails=1 would leave
+    its server out for 10 s and move every browser on it, whose Streamlit sessions live there. A server that
+    stops is left out after a few requests, and its browsers are served by the other."""
+    nginx = _nginx()
+    first, second = _StandInServer(), _StandInServer()
+    proxy = start_nginx(nginx, tmp_path, [first.port, second.port], _free_port(), _free_port())
+
+    def send(affinity: str) -> dict:
+        """One request of the browser with ``affinity``, and nginx's log line for it."""
+        before = len([line for line in proxy.lines() if line["affinity"] == affinity])
+        response = _request(proxy, "GET", "/_stcore/health", tls=True,
+                            headers={"Cookie": f"{AFFINITY_COOKIE}={affinity}"})
+        assert response.status == 200, (response.status, proxy.logs())
+        return _wait(lambda: len(mine := [line for line in proxy.lines() if line["affinity"] == affinity]) > before
+                     and mine[-1], 10, "the request in nginx's access log")
+
+    try:
+        affinity = next(value for value in (secrets.token_hex(16) for _ in range(64))
+                        if send(value)["upstream"] == first.address)
+        assert [send(affinity)["tried"] for _ in range(2)] == [[first.address]] * 2
+
+        # ---- one failed request: it is answered by the other server, and the browser stays on its own
+        first.resets = 1
+        assert send(affinity)["tried"] == [first.address, second.address]
+        assert [send(affinity)["tried"] for _ in range(5)] == [[first.address]] * 5, proxy.logs()
+        assert "Connection reset by peer" in "\n".join(proxy.upstream_errors())
+        assert "temporarily disabled" not in proxy.error_log.read_text(), proxy.logs()
+
+        # ---- its server stops: every request is answered by the other, which soon gets them without a try first
+        first.stop()
+        tried = [send(affinity)["tried"] for _ in range(6)]
+        assert [t[-1] for t in tried] == [second.address] * 6, tried
+        assert tried[0] == [first.address, second.address] and tried[-1] == [second.address], tried
+    finally:
+        proxy.process.terminate()
+        proxy.process.wait(15)
+        second.stop()
+        if not first.stopped:
+            first.stop()
+
+
+def test_nginx_config_closes_idle_app_server_connections_before_the_app_server_does():
+    """An app server closing a kept-alive connection just as nginx sends a request into it is a failed request
+    (a reset): the template's upstream keepalive_timeout must end nginx's idle connections first, with room
+    for a loaded machine's delays. The app server's own idle close is uvicorn's, under Streamlit's settings."""
+    import uvicorn
+    from streamlit.web.server.starlette.starlette_server import _get_uvicorn_config_kwargs
+
+    app_closes_after = uvicorn.Config(app=None, **_get_uvicorn_config_kwargs()).timeout_keep_alive
+    upstream = re.search(r"^upstream corpus_app \{\n(.*?)^\}", TEMPLATE.read_text(), re.M | re.S)[1]
+    setting = re.search(r"^\s*keepalive_timeout (\d+)s;", upstream, re.M)
+    assert setting, "the upstream block sets no keepalive_timeout (nginx's default, 60 s, outlives the app's)"
+    assert int(setting[1]) <= app_closes_after - 2, (int(setting[1]), app_closes_after)
