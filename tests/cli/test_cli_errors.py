@@ -1,8 +1,11 @@
 """`python -m corpus` never shows a traceback: every error is one line on stderr and a non-zero exit (issue 28, part 6).
 
-Each command runs as a real process (`python -m corpus ...`) with bad input: a missing or unreadable file, an
-unwritable path, a database URL of an unsupported kind, a database file that does not exist, Ctrl-C during
-an import, and a reader that closed stdout. Exit codes as docs/cli.md lists them.
+Each command gets bad input: a missing or unreadable file, an unwritable path, a database URL of an unsupported
+kind, a database file that does not exist, Ctrl-C during an import, and a reader that closed stdout. Exit codes as
+docs/cli.md lists them. What only a process shows (its version line and argv, an end by SIGINT, a closed pipe,
+stdout kept plain JSON) runs as a real process (`python -m corpus ...`); the rest runs the same entry point in
+this process (``in_process``: the same output, status and exit code, without a new interpreter's second of CPU),
+and every command runs at least once as a real process here or in another test of tests/cli.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli_in_process import run_corpus as in_process
+from tests.support.databases import copy_of
 
 ROOT = Path(__file__).resolve().parents[2]
 EXIT_INTERRUPTED, EXIT_CLOSED_PIPE = 130, 141
@@ -43,20 +49,20 @@ def test_version_prints_one_line_with_the_signatures():
 
 def test_the_database_option_is_accepted_after_the_command(tmp_path):
     url = f"sqlite:///{tmp_path / 'a.db'}"
-    assert run("init", "--db", url).returncode == 0
-    result = run("stats", "--json", "--db", url)
+    assert run("init", "--db", url).returncode == 0  # the process's own argv
+    result = in_process("stats", "--json", "--db", url)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["english"]["sentences"] == 0
 
 
 @pytest.mark.parametrize("url", ["mysql://x", "nosuchdb://x", "sqlite+nodriver:///x.db"])
 def test_an_unsupported_database_url_is_one_line(url):
-    line = one_line_error(run("--db", url, "init"))
+    line = one_line_error(in_process("--db", url, "init"))
     assert line.startswith("--db: not a usable database URL")
 
 
 def test_a_database_that_cannot_be_reached_is_one_line():
-    line = one_line_error(run("--db", "postgresql://nobody@127.0.0.1:1/x", "stats"))
+    line = one_line_error(in_process("--db", "postgresql://nobody@127.0.0.1:1/x", "stats"))
     assert "cannot use the database" in line
 
 
@@ -66,16 +72,20 @@ def test_a_reading_command_refuses_a_database_file_that_does_not_exist(command, 
     missing = tmp_path / "typo" / "corpus.db"
     args = [a.replace("OUT", str(tmp_path / "out")).replace("PRED", str(tmp_path / "p.conll"))
             for a in command.split()]
-    line = one_line_error(run("--db", f"sqlite:///{missing}", *args))
+    line = one_line_error(run("--db", f"sqlite:///{missing}", *args) if command == "evaluate PRED --name x"
+                          else in_process("--db", f"sqlite:///{missing}", *args))
     assert line.startswith(f"--db: no database at {missing}")
     assert not missing.parent.exists()  # neither the file nor its folder was made
 
 
 @pytest.fixture(scope="module")
-def demo_url(tmp_path_factory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('demo') / 'demo.db'}"
-    assert run("--db", url, "init", "--demo").returncode == 0
-    return url
+def demo_url(demo_sqlite, tmp_path_factory) -> str:
+    """The demo project, as `init --demo` loads it (tests/cli/test_init_demo.py runs that)."""
+    return copy_of(demo_sqlite, tmp_path_factory.mktemp("demo") / "demo.db")
+
+
+#: Commands of _bad_inputs that no other test of tests/cli runs as a real process: run as one here.
+AS_A_PROCESS = {"audit missing", "baseline bad folds"}
 
 
 def _bad_inputs(tmp: Path) -> list[tuple[str, list[str]]]:
@@ -104,7 +114,7 @@ def _bad_inputs(tmp: Path) -> list[tuple[str, list[str]]]:
 
 def test_every_command_with_bad_input_gives_one_line_and_no_traceback(demo_url, tmp_path):
     for name, args in _bad_inputs(tmp_path):
-        result = run("--db", demo_url, *args)
+        result = (run if name in AS_A_PROCESS else in_process)("--db", demo_url, *args)
         assert result.returncode != 0, name
         assert "Traceback" not in result.stderr, (name, result.stderr)
         assert result.stderr.strip() and "unexpected failure" not in result.stderr, (name, result.stderr)
@@ -112,14 +122,14 @@ def test_every_command_with_bad_input_gives_one_line_and_no_traceback(demo_url, 
 
 @pytest.mark.parametrize("option,value", [("--folds", "1"), ("--iterations", "0"), ("--c1", "-1"), ("--c2", "nan")])
 def test_baseline_settings_out_of_range_name_the_option(demo_url, option, value):
-    line = one_line_error(run("--db", demo_url, "baseline", option, value))
+    line = one_line_error(in_process("--db", demo_url, "baseline", option, value))
     assert line.startswith(f"{option}: must be at least")
 
 
 def test_a_rejected_file_names_its_line(demo_url, tmp_path):
     bad_xml = tmp_path / "bad.xml"
     bad_xml.write_text("<sentences><sentence id='1'><text>x</text>", encoding="utf-8")
-    result = run("--db", demo_url, "import-semeval", str(bad_xml), "--domain", "laptop", "--split", "train")
+    result = in_process("--db", demo_url, "import-semeval", str(bad_xml), "--domain", "laptop", "--split", "train")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith(f"{bad_xml}:")
 
@@ -152,7 +162,7 @@ def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path):
                                 "aspects": [{"term": "food", "from": 4, "to": 8, "polarity": "positive"}]}) + "\n")
     db = tmp_path / "a.db"
     url = f"sqlite:///{db}"
-    assert run("--db", url, "init").returncode == 0
+    assert in_process("--db", url, "init").returncode == 0
     proc = subprocess.Popen([sys.executable, "-m", "corpus", "--db", url, "import-work", str(work), "--no-progress"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)  # past the start-up: the file is being read and checked
@@ -164,7 +174,7 @@ def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path):
     assert proc.returncode == -signal.SIGINT, (proc.returncode, out, err)
     assert "Traceback" not in err and err.strip().splitlines() == [err.strip()]
     assert err.startswith("interrupted")
-    stats = json.loads(run("--db", url, "stats", "--json").stdout)
+    stats = json.loads(in_process("--db", url, "stats", "--json").stdout)
     assert stats["english"]["sentences"] == 0  # all or nothing
 
 
@@ -212,7 +222,7 @@ def test_commands_that_report_counts_print_plain_json_with_json(tmp_path):
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["sentences"] == 8
     work = tmp_path / "w.jsonl"
-    assert run("--db", url, "dump-work", str(work)).returncode == 0
+    assert run("--db", url, "dump-work", str(work)).returncode == 0  # dump-work's one run as a real process
     again = run("--db", f"sqlite:///{tmp_path / 'k.db'}", "import-work", str(work), "--json", "--no-progress")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["sentences"] == 8
@@ -226,7 +236,7 @@ def test_commands_that_report_counts_print_plain_json_with_json(tmp_path):
     assert backed.returncode == 0, backed.stderr
     assert json.loads(backed.stdout)["rows"]["source_sentences"] == 8
     fresh = f"sqlite:///{tmp_path / 'r.db'}"
-    assert run("--db", fresh, "init").returncode == 0
+    assert in_process("--db", fresh, "init").returncode == 0
     restored = run("--db", fresh, "restore", str(archive), "--json", "--no-progress")
     assert restored.returncode == 0, restored.stderr
     assert json.loads(restored.stdout)["kind"] == "archive"
