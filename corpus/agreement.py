@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 import math
-from operator import attrgetter, itemgetter
+from itertools import repeat
+from operator import attrgetter, is_not, itemgetter
 from datetime import datetime, timezone
 
 import numpy as np
@@ -91,6 +92,21 @@ def columns(records: list[tuple], *fields: int) -> list[list]:
     return [list(map(itemgetter(i), records)) for i in fields]
 
 
+class TranslationColumns:
+    """The translations' fields as columns, taken once per computation: ROUGE-L, the aspects kept, coverage and
+    the tag tables each read them (``corpus.metrics.base.FigureInputs`` builds one and hands it round)."""
+
+    __slots__ = ("mapped", "phase", "pk", "sentence_pk", "text", "translated", "translator", "untranslatable")
+
+    def __init__(self, translations: list[TranslationInfo]) -> None:
+        (self.pk, self.sentence_pk, self.phase, self.translator, self.text, self.untranslatable,
+         self.mapped) = columns(translations, 0, 1, 2, 3, 4, 5, 7)
+        #: Translated: not untranslatable and a text (``TranslationInfo.translated``), as a mask.
+        self.translated = ~np.array(self.untranslatable, dtype=bool)
+        if None in self.text:
+            self.translated &= np.fromiter(map(is_not, self.text, repeat(None)), dtype=bool, count=len(self.text))
+
+
 def filter_input(data: MetricsInput, domains: Iterable[str] | None = None, splits: Iterable[str] | None = None) -> MetricsInput:
     """The same input restricted to some domains and splits (the dashboard's filters)."""
     if domains is None and splits is None:
@@ -139,10 +155,10 @@ def seconds(moment: datetime | None) -> float:
     return (moment - _EPOCH).total_seconds()
 
 
-def tag_table(data: MetricsInput) -> tuple[TagTable, list[TagSet]]:
+def tag_table(data: MetricsInput, cols: TranslationColumns | None = None) -> tuple[TagTable, list[TagSet]]:
     """The submitted tag sets of this input's translations, as arrays grouped by translation, and
     the tag sets themselves in the order the table's ``source`` indexes."""
-    known = set(map(itemgetter(0), data.translations))
+    known = set(map(itemgetter(0), data.translations) if cols is None else cols.pk)
     chosen = data.tag_sets
     if not known.issuperset(map(itemgetter(0), chosen)):
         chosen = [ts for ts in chosen if ts.translation_pk in known]
@@ -150,21 +166,28 @@ def tag_table(data: MetricsInput) -> tuple[TagTable, list[TagSet]]:
     return TagTable.from_columns(translation, annotator, tags), list(chosen)
 
 
-def aspects_kept(data: MetricsInput, table: TagTable | None = None) -> dict[int, int | None]:
+def aspects_kept(
+    data: MetricsInput, table: TagTable | None = None, cols: TranslationColumns | None = None,
+) -> dict[int, int | None]:
     """Aspects kept per translation pk (see ``ASPECTS_KEPT``); None when nothing tells."""
-    table = tag_table(data)[0] if table is None else table
+    table = tag_table(data, cols)[0] if table is None else table
     tagged = dict(zip(table.group_translation.tolist(), table.group_max(table.span_counts()).tolist()))
     if not data.translations:
         return {}
-    pk, text, untranslatable, mapped = columns(data.translations, 0, 4, 5, 7)
-    kept = dict(zip(pk, map(tagged.get, pk, mapped)))
+    cols = TranslationColumns(data.translations) if cols is None else cols
+    pk = cols.pk
+    kept = dict(zip(pk, map(tagged.get, pk, cols.mapped)))
     for translation_pk, tags in data.adjudicated.items():
         if translation_pk in kept:
             kept[translation_pk] = span_count(tags)
-    not_translated = np.array(untranslatable, dtype=bool) | (np.array(text, dtype=object) == None)  # noqa: E711
-    for i in np.flatnonzero(not_translated).tolist():
+    for i in np.flatnonzero(~cols.translated).tolist():
         kept[pk[i]] = 0
     return kept
+
+
+def kept_values(kept: dict[int, int | None], cols: TranslationColumns) -> np.ndarray:
+    """The aspects kept of each translation of ``cols``, in their order, as floats (NaN: nothing tells)."""
+    return np.array(list(map(kept.get, cols.pk)), dtype=np.float64)
 
 
 # --- ROUGE-L --------------------------------------------------------------------------------------
@@ -342,15 +365,26 @@ def _unit_pair_f(texts: list[str], starts: np.ndarray, sizes: np.ndarray) -> tup
     return f, lengths
 
 
-def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = None) -> RougeResult:
+def sentences_in_order(data: MetricsInput) -> list[SentenceInfo]:
+    """The sentences in the order every figure lists them (domain, split, ordinal, id)."""
+    return sorted(data.sentences, key=_sentence_order)
+
+
+def rouge_agreement(
+    data: MetricsInput, kept: dict[int, int | None] | None = None, cols: TranslationColumns | None = None,
+    ordered: list[SentenceInfo] | None = None, kept_array: np.ndarray | None = None,
+) -> RougeResult:
     """Pairwise ROUGE-L per unit, each unit's mean and best translation (ties: more aspects kept,
-    then earlier submission, then translator name, so the choice never depends on load order)."""
-    kept = aspects_kept(data) if kept is None else kept
-    sentences = sorted(data.sentences, key=_sentence_order)
+    then earlier submission, then translator name, so the choice never depends on load order).
+    ``cols``, ``ordered``, ``kept_array``: ``TranslationColumns``, ``sentences_in_order`` and ``kept_values``
+    of this input, when the caller has them."""
+    cols = TranslationColumns(data.translations) if cols is None else cols
+    kept = aspects_kept(data, cols=cols) if kept is None else kept
+    sentences = sentences_in_order(data) if ordered is None else ordered
     phase_rank = {p: i for i, p in enumerate(PHASES)}
     trs = data.translations
     n = len(trs)
-    own, sentence_pk, phase, translator, text, untranslatable = columns(trs, 0, 1, 2, 3, 4, 5)
+    own, sentence_pk, phase, translator, text = cols.pk, cols.sentence_pk, cols.phase, cols.translator, cols.text
     phases = sorted(set(phase), key=lambda p: (phase_rank.get(p, 9), p))
     phase_index = {p: i for i, p in enumerate(phases)}
     sentence_pks = np.fromiter((s.pk for s in sentences), dtype=np.int64, count=len(sentences))
@@ -364,7 +398,7 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
     name_code = {name: i for i, name in enumerate(names)}
     translator_of = np.fromiter(map(name_code.__getitem__, translator), dtype=np.int64, count=n)
     own_pk = np.array(own, dtype=np.int64)
-    usable = ~np.array(untranslatable, dtype=bool) & (np.array(text, dtype=object) != None)  # noqa: E711
+    usable = cols.translated
     n_phases = max(len(phases), 1)
     unit_of = sentence_of * n_phases + phase_of
     has_any = set(unit_of[known].tolist())
@@ -394,7 +428,8 @@ def rouge_agreement(data: MetricsInput, kept: dict[int, int | None] | None = Non
     in_unit = owner_unit >= 0
     means = np.zeros(len(translated))
     means[in_unit] = totals[in_unit] / (sizes[owner_unit[in_unit]] - 1)
-    aspects = np.array(list(map(kept.get, own_pk[chosen].tolist())), dtype=np.float64)  # None -> NaN
+    kept_array = kept_values(kept, cols) if kept_array is None else kept_array
+    aspects = kept_array[chosen]  # None -> NaN
     aspects = np.where(np.isnan(aspects), -1, aspects).astype(np.int64)
     candidates = np.flatnonzero(in_unit)
     rounded = -np.round(means[candidates], 12)
@@ -507,14 +542,19 @@ def per_translator(result: RougeResult) -> list[dict]:
 # --- Aspect coverage --------------------------------------------------------------------------------
 
 
-def coverage(data: MetricsInput, kept: dict[int, int | None] | None = None) -> dict:
-    """Sentences whose aspect-blind translations kept fewer aspects than the aspect-aware ones."""
-    kept = aspects_kept(data) if kept is None else kept
-    sentences = sorted(data.sentences, key=_sentence_order)
+def coverage(
+    data: MetricsInput, kept: dict[int, int | None] | None = None, cols: TranslationColumns | None = None,
+    ordered: list[SentenceInfo] | None = None, kept_array: np.ndarray | None = None,
+) -> dict:
+    """Sentences whose aspect-blind translations kept fewer aspects than the aspect-aware ones (``cols``,
+    ``ordered``, ``kept_array``: as for ``rouge_agreement``)."""
+    cols = TranslationColumns(data.translations) if cols is None else cols
+    kept = aspects_kept(data, cols=cols) if kept is None else kept
+    sentences = sentences_in_order(data) if ordered is None else ordered
     most = {phase: np.full(len(sentences), -1, dtype=np.int64) for phase in (Phase.AWARE, Phase.BLIND)}
     if data.translations and sentences:
-        pk, sentence_pk, phase = columns(data.translations, 0, 1, 2)
-        n = np.array(list(map(kept.get, pk)), dtype=np.float64)  # None (nothing tells) -> NaN
+        sentence_pk, phase = cols.sentence_pk, cols.phase
+        n = kept_values(kept, cols) if kept_array is None else kept_array  # None (nothing tells) -> NaN
         sentence_pks = np.fromiter(map(attrgetter("pk"), sentences), dtype=np.int64, count=len(sentences))
         by_pk = np.argsort(sentence_pks)
         spk = np.array(sentence_pk, dtype=np.int64)

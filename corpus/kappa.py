@@ -272,13 +272,15 @@ class TagTable:
         annotator = np.fromiter(map(code.__getitem__, annotators), dtype=np.int64, count=n)
         tag_array = np.empty(n, dtype=object)
         tag_array[:] = tags
+        length = np.fromiter(map(len, tags), dtype=np.int64, count=n)  # over the list: an array's items cost more
         order = np.lexsort((annotator, translation))  # stable: the first of a repeated pair stays first
         translation, annotator, tag_array, source = translation[order], annotator[order], tag_array[order], order
+        length = length[order]
         if n:
             fresh = np.r_[True, (translation[1:] != translation[:-1]) | (annotator[1:] != annotator[:-1])]
             if not fresh.all():
                 translation, annotator, tag_array, source = translation[fresh], annotator[fresh], tag_array[fresh], source[fresh]
-        length = np.fromiter(map(len, tag_array), dtype=np.int64, count=len(tag_array))
+                length = length[fresh]
         starts = np.flatnonzero(np.r_[True, translation[1:] != translation[:-1]]) if len(translation) else np.zeros(0, np.int64)
         sizes = np.diff(np.r_[starts, len(translation)])
         return cls(translation, annotator, names, tag_array, length, source, starts, sizes)

@@ -13,7 +13,20 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import ClassVar
 
-from corpus.agreement import MetricsInput, RougeResult, TagSet, aspects_kept, rouge_agreement, tag_table
+import numpy as np
+
+from corpus.agreement import (
+    MetricsInput,
+    RougeResult,
+    SentenceInfo,
+    TagSet,
+    TranslationColumns,
+    aspects_kept,
+    kept_values,
+    rouge_agreement,
+    sentences_in_order,
+    tag_table,
+)
 from corpus.kappa import PairTally, TagTable, per_annotator_tallies
 from corpus.vocabulary import Phase
 
@@ -88,8 +101,18 @@ class FigureInputs:
         self.data = data
 
     @cached_property
+    def columns(self) -> TranslationColumns:
+        """The translations' fields as columns, taken once for every figure."""
+        return TranslationColumns(self.data.translations)
+
+    @cached_property
+    def sentences(self) -> list[SentenceInfo]:
+        """The sentences in the figures' order (``sentences_in_order``), sorted once."""
+        return sentences_in_order(self.data)
+
+    @cached_property
     def _tags(self) -> tuple[TagTable, list[TagSet]]:
-        return tag_table(self.data)
+        return tag_table(self.data, self.columns)
 
     @property
     def tags(self) -> TagTable:
@@ -101,11 +124,16 @@ class FigureInputs:
 
     @cached_property
     def kept(self) -> dict[int, int | None]:
-        return aspects_kept(self.data, self.tags)
+        return aspects_kept(self.data, self.tags, self.columns)
+
+    @cached_property
+    def kept_array(self) -> np.ndarray:
+        """``kept`` in the order of ``columns`` (``kept_values``): ROUGE-L's ties and coverage read it."""
+        return kept_values(self.kept, self.columns)
 
     @cached_property
     def rouge(self) -> RougeResult:
-        return rouge_agreement(self.data, self.kept)
+        return rouge_agreement(self.data, self.kept, self.columns, self.sentences, self.kept_array)
 
     @cached_property
     def pair_tallies(self) -> dict[tuple[str, str], PairTally]:
@@ -119,7 +147,7 @@ class FigureInputs:
     @cached_property
     def phase_of_group(self) -> list[str]:
         """The phase of each translation group of the tag table."""
-        phase_of = {t.pk: t.phase for t in self.data.translations}
+        phase_of = dict(zip(self.columns.pk, self.columns.phase))
         return list(map(phase_of.__getitem__, self.tags.group_translation.tolist()))
 
 

@@ -14,7 +14,7 @@ class Coverage(Figure):
     explanation = "Coverage: " + COVERAGE_DEFINITION + "."
 
     def compute(self, inputs: FigureInputs) -> FigureResult:
-        section = coverage(inputs.data, inputs.kept)
+        section = coverage(inputs.data, inputs.kept, inputs.columns, inputs.sentences, inputs.kept_array)
         compared = section["compared"]
         share = section["fewer_in_blind"] / compared if compared else None
         why = None if compared else "no sentence has both an aspect-aware and an aspect-blind translation"
