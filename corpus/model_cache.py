@@ -114,9 +114,9 @@ def _read(path: Path):
 def _notice(name: str, sources: Sequence[Path], licences: Sequence[Path]) -> str:
     """What a cached file is derived from and where its credits and licences are."""
     data = ", ".join(Path(s).name for s in sources if not Path(s).name.endswith(".py"))
+    credits = ", ".join(licence.name for licence in licences)
     return (f"{name}-<key>.pickle: a Python object built from {data} (shipped in corpus/data of the Hindi aspect "
-            f"corpus) and distributed under the same terms. Credits and licences: {', '.join(l.name for l in licences)}, "
-            "in this directory.\n")
+            f"corpus) and distributed under the same terms. Credits and licences: {credits}, in this directory.\n")
 
 
 def _write(path: Path, value, sources: Sequence[Path], licences: Sequence[Path]) -> None:
