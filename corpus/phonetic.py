@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
-from indic_transliteration import sanscript
 
 from corpus.records import PHASES
 from corpus.rouge import f_from_lcs, lcs_with_masks
@@ -95,6 +94,8 @@ def _devanagari_to_roman(word: str, long_a: str = "a") -> str:
 
     ``long_a`` is what ``ā`` becomes: ``a`` (length folded) or ``A`` for the strict same-script key.
     """
+    from indic_transliteration import sanscript  # here: its scheme tables cost an importer 0.3 CPU-seconds
+
     word = unicodedata.normalize("NFD", word).replace(_NUKTA, "")
     iso = unicodedata.normalize("NFC", sanscript.transliterate(word, sanscript.DEVANAGARI, sanscript.ISO))
     iso = regex.sub(r"(ṁ|m̐)(?=[pbm])", "m", iso)

@@ -21,8 +21,6 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from indic_transliteration import sanscript
-
 from corpus import romanization
 from corpus.tokens import normalize
 from corpus.word_context import is_devanagari_word, load_context_model
@@ -148,6 +146,10 @@ def _convert(chunk: str, scheme: str) -> str:
         return ""
     for old, new in _SHORTCUTS.get(scheme, ()):
         chunk = chunk.replace(old, new)
+    # Imported here, not at the top: reading the library's scheme tables costs a process about 0.3 CPU-seconds, and
+    # the phonetic model (``suggest``), which every app server and test worker loads, never needs them.
+    from indic_transliteration import sanscript
+
     text = sanscript.transliterate(chunk, scheme, sanscript.DEVANAGARI)
     for old, new in _CANDRA_O:
         text = text.replace(old, new)
