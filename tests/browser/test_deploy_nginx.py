@@ -90,7 +90,7 @@ def _self_signed(directory: Path) -> tuple[Path, Path]:
 
 def server_line(address: str) -> str:
     """One line of ``@APP_SERVERS@`` for ``address``, in the form the template's header shows (its example)."""
-    example = re.search(r"@APP_SERVERS@.*?(server 10\.0\.0\.11:8501[^;]*;)", TEMPLATE.read_text())
+    example = re.search(r"@APP_SERVERS@.*?(server 10\.0\.0\.11:8501[^;]*;)", TEMPLATE.read_text(), re.S)
     assert example, "the template's header no longer shows an @APP_SERVERS@ example for 10.0.0.11:8501"
     return example[1].replace("10.0.0.11:8501", address)
 
