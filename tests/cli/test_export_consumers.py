@@ -22,7 +22,9 @@ from sqlalchemy.orm import Session
 
 from cli.commands import main
 from corpus.export.hub import CONLL_COLUMNS
+from db.engine import make_engine
 from db.models import FinalChoice
+from tests.support.databases import copy_of
 from tests.support.export_factory import Corpus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,11 +53,16 @@ def build_tricky(engine) -> None:
         session.commit()
 
 
-@pytest.fixture
-def exported(engine, sqlite_url, tmp_path):
+@pytest.fixture(scope="module")
+def exported(migrated_sqlite, tmp_path_factory):
+    """The tricky project's export, made once for the module: the tests only read its files."""
+    folder = tmp_path_factory.mktemp("exported")
+    url = copy_of(migrated_sqlite, folder / "corpus.db")
+    engine = make_engine(url)
     build_tricky(engine)
-    out = tmp_path / "out"
-    assert main(["--db", sqlite_url, "export", "--out", str(out), "--id-comments", "--no-auto-final"]) == 0
+    engine.dispose()
+    out = folder / "out"
+    assert main(["--db", url, "export", "--out", str(out), "--id-comments", "--no-auto-final"]) == 0
     return out
 
 
