@@ -88,6 +88,18 @@ def rouge_score_loop(report: dict, data: MetricsInput) -> tuple[float, int, int]
     return elapsed, len(rows), mismatches
 
 
+def write_report_json(engine, path: str) -> None:
+    """The figures of project 1 as ``metrics --json`` has them, keys sorted: two runs of the same database
+    give byte-identical files exactly when every figure is the same."""
+    import json
+
+    from corpus.metrics import compute_report
+    from db.metrics_data import load_metrics_input
+
+    with open(path, "w", encoding="utf-8") as out:
+        json.dump(compute_report(load_metrics_input(engine, 1)), out, sort_keys=True, ensure_ascii=False, default=str)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_agreement", description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=PAPER_SENTENCES)
@@ -96,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-rouge-score", action="store_true", help="skip the plain rouge-score loop")
     parser.add_argument("--db", help="a SQLite database URL that holds the synthetic project already (nothing is "
                                      "built; the render's saves change it)")
+    parser.add_argument("--json", metavar="PATH", help="write the metrics JSON of project 1 (``metrics --json``, keys "
+                                                      "sorted) to PATH and stop: run it before and after a change, "
+                                                      "on --db or the synthetic project, and compare the files")
     args = parser.parse_args(argv)
 
     from corpus.metrics import compute_report
@@ -122,6 +137,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"(built in {t1 - t0:.1f} s, written in {t2 - t1:.1f} s)")
             del synthetic  # the app process does not hold a second copy of the corpus
             gc.collect()
+
+        if args.json:
+            write_report_json(engine, args.json)
+            print(f"metrics JSON of project 1 written to {args.json}")
+            return 0
 
         def from_db():
             data = load_metrics_input(engine, 1)  # a DEFERRED read of its own, as the app's readers
