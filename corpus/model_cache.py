@@ -49,7 +49,12 @@ def cache_dir() -> Path | None:
         return None
     if chosen:
         return Path(chosen).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no home directory to be found: build every time
+            return None
     return Path(base) / CACHE_NAME
 
 
