@@ -160,9 +160,10 @@ def tag_table(data: MetricsInput, cols: TranslationColumns | None = None) -> tup
     the tag sets themselves in the order the table's ``source`` indexes."""
     known = set(map(itemgetter(0), data.translations) if cols is None else cols.pk)
     chosen = data.tag_sets
-    if not known.issuperset(map(itemgetter(0), chosen)):
-        chosen = [ts for ts in chosen if ts.translation_pk in known]
     translation, annotator, tags = columns(chosen, 0, 1, 2)
+    if not known.issuperset(translation):
+        chosen = [ts for ts in chosen if ts.translation_pk in known]
+        translation, annotator, tags = columns(chosen, 0, 1, 2)
     return TagTable.from_columns(translation, annotator, tags), list(chosen)
 
 
@@ -257,7 +258,7 @@ class RougeResult:
             "phase": list(self.unit_phase),
             "translations": self.unit_size.tolist(),
             "mean_f": self.unit_mean.tolist(),
-            "best_translator": [self.translations[i].translator for i in self.unit_best.tolist()],
+            "best_translator": list(map(itemgetter(3), map(self.translations.__getitem__, self.unit_best.tolist()))),
             "best_mean_f": self.unit_best_mean.tolist(),
             "weight": self.unit_weight.tolist(),
         }
@@ -267,7 +268,7 @@ class RougeResult:
         sentences = self.sentences
         unit_of = [(s.sentence_id, s.domain, s.split, p) for s, p in zip(
             map(sentences.__getitem__, self.unit_sentence.tolist()), self.unit_phase)]
-        names = [t.translator for t in self.translations]
+        names = list(map(itemgetter(3), self.translations))
         return [
             {"sentence_id": u[0], "domain": u[1], "split": u[2], "phase": u[3], "translator_a": a, "translator_b": b,
              "f": f}
@@ -278,8 +279,12 @@ class RougeResult:
         ]
 
     def unit_rows(self) -> list[dict]:
-        columns = self.unit_columns()
-        return [dict(zip(_UNIT_KEYS, row)) for row in zip(*(columns[k] for k in _UNIT_KEYS))]
+        c = self.unit_columns()
+        return [  # the keys of ``_UNIT_KEYS``, in order: a dict display builds a row faster than dict(zip(...))
+            {"sentence_id": s, "domain": d, "split": sp, "phase": p, "translations": n, "mean_f": m,
+             "best_translator": b, "best_mean_f": bm, "weight": w}
+            for s, d, sp, p, n, m, b, bm, w in zip(*(c[k] for k in _UNIT_KEYS))
+        ]
 
 
 def _pairs_within(unit_start: np.ndarray, unit_size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
