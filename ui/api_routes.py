@@ -97,8 +97,9 @@ class SuggestRation:
     it, between awaits) and a bounded pool of worker threads of their own."""
 
     def __init__(self, workers: int = SUGGEST_WORKERS, per_session: int = PER_SESSION,
-                 queue: int = MAX_SUGGEST_QUEUE, rate: float = RATE_PER_S):
+                 queue: int = MAX_SUGGEST_QUEUE, rate: float = RATE_PER_S, clock=time.monotonic):
         self.workers, self.per_session, self.queue, self.rate = workers, per_session, queue, rate
+        self.clock = clock  # seconds; a test's own clock makes the bucket's refill independent of the machine's speed
         self.admitted: dict[str, int] = {}
         self.slots: dict[str, asyncio.Lock] = {}
         self.buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, when)
@@ -107,7 +108,7 @@ class SuggestRation:
 
     def _take(self, key: str) -> bool:
         """One token of the session's bucket (``rate`` per second, at most ``rate`` kept), if it has one."""
-        now = time.monotonic()
+        now = self.clock()
         tokens, when = self.buckets.get(key, (self.rate, now))
         tokens = min(self.rate, tokens + (now - when) * self.rate)
         if tokens < 1:

@@ -184,14 +184,15 @@ def test_the_server_refuses_look_ups_beyond_its_queue(engine, client, monkeypatc
 
 
 def test_a_session_asking_faster_than_typing_gets_429_and_the_next_second_is_served(engine, client, monkeypatch):
-    monkeypatch.setattr(_api, "_ration", _api.SuggestRation(rate=3))
+    now = [1000.0]  # the bucket's clock stands still unless the test moves it: a slow machine refills nothing
+    monkeypatch.setattr(_api, "_ration", _api.SuggestRation(rate=3, clock=lambda: now[0]))
     monkeypatch.setattr(_api, "REFUSAL_DELAY_S", 0)
     h = {"X-Corpus-Session": token_for(engine, add_user(engine, "asha", "translator"))}
     other = {"X-Corpus-Session": token_for(engine, add_user(engine, "ravi", "translator"))}
     statuses = [client.get("/api/suggest", params={"q": "mera"}, headers=h).status_code for _ in range(6)]
-    assert statuses[:3] == [200, 200, 200] and 429 in statuses[3:]
+    assert statuses == [200, 200, 200, 429, 429, 429]
     assert client.get("/api/suggest", params={"q": "mera"}, headers=other).status_code == 200  # its own bucket
-    import time
-
-    time.sleep(0.5)  # 1.5 look-ups' worth refilled
+    now[0] += 0.2  # 0.6 of a look-up refilled: still refused
+    assert client.get("/api/suggest", params={"q": "mera"}, headers=h).status_code == 429
+    now[0] += 0.3  # 1.5 look-ups' worth refilled since the refusals
     assert client.get("/api/suggest", params={"q": "mera"}, headers=h).status_code == 200
