@@ -32,7 +32,6 @@ from db.backup import (
     schema_chain,
     sqlite_snapshot,
 )
-from db.demo import load_demo
 from db.engine import make_engine, transaction
 from db.final_choice import choose, compare, record_auto_choices
 from db.models import (
@@ -46,11 +45,11 @@ from db.models import (
     TranslationAssignment,
     User,
 )
-from db.schema import upgrade
 from db.translation import Draft, save_translation, set_glossary_term
 from db.workflows import deactivate_user
 from db.workfile import import_work_file, load_work
 from tests.conftest import _PG_SKIP_REASON
+from tests.support.databases import copy_of
 from tests.support.tagging_fixtures import add_sentence, add_translation, add_user, project_id, set_project
 from tests.db.test_adjudication import edit_submitted, make_world, submit
 
@@ -58,10 +57,12 @@ AGREED = ["B", "O", "B", "O", "O", "O"]
 CHANGED = ["B", "O", "O", "O", "O", "O"]
 
 
-def fresh_sqlite(tmp_path: Path, name: str = "target.db"):
-    engine = make_engine(f"sqlite:///{tmp_path / name}")
-    upgrade(engine)
-    return engine
+@pytest.fixture(scope="session")
+def fresh_sqlite(migrated_sqlite: Path):
+    """New migrated SQLite databases on demand: copies of the migrated template (migrating each costs more)."""
+    def new(folder: Path, name: str = "target.db"):
+        return make_engine(copy_of(migrated_sqlite, folder / name))
+    return new
 
 
 @pytest.fixture
@@ -75,8 +76,7 @@ def postgres(request):
 
     def new():
         url = databases.take()
-        engine = make_engine(url)
-        upgrade(engine)
+        engine = make_engine(url)  # already migrated
         made.append((engine, url))
         return engine
     yield new
@@ -145,7 +145,7 @@ def every_kind_of_record(engine) -> dict:
 
 
 @pytest.fixture(scope="module")
-def rich_sqlite(tmp_path_factory):
+def rich_sqlite(fresh_sqlite, tmp_path_factory):
     engine = fresh_sqlite(tmp_path_factory.mktemp("rich"), "rich.db")
     every_kind_of_record(engine)
     yield engine
@@ -153,9 +153,9 @@ def rich_sqlite(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def demo_sqlite(tmp_path_factory):
-    engine = fresh_sqlite(tmp_path_factory.mktemp("demo"), "demo.db")
-    load_demo(engine)
+def demo_sqlite(demo_sqlite: Path, tmp_path_factory):
+    """The demo project on SQLite: a copy of the session's demo template (tests/conftest.py's fixture of this name)."""
+    engine = make_engine(copy_of(demo_sqlite, tmp_path_factory.mktemp("demo") / "demo.db"))
     yield engine
     engine.dispose()
 
@@ -220,7 +220,7 @@ def test_backup_restore_backup_is_byte_identical_on_either_database(project, any
 
 
 @pytest.mark.parametrize("project", ["demo_sqlite", "rich_sqlite"])
-def test_sqlite_to_postgresql_to_sqlite_keeps_every_byte(project, postgres, tmp_path, request):
+def test_sqlite_to_postgresql_to_sqlite_keeps_every_byte(project, postgres, tmp_path, request, fresh_sqlite):
     first = make_backup(request.getfixturevalue(project))
     pg = postgres()
     restore_archive(pg, first, "from-sqlite.zip")
@@ -230,7 +230,7 @@ def test_sqlite_to_postgresql_to_sqlite_keeps_every_byte(project, postgres, tmp_
     assert second == first and make_backup(back) == first
 
 
-def test_a_project_built_on_postgresql_round_trips_through_sqlite(postgres, tmp_path):
+def test_a_project_built_on_postgresql_round_trips_through_sqlite(postgres, tmp_path, fresh_sqlite):
     pg = postgres()
     every_kind_of_record(pg)
     first = make_backup(pg)
@@ -263,7 +263,8 @@ def test_the_restored_project_keeps_working_and_new_rows_get_new_keys(rich_sqlit
 # ------------------------------------------------------------------ empty, replace, all or nothing
 
 
-def test_a_restore_into_a_database_holding_work_is_refused_and_changes_nothing(rich_sqlite, demo_sqlite, tmp_path):
+def test_a_restore_into_a_database_holding_work_is_refused_and_changes_nothing(rich_sqlite, demo_sqlite, tmp_path,
+                                                                              fresh_sqlite):
     target = fresh_sqlite(tmp_path)
     restore_archive(target, make_backup(demo_sqlite), "demo.zip")
     before = make_backup(target)
@@ -337,7 +338,8 @@ def _with_table(data: bytes, table: str, change) -> bytes:
     ],
     ids=["truncated", "fewer-users", "newer-schema", "wrong-type", "unknown-column"],
 )
-def test_damaged_archives_are_refused_with_where_and_change_nothing(rich_sqlite, tmp_path, damage, message):
+def test_damaged_archives_are_refused_with_where_and_change_nothing(rich_sqlite, tmp_path, damage, message,
+                                                                    fresh_sqlite):
     target = fresh_sqlite(tmp_path)
     before = holdings(target)
     data = damage(make_backup(rich_sqlite))
@@ -358,7 +360,7 @@ def _manifest(data: bytes, **changes) -> bytes:
     return out.getvalue()
 
 
-def test_an_archive_of_an_older_schema_restores_into_the_newer_one(rich_sqlite, tmp_path):
+def test_an_archive_of_an_older_schema_restores_into_the_newer_one(rich_sqlite, tmp_path, fresh_sqlite):
     """An archive written before the newest migrations (their tables absent) restores; the new tables are empty."""
     older = schema_chain()[2]  # 0003: before typed forms and the later tables
     newer_tables = {"typed_forms", "leaderboard_entries"}
@@ -406,7 +408,7 @@ def test_cli_restore_of_a_hostile_archive_prints_where_and_fails(tmp_path, capsy
     assert "a path, or an unexpected name" in capsys.readouterr().err
 
 
-def test_a_work_file_still_restores_through_the_upload(demo_sqlite, tmp_path):
+def test_a_work_file_still_restores_through_the_upload(demo_sqlite, tmp_path, fresh_sqlite):
     target = fresh_sqlite(tmp_path)
     work = dump_work_file(load_work(demo_sqlite)).encode()
     result = restore_upload(target, work, "work.jsonl")
@@ -414,7 +416,7 @@ def test_a_work_file_still_restores_through_the_upload(demo_sqlite, tmp_path):
     assert dump_work_file(load_work(target)) == work.decode()
 
 
-def test_a_backup_zip_of_the_earlier_format_still_restores(demo_sqlite, tmp_path):
+def test_a_backup_zip_of_the_earlier_format_still_restores(demo_sqlite, tmp_path, fresh_sqlite):
     import hashlib
 
     work = dump_work_file(load_work(demo_sqlite)).encode()
@@ -433,7 +435,7 @@ def test_a_backup_zip_of_the_earlier_format_still_restores(demo_sqlite, tmp_path
     assert dump_work_file(load_work(target)) == work.decode()
 
 
-def test_counts_match_the_tables_after_a_restore(rich_sqlite, tmp_path):
+def test_counts_match_the_tables_after_a_restore(rich_sqlite, tmp_path, fresh_sqlite):
     target = fresh_sqlite(tmp_path)
     restore_archive(target, make_backup(rich_sqlite), "a.zip")
     mine, theirs = holdings(target), holdings(rich_sqlite)

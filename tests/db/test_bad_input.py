@@ -25,9 +25,9 @@ from corpus.workfile import MAX_LENGTHS, dump_work_file
 from db.engine import make_engine
 from db.importing import import_sentences
 from db.models import AuditEvent, Revision, SourceSentence, TaggingItem, Translation, User
-from db.schema import upgrade
 from db.workfile import import_work_file, load_work
 from tests.conftest import _PG_SKIP_REASON
+from tests.support.databases import copy_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "semeval"
 FIFTY_MB = 50 * 1024 * 1024
@@ -65,14 +65,13 @@ GOOD_XML = sentence_xml("new-1", "Fine food.", ("food", "5", "9"))
 def db(request, tmp_path_factory):
     """One database per kind for the whole table, holding a baseline project that no case may change."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('bad') / 'corpus.db'}"
+        url = copy_of(request.getfixturevalue("migrated_sqlite"), tmp_path_factory.mktemp("bad") / "corpus.db")
     else:
         if _PG_SKIP_REASON:
             pytest.skip(_PG_SKIP_REASON)
         databases = request.getfixturevalue("_postgres_databases")
         url = databases.take()  # a copy of the migrated template
     engine = make_engine(url)
-    upgrade(engine)
     records, errors = parse_semeval((FIXTURES / "restaurants_small.xml").read_bytes(), "small.xml", "restaurant",
                                     "train")
     assert not errors
@@ -353,7 +352,7 @@ def _odd_project() -> bytes:
     )
 
 
-def test_html_script_long_texts_and_bidi_marks_are_stored_as_plain_text(any_engine, tmp_path):
+def test_html_script_long_texts_and_bidi_marks_are_stored_as_plain_text(any_engine, tmp_path, migrated_sqlite):
     data = _odd_project()
     import_work_file(any_engine, data, "odd.jsonl")
     with Session(any_engine) as session:
@@ -368,8 +367,7 @@ def test_html_script_long_texts_and_bidi_marks_are_stored_as_plain_text(any_engi
     first = dump_work_file(load_work(any_engine))
     for fragment in (SCRIPT, BIDI, "क" * 10_000, "<i>1</i>"):  # a domain names export files: no markup there
         assert json.dumps(fragment, ensure_ascii=False)[1:-1] in first
-    again = make_engine(f"sqlite:///{tmp_path / 'again.db'}")
-    upgrade(again)
+    again = make_engine(copy_of(migrated_sqlite, tmp_path / "again.db"))
     import_work_file(again, first.encode("utf-8"), "dump.jsonl")
     assert dump_work_file(load_work(again)) == first
 
@@ -392,14 +390,14 @@ def test_utf16_without_bom_or_declaration_is_detected_and_read_correctly():
     assert not errors and records[0].text == "Caf\u00e9 food."
 
 
-def test_line_and_paragraph_separators_inside_texts_survive_a_work_file_round_trip(engine, tmp_path):
+def test_line_and_paragraph_separators_inside_texts_survive_a_work_file_round_trip(engine, tmp_path,
+                                                                                  migrated_sqlite):
     text = "पहली पंक्ति\u2028दूसरी\u2029तीसरी\u0085"[:-1]
     data = jsonl(dict(NEW, text="But the staff\u2028was so horrible to us."), dict(AWARE, sentence_id="new-1", text=text))
     import_work_file(engine, data, "sep.jsonl")
     first = dump_work_file(load_work(engine))
     assert text in first
-    again = make_engine(f"sqlite:///{tmp_path / 'again.db'}")
-    upgrade(again)
+    again = make_engine(copy_of(migrated_sqlite, tmp_path / "again.db"))
     import_work_file(again, first.encode("utf-8"), "dump.jsonl")
     assert dump_work_file(load_work(again)) == first
 

@@ -148,13 +148,13 @@ def test_an_ended_annotator_session_reopens_nothing(any_engine, page_token, endi
 
 
 @pytest.mark.parametrize("ending", ["deactivated", "logged out elsewhere"])
-def test_an_ended_admin_session_restores_nothing_and_a_live_one_restores(any_engine, page_token, tmp_path, ending):
+def test_an_ended_admin_session_restores_nothing_and_a_live_one_restores(any_engine, page_token, tmp_path, ending,
+                                                                          migrated_sqlite):
     from db.backup import RestoreRefused, holdings, make_backup, restore_upload
     from db.engine import make_engine
-    from db.schema import upgrade
+    from tests.support.databases import copy_of
 
-    source = make_engine(f"sqlite:///{tmp_path / 'source.db'}")
-    upgrade(source)
+    source = make_engine(copy_of(migrated_sqlite, tmp_path / "source.db"))
     add_user(source, "lena", "lead")
     add_sentence(source, "1", "The food was good.", ["food"])
     archive = make_backup(source)

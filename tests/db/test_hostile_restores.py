@@ -32,8 +32,8 @@ from db.backup import (
 )
 from db.engine import make_engine
 from db.models import Translation
-from db.schema import upgrade
 from db.workfile import import_work_file
+from tests.support.databases import copy_of
 
 SENTENCE = {"type": "sentence", "id": "3121", "domain": "restaurant", "split": "train",
             "text": "But the staff was so horrible to us.", "aspects": [{"term": "staff", "from": 8, "to": 13}]}
@@ -74,9 +74,9 @@ def test_the_command_line_says_where_a_non_finite_number_is(any_engine, tmp_path
     assert _translations(any_engine) == 0
 
 
-def _source(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'source.db'}")
-    upgrade(engine)
+def _source(template, folder):
+    """A migrated SQLite database (a copy of ``template``) in ``folder``, holding one translation."""
+    engine = make_engine(copy_of(template, folder / "source.db"))
     import_work_file(engine, _work(), "w.jsonl")
     return engine
 
@@ -102,8 +102,8 @@ def _replace_in_table(data: bytes, table: str, old: bytes, new: bytes) -> bytes:
 
 @pytest.mark.parametrize("value", [b"NaN", b"Infinity", b"1e999"])
 def test_an_archive_holding_a_non_finite_number_is_refused_at_its_line_and_writes_nothing(any_engine, tmp_path,
-                                                                                          value):
-    source = _source(tmp_path)
+                                                                                          value, migrated_sqlite):
+    source = _source(migrated_sqlite, tmp_path)
     data = _replace_in_table(make_backup(source), "translations", b'"time_spent_s":12.5', b'"time_spent_s":' + value)
     before = holdings(any_engine)
     with pytest.raises(RestoreRefused) as refused:
@@ -125,8 +125,8 @@ def test_a_backup_meeting_a_stored_nan_says_where_and_leaves_no_file(postgres_en
     assert list(tmp_path.iterdir()) == []
 
 
-def test_an_interrupted_backup_removes_its_partial_file(tmp_path, monkeypatch):
-    source = _source(tmp_path / "..")
+def test_an_interrupted_backup_removes_its_partial_file(tmp_path, monkeypatch, migrated_sqlite, tmp_path_factory):
+    source = _source(migrated_sqlite, tmp_path_factory.mktemp("source"))
     real = db.backup.archive.write_archive
 
     def interrupted(out, *args, **kwargs):
@@ -144,8 +144,8 @@ def test_an_interrupted_backup_removes_its_partial_file(tmp_path, monkeypatch):
     assert [p.name for p in out.iterdir()] == ["b.zip"]
 
 
-def test_a_backup_command_killed_with_sigterm_mid_way_leaves_no_file(tmp_path, monkeypatch):
-    source = _source(tmp_path)
+def test_a_backup_command_killed_with_sigterm_mid_way_leaves_no_file(tmp_path, monkeypatch, migrated_sqlite):
+    source = _source(migrated_sqlite, tmp_path)
     out = tmp_path / "out"
     out.mkdir()
 
@@ -164,19 +164,19 @@ def test_a_backup_command_killed_with_sigterm_mid_way_leaves_no_file(tmp_path, m
 # ------------------------------------------------------------------ database files and old zips
 
 
-def _hostile_sqlite(tmp_path) -> bytes:
+def _hostile_sqlite(template, folder) -> bytes:
     """A real project database file that carries a trigger resetting every password."""
-    engine = _source(tmp_path)
+    engine = _source(template, folder)
     with engine.begin() as conn:
         conn.execute(text("CREATE TRIGGER steal AFTER UPDATE ON users BEGIN "
                           "UPDATE users SET password_hash = 'attacker'; END"))
     return sqlite_snapshot(engine)
 
 
-def test_a_database_file_is_refused_and_nothing_written(any_engine, tmp_path):
+def test_a_database_file_is_refused_and_nothing_written(any_engine, tmp_path, migrated_sqlite):
     before = holdings(any_engine)
     with pytest.raises(RestoreRefused, match="corpus.sqlite: a database file is not restored"):
-        restore_upload(any_engine, _hostile_sqlite(tmp_path), "corpus.sqlite")
+        restore_upload(any_engine, _hostile_sqlite(migrated_sqlite, tmp_path), "corpus.sqlite")
     assert holdings(any_engine) == before
 
 
@@ -192,10 +192,11 @@ def _legacy_zip(work: bytes, sqlite_file: bytes | None = None, extra: dict[str, 
     return out.getvalue()
 
 
-def test_an_old_zip_goes_in_through_its_work_file_and_never_opens_its_database_file(tmp_path):
-    target = make_engine(f"sqlite:///{tmp_path / 'target.db'}")
-    upgrade(target)
-    result = restore_upload(target, _legacy_zip(_work(), _hostile_sqlite(tmp_path / "..")), "old.zip")
+def test_an_old_zip_goes_in_through_its_work_file_and_never_opens_its_database_file(tmp_path, migrated_sqlite,
+                                                                                   tmp_path_factory):
+    target = make_engine(copy_of(migrated_sqlite, tmp_path / "target.db"))
+    hostile = _hostile_sqlite(migrated_sqlite, tmp_path_factory.mktemp("source"))
+    result = restore_upload(target, _legacy_zip(_work(), hostile), "old.zip")
     assert result.kind == "work" and _translations(target) == 1
     with sqlite3.connect(tmp_path / "target.db") as conn:
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone() == (0,)

@@ -19,7 +19,6 @@ from db.engine import make_engine, transaction
 from db.model_store import _store
 from db.suggestion_model import current_model, model_spans
 from db.models import SuggestionModel
-from db.schema import upgrade
 from tests.support.tagging_fixtures import project_id
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,14 +33,6 @@ def real_model() -> bytes:
     sequences += [LabelledSequence(f"restaurant/train/x{i}", "restaurant", "train", ("खाना", "अच्छा", "था"),
                                    ("B", "O", "O")) for i in range(6)]
     return train_model_file(sequences).data
-
-
-@pytest.fixture
-def engine(tmp_path):
-    eng = make_engine(f"sqlite:///{tmp_path / 'corpus.db'}")
-    upgrade(eng)
-    yield eng
-    eng.dispose()
 
 
 def _malformed(model: bytes) -> dict[str, bytes]:

@@ -9,9 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from corpus.bio import disagreeing_tokens, parse_spans
-from db.engine import make_engine
 from db.models import Annotation, AnnotationAssignment, Revision
-from db.schema import upgrade
 from db.assignment import assign_annotators
 from db.tagging import StaleAnnotation, my_queue, snippet
 from db.workflows import open_item, reopen_annotation, save_annotation
@@ -71,9 +69,7 @@ def test_the_key_table_names_every_key_the_issue_asks_for():
 
 
 @pytest.fixture
-def tagged(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'reopen.db'}")
-    upgrade(engine)
+def tagged(engine):
     asha = add_user(engine, "asha", "translator")
     meera = add_user(engine, "meera", "annotator")
     s = add_sentence(engine, "1", "The food was good.", ["food"])

@@ -33,14 +33,13 @@ def count(engine, model):
         return s.scalar(select(func.count()).select_from(model))
 
 
-def test_dump_import_dump_is_byte_identical(any_engine, tmp_path):
+def test_dump_import_dump_is_byte_identical(any_engine, tmp_path, migrated_sqlite):
     from db.engine import make_engine
-    from db.schema import upgrade
+    from tests.support.databases import copy_of
 
     load_demo(any_engine)
     first = dump_work_file(load_work(any_engine))
-    empty = make_engine(f"sqlite:///{tmp_path / 'empty.db'}")
-    upgrade(empty)
+    empty = make_engine(copy_of(migrated_sqlite, tmp_path / "empty.db"))
     import_work_file(empty, first.encode(), "dump.jsonl")
     assert dump_work_file(load_work(empty)) == first
     assert first.count('"type": "translation"') == 24
@@ -169,7 +168,8 @@ def test_imported_annotations_that_agree_are_gold_at_once_and_disagreeing_ones_a
 # --- issue 15, part 6: free-text reasons kept, path-like names refused ---------------------------------
 
 
-def test_a_reason_outside_the_projects_list_is_kept_as_other_with_its_text_and_noted(engine, tmp_path):
+def test_a_reason_outside_the_projects_list_is_kept_as_other_with_its_text_and_noted(engine, tmp_path,
+                                                                                    migrated_sqlite):
     from corpus.workfile import free_reason_notes
 
     data = jsonl(SENTENCE, AWARE, dict(BLIND, reason="idiom or pun"),
@@ -191,10 +191,9 @@ def test_a_reason_outside_the_projects_list_is_kept_as_other_with_its_text_and_n
     dumped = dump_work_file(load_work(engine))
     assert '"reason": "other", "reason_text": "idiom or pun"' in dumped
     from db.engine import make_engine
-    from db.schema import upgrade
+    from tests.support.databases import copy_of
 
-    again = make_engine(f"sqlite:///{tmp_path / 'again.db'}")
-    upgrade(again)
+    again = make_engine(copy_of(migrated_sqlite, tmp_path / "again.db"))
     import_work_file(again, dumped.encode(), "dump.jsonl")
     assert dump_work_file(load_work(again)) == dumped
 
