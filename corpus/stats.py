@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,7 @@ def table1(sentences: Iterable[LabelledSentence]) -> dict[str, Any]:
     n = len(sentences)
     aspects = sum(s.aspect_terms for s in sentences)
     marked = sum(1 for s in sentences if s.aspect_terms > 0)
-    tag_counts = Counter(t for s in sentences for t in s.tags)
+    tag_counts = Counter(chain.from_iterable(s.tags for s in sentences))  # counted in C, not a generator per tag
     n_tokens = sum(tag_counts.values())
     per_domain: dict[str, dict[str, int]] = {}
     for s in sentences:

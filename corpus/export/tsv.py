@@ -26,7 +26,14 @@ def cell(text: str) -> str:
 
 
 def _row(r: ExportSentence) -> str:
-    return "\t".join(cell(x) for x in (r.uid, r.domain, r.split, r.phase, r.en_text, r.hi_text)) + "\n"
+    fields = (r.uid, r.domain, r.split, r.phase, r.en_text, r.hi_text)
+    try:
+        together = "".join(fields)
+    except TypeError:  # a field that is no string: as ``cell`` writes it
+        together = None
+    if together is not None and '"' not in together and not _BREAKS.search(together):
+        return "\t".join(fields) + "\n"  # no field needs a change (nearly every row): one test for all six
+    return "\t".join(cell(x) for x in fields) + "\n"
 
 
 def format_tsv(dataset: ExportDataset, options: FormatOptions) -> dict[str, str]:
