@@ -27,6 +27,7 @@ from tests.support.tagging_fixtures import (
     project_id,
     set_project,
 )
+from tests.support.databases import built_copy, replace_with_copy
 
 A = "लेकिन स्टाफ़ सर्विस बहुत बुरी थी।"  # लेकिन स्टाफ़ सर्विस बहुत बुरी थी ।
 B = "खाना और माहौल अच्छा था।"  # खाना और माहौल अच्छा था ।
@@ -47,9 +48,17 @@ def make_world(engine):
     return ids
 
 
+@pytest.fixture(scope="module")
+def built_world(migrated_sqlite, tmp_path_factory):
+    """``make_world`` run once per module on SQLite; each test's ``world`` is a copy of it."""
+    return built_copy(migrated_sqlite, tmp_path_factory.mktemp("world"), make_world)
+
+
 @pytest.fixture
-def world(engine):
-    return make_world(engine)
+def world(engine, built_world):
+    path, ids = built_world
+    replace_with_copy(engine, path)
+    return dict(ids)
 
 
 @pytest.fixture

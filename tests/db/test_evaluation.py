@@ -15,6 +15,7 @@ from corpus.evaluation import (
     plain_tag,
     read_conll,
 )
+from tests.support.databases import built_copy, replace_with_copy
 
 GOLD = [
     LabelledSequence("restaurant/test/1", "restaurant", "test", ("खाना", "बहुत", "अच्छा", "था", "।"),
@@ -113,12 +114,18 @@ def test_no_test_split_means_nothing_to_score_against():
 # ---------------------------------------------------------------- the command, on a small synthetic project
 
 
-@pytest.fixture
-def project(sqlite_url, engine):
-    """The benchmarks' synthetic project at 2% scale: train and test splits, final translations, gold."""
+@pytest.fixture(scope="module")
+def built_project(migrated_sqlite, tmp_path_factory):
+    """The benchmarks' synthetic project at 2% scale: train and test splits, final translations, gold; built
+    once per module, each test's ``project`` a copy of it."""
     from bench.synthetic import build_corpus
 
-    build_corpus(engine, 120)
+    return built_copy(migrated_sqlite, tmp_path_factory.mktemp("project"), lambda engine: build_corpus(engine, 120))
+
+
+@pytest.fixture
+def project(sqlite_url, engine, built_project):
+    replace_with_copy(engine, built_project[0])
     return sqlite_url, engine
 
 

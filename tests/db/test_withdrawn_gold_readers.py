@@ -24,14 +24,23 @@ from tests.support.tagging_fixtures import (
     project_id,
     set_project,
 )
+from tests.support.databases import built_copy, replace_with_copy
 
 AGREED = ["B", "O", "B", "O", "O", "O"]
 CHANGED = ["B", "O", "O", "O", "O", "O"]
 
 
+@pytest.fixture(scope="module")
+def built_world(migrated_sqlite, tmp_path_factory):
+    """``make_world`` run once per module on SQLite; each test's ``world`` is a copy of it."""
+    return built_copy(migrated_sqlite, tmp_path_factory.mktemp("world"), make_world)
+
+
 @pytest.fixture
-def world(engine):
-    return make_world(engine)
+def world(engine, built_world):
+    path, ids = built_world
+    replace_with_copy(engine, path)
+    return dict(ids)
 
 
 def aware_items(engine, pid: int, sentence_id: str) -> list:
