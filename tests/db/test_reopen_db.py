@@ -14,17 +14,15 @@ from db.reopen import RecordNotFound, StaleReopen, decline, pending_requests, re
 from db.workflows import open_item, reopen, save_annotation
 from db.assignment import assign_annotators
 from db.translation import Draft, load_task, save_translation
+from tests.support.databases import built_copy, replace_with_copy
 from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id
 
 SOURCE = "The staff was friendly."
 HINDI = "स्टाफ़ मिलनसार था।"  # स्टाफ़ मिलनसार था ।
 
 
-@pytest.fixture
-def world(any_engine):
-    engine = any_engine
+def build_world(engine) -> dict:
     ids = {
-        "engine": engine,
         "lena": add_user(engine, "lena", "lead"),
         "root": add_user(engine, "root", "admin"),
         "boss": add_user(engine, "boss", "admin", "lead"),
@@ -37,6 +35,21 @@ def world(any_engine):
     view = save_translation(engine, ids["asha"], ids["blind_task"], Draft(HINDI), expected_version=0, action="submit")
     ids["t"], ids["t_version"] = view.translation_id, view.version
     return ids
+
+
+@pytest.fixture(scope="module")
+def built_world(migrated_sqlite, tmp_path_factory):
+    """``build_world`` run once per module on SQLite; each SQLite test's world is a copy of it."""
+    return built_copy(migrated_sqlite, tmp_path_factory.mktemp("world"), build_world)
+
+
+@pytest.fixture
+def world(any_engine, request):
+    if any_engine.dialect.name == "sqlite":
+        path, built = request.getfixturevalue("built_world")
+        replace_with_copy(any_engine, path)
+        return {**built, "engine": any_engine}
+    return {**build_world(any_engine), "engine": any_engine}
 
 
 def revisions(engine, entity: str, entity_id: int) -> list[tuple[str, int | None, dict]]:

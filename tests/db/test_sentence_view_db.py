@@ -7,12 +7,24 @@ import pytest
 from db.final_choice import choose, compare, record_auto_choices
 from db.sentence_view import sentence_detail
 from tests.support import sentence_world as w
+from tests.support.databases import built_copy, replace_with_copy
 from tests.support.tagging_fixtures import add_sentence, project_id
 
 
+@pytest.fixture(scope="module")
+def built_world(migrated_sqlite, tmp_path_factory):
+    """``sentence_world.build`` run once per module on SQLite; each SQLite test's world is a copy of it."""
+    return built_copy(migrated_sqlite, tmp_path_factory.mktemp("world"), w.build)
+
+
 @pytest.fixture
-def world(any_engine):
-    ids = w.build(any_engine)
+def world(any_engine, request):
+    if any_engine.dialect.name == "sqlite":
+        path, built = request.getfixturevalue("built_world")
+        replace_with_copy(any_engine, path)
+        ids = dict(built)
+    else:
+        ids = w.build(any_engine)
     ids["engine"] = any_engine
     ids["project"] = project_id(any_engine)
     return ids
