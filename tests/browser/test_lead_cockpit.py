@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from journey_steps import login, screenshot
 from playwright.sync_api import expect
 from sqlalchemy import select
@@ -93,22 +92,8 @@ def test_from_login_each_place_that_needs_the_lead_is_at_most_two_clicks_away(de
     screenshot(page, "cockpit-finals-done")
 
 
-@pytest.fixture(scope="module")
-def roles_server(demo_sqlite, tmp_path_factory, start_module_app):
-    """A server on a demo copy with one admin who is not a lead (root), shared by the two tests that only log in
-    and read which pages a role reaches."""
-    from db.engine import make_engine
-    from tests.support.databases import copy_of
-
-    url = copy_of(demo_sqlite, tmp_path_factory.mktemp("roles") / "app.db")
-    engine = make_engine(url)
-    add_user(engine, "root", "admin", password="root-demo-pass-1")
-    engine.dispose()
-    return start_module_app(url)
-
-
-def test_a_lead_cannot_reach_the_users_page_to_grant_admin(roles_server, browser_page):
-    server = roles_server
+def test_a_lead_cannot_reach_the_users_page_to_grant_admin(demo_db, start_app, browser_page):
+    server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
     page = browser_page
     login(page, server.url, "lead", "lead-demo-pass")
     page.get_by_role("link", name="Dashboard", exact=True).wait_for()
@@ -120,8 +105,9 @@ def test_a_lead_cannot_reach_the_users_page_to_grant_admin(roles_server, browser
     expect(page.get_by_role("button", name=re.compile("Create"))).to_have_count(0)
 
 
-def test_an_admin_without_the_lead_role_sees_only_the_admin_pages(roles_server, browser_page):
-    server = roles_server
+def test_an_admin_without_the_lead_role_sees_only_the_admin_pages(demo_db, start_app, browser_page):
+    add_user(demo_db, "root", "admin", password="root-demo-pass-1")
+    server = start_app(str(demo_db.url.render_as_string(hide_password=False)))
     page = browser_page
     login(page, server.url, "root", "root-demo-pass-1")
     page.get_by_role("link", name="Users", exact=True).wait_for()

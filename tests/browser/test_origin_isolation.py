@@ -40,16 +40,13 @@ ws.onerror = () => say("ws", "refused");
 </script></body></html>"""
 
 
-@pytest.fixture(scope="module")
-def app(demo_sqlite, tmp_path_factory, start_module_app):
-    """(server, engine) on a demo copy that the module's tests share: each logs the admin in through the form in
-    a browser context of its own and plants or reads cookies there; what the server keeps is a session row
-    per login (one test logs its own out), which no other test reads."""
+@pytest.fixture
+def app(demo_sqlite, tmp_path, start_app):
     from db.engine import make_engine
 
-    url = copy_of(demo_sqlite, tmp_path_factory.mktemp("origin") / "app.db")
+    url = copy_of(demo_sqlite, tmp_path / "app.db")
     engine = make_engine(url)
-    yield start_module_app(url), engine
+    yield start_app(url), engine
     engine.dispose()
 
 
