@@ -22,6 +22,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from bench.load import save_tags, save_text, seed_load_data
 from db.conflicts import SavedFirst
+from db.engine import ProjectBusy
 from db.models import Annotation, Revision, Translation
 from db.translation import StaleTranslation
 
@@ -44,8 +45,19 @@ def _blind_task(seed, user: int, n: int = 0):
     return [t for t in seed.translation_tasks[user] if t.phase == "blind"][n]
 
 
+def _until_not_busy(save):
+    """``save()``, again while the database's write lock is not had in time (ProjectBusy: nothing was written;
+    the page keeps the text and sends it with the next change). On a loaded machine SQLite's wait can run out."""
+    while True:
+        try:
+            return save()
+        except ProjectBusy:
+            time.sleep(0.01)
+
+
 def _save_until_accepted(engine, user_id: int, task, text: str) -> int:
-    """What a page does on conflict: reload, keep my text, save again. Returns how many conflicts it met."""
+    """What a page does on conflict: reload, keep my text, save again (and on a busy database, send it again).
+    Returns how many conflicts it met."""
     conflicts = 0
     while True:
         with Session(engine) as session:
@@ -53,7 +65,7 @@ def _save_until_accepted(engine, user_id: int, task, text: str) -> int:
                 Translation.sentence_id == task.sentence_id, Translation.phase == task.phase,
                 Translation.translator_id == user_id)).one()
         try:
-            save_text(engine, user_id, task, text, version)
+            _until_not_busy(lambda: save_text(engine, user_id, task, text, version))
             return conflicts
         except StaleTranslation:
             conflicts += 1
@@ -157,10 +169,11 @@ def test_many_threads_saving_at_once_lose_and_duplicate_nothing(any_engine):
             task = _blind_task(seed, user, 1)
             version, tag_version = 0, None
             for n in range(saves_each):
-                saved = save_text(any_engine, user, task, f"धागा {i} सहेजना {n}", version)
+                saved = _until_not_busy(lambda: save_text(any_engine, user, task, f"धागा {i} सहेजना {n}", version))
                 own_ids[i], version = saved.translation_id, saved.version
                 item = seed.tagging_tasks[user][0]
-                tag_version = save_tags(any_engine, user, item, ["O"] * item.n_tokens, tag_version).version
+                tag_version = _until_not_busy(
+                    lambda: save_tags(any_engine, user, item, ["O"] * item.n_tokens, tag_version)).version
                 # everyone also edits one shared translation, retrying on conflict as a page would
                 conflicts[i] += _save_until_accepted(any_engine, shared_user, shared_task, f"{i}/{n}")
         except BaseException as exc:  # noqa: BLE001
@@ -190,7 +203,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from bench.load import TranslationTask, save_text
 from db.conflicts import SavedFirst
-from db.engine import make_engine
+from db.engine import ProjectBusy, make_engine
 from db.models import Translation
 engine = make_engine({url!r})
 me, user, task, saves = {me}, {user}, TranslationTask(*{task!r}), {saves}
@@ -202,7 +215,7 @@ for n in range(saves):
         try:
             save_text(engine, user, task, f"process {{me}} save {{n}}", v)
             break
-        except SavedFirst:
+        except (SavedFirst, ProjectBusy):  # conflict: reload and save again; busy: nothing written, send again
             pass
 print("done", flush=True)
 """
