@@ -20,6 +20,7 @@ from db.users import create_user, reset_password
 from db.engine import make_engine
 from db.models import User
 from db.workflows import deactivate_user
+from tests.support.app_pages import PAGE_RUN_LIMIT_S
 from tests.support.databases import copy_of, settle
 from ui.common import PAGES
 
@@ -82,7 +83,7 @@ def site(template, tmp_path, monkeypatch):
 
 
 def visit(script: str, token: str | None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / script), default_timeout=90)
+    at = AppTest.from_file(str(ROOT / script), default_timeout=PAGE_RUN_LIMIT_S)
     if token:
         at.session_state["session_token"] = token
     return at.run()

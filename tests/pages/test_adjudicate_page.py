@@ -71,7 +71,7 @@ def world(built_world, tmp_path, monkeypatch):
 
 
 def adjudication_page(world) -> AppTest:
-    return open_page(world["engine"], world["lead"], "pages/adjudicate.py", timeout=30)
+    return open_page(world["engine"], world["lead"], "pages/adjudicate.py")
 
 
 def test_queue_shows_the_disagreement_side_by_side_and_accepting_sets_gold(world):
@@ -133,7 +133,7 @@ def test_agreed_items_are_gold_without_a_lead(world):
 
 
 def test_an_annotator_opening_the_page_directly_is_refused(world):
-    at = open_file(world["engine"], world["meera"], "pages/adjudicate.py", timeout=30)
+    at = open_file(world["engine"], world["meera"], "pages/adjudicate.py")
     assert [e.value for e in at.error] == ["You do not have access to this page."]
     assert not [m for m in at.markdown if "token-chips" in m.value]
 
@@ -141,7 +141,7 @@ def test_an_annotator_opening_the_page_directly_is_refused(world):
 def test_lead_assigns_annotators_from_the_assignments_page(world):
     s3 = add_sentence(world["engine"], "s3", "Nice view.", ["view"], ordinal=3)
     t3 = add_translation(world["engine"], s3, "aware", world["asha"], "अच्छा नज़ारा।")
-    at = open_file(world["engine"], world["lead"], "pages/assign.py", timeout=30)
+    at = open_file(world["engine"], world["lead"], "pages/assign.py")
     at.button(key="assign_annotators").click().run()
     assert not at.exception
     assert any("2 new tagging assignment(s)" in s.value for s in at.success)
@@ -282,8 +282,7 @@ def in_order(at: AppTest) -> list:
 
 
 def test_home_link_opens_the_worst_undecided_disagreement_at_once(queue_world):
-    at = open_page(queue_world["engine"], queue_world["lead"], "pages/adjudicate.py", query={"show": "open"},
-                   timeout=30)
+    at = open_page(queue_world["engine"], queue_world["lead"], "pages/adjudicate.py", query={"show": "open"})
     assert shown(at) == queue_world["worse"]
     assert (at.query_params["show"], at.query_params["item"]) == ("open", str(queue_world["worse"]))
     assert at.selectbox(key="adj_item").options == [
@@ -299,7 +298,7 @@ def test_home_link_opens_the_worst_undecided_disagreement_at_once(queue_world):
 
 def test_the_address_opens_an_item_directly_even_a_decided_one(queue_world):
     at = open_page(queue_world["engine"], queue_world["lead"], "pages/adjudicate.py",
-                   query={"item": str(queue_world["decided"])}, timeout=30)
+                   query={"item": str(queue_world["decided"])})
     assert shown(at) == queue_world["decided"]
     assert at.selectbox(key="adj_item").options[1] == (
         "restaurant/train/s4 · aware · by asha · 25% of tokens differ · decided")
@@ -309,14 +308,14 @@ def test_the_address_opens_an_item_directly_even_a_decided_one(queue_world):
 
 def test_an_agreed_item_opened_by_its_address_says_it_is_no_disagreement(world):
     at = open_page(world["engine"], world["lead"], "pages/adjudicate.py",
-                   query={"item": str(world["agreed_item"])}, timeout=30)
+                   query={"item": str(world["agreed_item"])})
     assert shown(at) == world["agreed_item"]
     assert at.selectbox(key="adj_item").options[0] == "restaurant/train/s2 · aware · by asha · not a disagreement"
     assert any(c.value == "The annotators tag every token alike." for c in at.caption)
 
 
 def test_an_unknown_item_in_the_address_falls_back_to_the_queue(world):
-    at = open_page(world["engine"], world["lead"], "pages/adjudicate.py", query={"item": "99999"}, timeout=30)
+    at = open_page(world["engine"], world["lead"], "pages/adjudicate.py", query={"item": "99999"})
     assert [plain(w.value) for w in at.warning] == ["There is no tagging item 99999; here is the queue instead."]
     assert shown(at) == world["item"] and at.query_params["item"] == str(world["item"])
 
@@ -341,7 +340,7 @@ def test_the_english_source_comes_first_and_each_version_marks_the_tokens_the_an
 
 def test_a_decision_moves_on_to_the_next_open_disagreement(queue_world):
     engine, worse, s1 = queue_world["engine"], queue_world["worse"], queue_world["item"]
-    at = open_page(engine, queue_world["lead"], "pages/adjudicate.py", query={"show": "open"}, timeout=30)
+    at = open_page(engine, queue_world["lead"], "pages/adjudicate.py", query={"show": "open"})
     at.text_input(key=f"adj_note_{worse}").input("food is the aspect")
     at.button(key=f"adj_accept_{worse}_{annotation_of(engine, worse, queue_world['meera'])}").click().run()
     assert not at.exception
@@ -356,7 +355,7 @@ def test_a_decision_moves_on_to_the_next_open_disagreement(queue_world):
 
 def test_next_disagreement_goes_to_the_next_open_one_and_round_again(queue_world):
     engine, worse, s1 = queue_world["engine"], queue_world["worse"], queue_world["item"]
-    at = open_page(engine, queue_world["lead"], "pages/adjudicate.py", query={"show": "open"}, timeout=30)
+    at = open_page(engine, queue_world["lead"], "pages/adjudicate.py", query={"show": "open"})
     at.button(key="adj_next").click().run()
     assert shown(at) == s1 and at.query_params["item"] == str(s1)
     at.button(key="adj_next").click().run()

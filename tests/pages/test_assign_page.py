@@ -22,7 +22,7 @@ def world(app_engine):
 
 
 def assign_page(world, **query: str) -> AppTest:
-    return open_page(world["engine"], world["lead"], "pages/assign.py", timeout=30, query=query)
+    return open_page(world["engine"], world["lead"], "pages/assign.py", query=query)
 
 
 def table(at: AppTest):

@@ -21,7 +21,7 @@ from db.engine import make_engine
 from db.models import SourceSentence
 from db.schema import upgrade
 from db.workfile import import_work_file, load_work
-from tests.support.app_pages import open_file
+from tests.support.app_pages import PAGE_RUN_LIMIT_S, open_file
 
 
 def plain(value: str) -> str:
@@ -77,7 +77,7 @@ def test_translators_cannot_open_the_backup_page(team):
 
 
 def test_logged_out_visitors_see_only_a_login_prompt(team):
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = AppTest.from_file(PAGE, default_timeout=PAGE_RUN_LIMIT_S)
     at.run()
     assert any("log in" in w.value for w in at.warning)
     assert not at.get("file_uploader")

@@ -13,6 +13,7 @@ from db.conflicts import SavedFirst
 from db.final_choice import StaleChoice
 from db.tagging import StaleAnnotation
 from db.translation import StaleTranslation
+from tests.support.app_pages import PAGE_RUN_LIMIT_S
 from ui.conflict import headline, saved_by
 
 HOSTILE = '<img src=x onerror="alert(1)"> **bold** :red[x] [link](http://example.org)'
@@ -48,7 +49,7 @@ def _panel_script() -> None:
 
 
 def _panel() -> AppTest:
-    at = AppTest.from_function(_panel_script)
+    at = AppTest.from_function(_panel_script, default_timeout=PAGE_RUN_LIMIT_S)
     at.run()
     assert not at.exception, at.exception
     return at

@@ -39,7 +39,7 @@ def project_db(built, tmp_path, monkeypatch):
 
 
 def open_page(engine, username: str) -> AppTest:
-    return open_file(engine, username, "pages/dataset_check.py", timeout=120)
+    return open_file(engine, username, "pages/dataset_check.py")
 
 
 def _predictions(engine) -> bytes:
@@ -146,7 +146,7 @@ def test_without_test_gold_evaluation_is_disabled_with_the_reason_before_any_upl
 def test_the_lead_sees_suggestion_figures_and_reviews_suspects_linked_to_the_sentence_view(project_db):
     from tests.support.app_pages import open_page as through_navigation
 
-    at = through_navigation(project_db, "boss", "pages/dataset_check.py", timeout=120)  # suspects link to pages
+    at = through_navigation(project_db, "boss", "pages/dataset_check.py")  # suspects link to pages
     assert not at.exception
     assert any("annotators saw no model suggestions" in c.value for c in at.caption)
     assert [m.label for m in at.metric] == ["Accepted suggestions", "Suggestion precision",
@@ -170,7 +170,7 @@ def test_each_suspect_opens_its_sentence_in_the_sentence_view(project_db, monkey
     monkeypatch.setattr(db.model_store, "review_suspects", lambda engine, pid, confidence: [row])
     from tests.support.app_pages import open_page as through_navigation
 
-    at = through_navigation(project_db, "boss", "pages/dataset_check.py", timeout=120)  # page links need it
+    at = through_navigation(project_db, "boss", "pages/dataset_check.py")  # page links need it
     at.toggle(key="check_suspects").set_value(True).run()
     assert not at.exception
     _run_jobs(project_db)

@@ -46,7 +46,7 @@ def test_a_lead_logged_out_elsewhere_assigns_nothing_from_an_open_tab_and_is_tol
     world = build(app_engine)
     engine = app_engine
     token = login_token(engine, world["lead"])
-    at = open_page(engine, world["lead"], "pages/assign.py", timeout=30, token=token,
+    at = open_page(engine, world["lead"], "pages/assign.py", token=token,
                    query={"phase": "aware", "show": "unassigned"})
     with Session(engine) as session:
         before = session.scalar(select(func.count()).select_from(TranslationAssignment))
@@ -67,7 +67,7 @@ def test_an_annotators_reopen_after_her_session_ended_changes_nothing_and_says_s
     s = add_sentence(engine, "s1", "The food was good.", ["food"])
     add_translation(engine, s, "aware", asha, "खाना अच्छा था।")
     assign_annotators(engine, project_id(engine), per_item=1)
-    at = open_page(engine, meera, "pages/tag.py", timeout=30)
+    at = open_page(engine, meera, "pages/tag.py")
     tid = int(at.query_params["item"])
     commit(at, "tag_editor", "submit", spans=[(0, 1)])
     at.selectbox(key="tag_filter").set_value("All").run()

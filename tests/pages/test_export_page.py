@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from db.auth import start_session
 from tests.support import app_pages
-from tests.support.app_pages import APP, open_file
+from tests.support.app_pages import PAGE_RUN_LIMIT_S, APP, open_file
 from tests.support.export_factory import Corpus, build_sample
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_options_change_what_goes_in(world):
 
 
 def test_page_is_for_leads_only(world):
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=PAGE_RUN_LIMIT_S)
     at.session_state["session_token"] = start_session(world["engine"], world["translator"])
     at.run()
     with pytest.raises(ValueError, match="Could not find a navigation page"):

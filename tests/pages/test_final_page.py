@@ -32,7 +32,7 @@ def world(app_engine):
 
 
 def final_page(world, **query: object) -> AppTest:
-    return open_page(world["engine"], world["lead"], "pages/final.py", timeout=30,
+    return open_page(world["engine"], world["lead"], "pages/final.py",
                      query={k: str(v) for k, v in query.items()})
 
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tests.support.app_pages import open_file
+from tests.support.app_pages import PAGE_RUN_LIMIT_S, open_file
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from streamlit.testing.v1 import AppTest
@@ -76,7 +76,7 @@ def test_translator_cannot_open_a_lead_page_by_url(demo_db):
 
 
 def test_a_forged_session_token_is_not_a_login(demo_db):
-    at = AppTest.from_file(str(ROOT / "pages/statistics.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "pages/statistics.py"), default_timeout=PAGE_RUN_LIMIT_S)
     at.session_state["session_token"] = "forged-token"
     at.run()
     assert at.warning and "log in" in at.warning[0].value

@@ -16,6 +16,7 @@ from db.auth import LoginFailed, authenticate, change_password, resume_session, 
 from db.users import create_user, reset_password
 from db.models import User
 from db.workflows import deactivate_user
+from tests.support.app_pages import PAGE_RUN_LIMIT_S
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 3, 1, 9, 0, 0)
@@ -133,7 +134,7 @@ def test_a_user_changes_their_own_password_with_the_old_one_and_every_session_en
 def _login_form():
     from streamlit.testing.v1 import AppTest
 
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=PAGE_RUN_LIMIT_S).run()
 
 
 @pytest.mark.parametrize("username, password", [
@@ -153,7 +154,7 @@ def test_an_old_url_token_is_ignored_and_dropped_from_the_address_bar(demo_db):
     from streamlit.testing.v1 import AppTest
 
     token = start_session(demo_db, user_id(demo_db, "lead"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=PAGE_RUN_LIMIT_S)
     at.query_params["session"] = token
     at.run()
     assert not at.exception

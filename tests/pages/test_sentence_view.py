@@ -13,7 +13,7 @@ from db.engine import transaction
 from db.final_choice import choose
 from db.models import Translation
 from tests.support import sentence_world as w
-from tests.support.app_pages import ROOT, built_once, copied, open_page
+from tests.support.app_pages import PAGE_RUN_LIMIT_S, ROOT, built_once, copied, open_page
 from tests.support.login_tokens import login_token
 
 
@@ -31,7 +31,7 @@ def project(template, tmp_path, monkeypatch):
 
 
 def sentence_page(engine, ids, row_id: object, user: str = "lead") -> AppTest:
-    return open_page(engine, ids[user], "pages/sentences.py", query={"id": str(row_id)}, timeout=30)
+    return open_page(engine, ids[user], "pages/sentences.py", query={"id": str(row_id)})
 
 
 def links(at: AppTest) -> list[tuple[str, str, str]]:
@@ -150,7 +150,7 @@ def test_previous_and_next_follow_corpus_order_and_change_the_address(project):
 
 def test_the_browser_opens_the_same_view_and_puts_it_in_the_address(project):
     engine, ids = project
-    at = open_page(engine, ids["lead"], "pages/sentences.py", timeout=30)
+    at = open_page(engine, ids["lead"], "pages/sentences.py")
     assert headings(at) == ["Sentences"]
     at.selectbox(key="browse_open").select("restaurant/train/11").run()
     at.button(key="browse_open_view").click().run()
@@ -187,7 +187,7 @@ def test_hostile_source_translation_and_name_show_as_text(project):
 
 def test_a_translator_cannot_open_a_sentence_by_address(project):
     engine, ids = project
-    at = AppTest.from_file(str(ROOT / "pages/sentences.py"), default_timeout=30)
+    at = AppTest.from_file(str(ROOT / "pages/sentences.py"), default_timeout=PAGE_RUN_LIMIT_S)
     at.session_state["session_token"] = login_token(engine, ids["asha"])
     at.query_params["id"] = str(ids["s1"])
     at.run()

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from db.models import Annotation, AnnotationAssignment, Revision
 from db.assignment import assign_annotators
 from db.workflows import open_item, save_annotation
-from tests.support.app_pages import APP, open_page
+from tests.support.app_pages import PAGE_RUN_LIMIT_S, APP, open_page
 from tests.support.span_editor_driver import commit, editor_data
 from tests.support.tagging_fixtures import (
     add_sentence,
@@ -45,7 +45,7 @@ def world(app_engine):
 
 
 def tagging_page(engine, user_id) -> AppTest:
-    return open_page(engine, user_id, "pages/tag.py", timeout=30)
+    return open_page(engine, user_id, "pages/tag.py")
 
 
 def plain(value: str) -> str:
@@ -130,7 +130,7 @@ def test_the_item_lives_in_the_url_so_a_new_session_opens_the_same_item(world):
     commit(at, "tag_editor", "next")
     second = current(at)
     assert second != first and shown(at)["item"] == second
-    again = AppTest.from_file(str(APP), default_timeout=30)
+    again = AppTest.from_file(str(APP), default_timeout=PAGE_RUN_LIMIT_S)
     again.session_state["session_token"] = at.session_state["session_token"]
     again.query_params["item"] = str(second)
     again.run()

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from db.models import AspectAlignment, Revision, Translation
 from db.translation import Draft, glossary, save_translation, set_glossary_term
 from tests.support import app_pages
+from tests.support.app_pages import PAGE_RUN_LIMIT_S
 from tests.support.translation_fixtures import add_sentence, add_user, assign, project_id, token_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -274,7 +275,7 @@ def test_translator_cannot_load_another_translators_work(world):
     assert text_of(at, world['blind']) == ""
     assert "गुप्त" not in _all_text(at)
     for page in ("pages/assign.py", "pages/users.py", "pages/settings.py"):
-        at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+        at = AppTest.from_file(str(ROOT / page), default_timeout=PAGE_RUN_LIMIT_S)
         at.session_state["session_token"] = at.query_params["session"] = token_for(e, world["asha"])
         at.query_params["task"] = str(world["ravi_blind"])
         at.run()

@@ -19,9 +19,12 @@ from tests.support.login_tokens import login_token
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
+# How long one page run may take before AppTest calls it hung: a cap for a page that never ends, not a speed
+# check (speed belongs in bench/). Generous, so a machine with both cores busy still passes.
+PAGE_RUN_LIMIT_S = 300
 
 
-def open_file(engine: Engine, user: int | str | None, page: str, *, timeout: float = 60,
+def open_file(engine: Engine, user: int | str | None, page: str, *, timeout: float = PAGE_RUN_LIMIT_S,
               state: dict | None = None) -> AppTest:
     """Run ``page``'s own file (e.g. "pages/backup.py", what a typed URL reaches), as ``user`` or nobody,
     with ``state`` put in session state first."""
@@ -33,7 +36,7 @@ def open_file(engine: Engine, user: int | str | None, page: str, *, timeout: flo
     return at.run()
 
 
-def open_page(engine: Engine, user: int | str, page: str, *, timeout: float = 60, token: str | None = None,
+def open_page(engine: Engine, user: int | str, page: str, *, timeout: float = PAGE_RUN_LIMIT_S, token: str | None = None,
               query: dict[str, str] | None = None) -> AppTest:
     """Open ``page`` through the app's navigation as ``user`` (or with the login ``token``), the address
     carrying ``query``; the page must run without an exception."""
