@@ -153,6 +153,23 @@ def test_head_minus_one_shows_the_first_line_and_no_error(demo_url):
     assert len(result.stdout.splitlines()) == 1 and "Traceback" not in result.stderr
 
 
+def _wait_until_open(proc: subprocess.Popen, path: Path, limit_s: float = 300) -> None:
+    """Returns once ``proc`` has ``path`` open (Linux's /proc/PID/fd); fails if it ends first."""
+    fds = Path(f"/proc/{proc.pid}/fd")
+    if not fds.parent.exists():
+        pytest.skip("no /proc: cannot see when the command starts reading its file")
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, ("the command ended before it was interrupted", proc.communicate())
+        try:
+            if any(os.path.realpath(fd) == str(path.resolve()) for fd in fds.iterdir()):
+                return
+        except OSError:  # an fd closed while it was listed
+            pass
+        time.sleep(0.01)
+    pytest.fail(f"the command did not open {path} within {limit_s} s")
+
+
 def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path):
     work = tmp_path / "big.jsonl"
     with work.open("w", encoding="utf-8") as f:
@@ -165,7 +182,10 @@ def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path):
     assert in_process("--db", url, "init").returncode == 0
     proc = subprocess.Popen([sys.executable, "-m", "corpus", "--db", url, "import-work", str(work), "--no-progress"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)  # past the start-up: the file is being read and checked
+    # Past the start-up (a fixed sleep landed in Python's own start-up on a loaded machine): the command has its
+    # database open (the schema check, then the import; the pool keeps it open), and has begun reading and checking.
+    _wait_until_open(proc, db)
+    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=300)
     # the process ends by the signal itself after its one line (a shell shows 130, a calling loop stops), wherever
