@@ -96,8 +96,6 @@ class TranslationColumns:
     """The translations' fields as columns, taken once per computation: ROUGE-L, the aspects kept, coverage and
     the tag tables each read them (``corpus.metrics.base.FigureInputs`` builds one and hands it round)."""
 
-    __slots__ = ("mapped", "phase", "pk", "sentence_pk", "text", "translated", "translator", "untranslatable")
-
     def __init__(self, translations: list[TranslationInfo]) -> None:
         (self.pk, self.sentence_pk, self.phase, self.translator, self.text, self.untranslatable,
          self.mapped) = columns(translations, 0, 1, 2, 3, 4, 5, 7)
