@@ -6,11 +6,11 @@ them as context (tests/fixtures/dakshina_dev, CC BY-SA 4.0, credit in its README
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
+from bench.bench_typing_context import sentence_words  # the running-text benchmark's own word split
 from corpus import model_cache, romanization, transliterate, word_context
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dakshina_dev"
@@ -74,8 +74,7 @@ def test_dev_sentences_typed_with_context_get_the_same_suggestions_from_the_cach
     typed = []
     for line in FIXTURES.joinpath("sentences.tsv").read_text(encoding="utf-8").splitlines():
         roman, native = line.split("\t")
-        roman_words = re.findall(r"[A-Za-z]+", roman)
-        native_words = re.findall(r"[\w\u0900-\u097f]+", native)
+        roman_words, native_words = sentence_words(roman), sentence_words(native)
         typed += [(word, native_words[:i]) for i, word in enumerate(roman_words)]
     assert len(typed) > 300
 
