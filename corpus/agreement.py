@@ -256,7 +256,7 @@ class RougeResult:
             "phase": list(self.unit_phase),
             "translations": self.unit_size.tolist(),
             "mean_f": self.unit_mean.tolist(),
-            "best_translator": list(map(itemgetter(3), map(self.translations.__getitem__, self.unit_best.tolist()))),
+            "best_translator": [self.translations[i].translator for i in self.unit_best.tolist()],
             "best_mean_f": self.unit_best_mean.tolist(),
             "weight": self.unit_weight.tolist(),
         }
@@ -266,7 +266,7 @@ class RougeResult:
         sentences = self.sentences
         unit_of = [(s.sentence_id, s.domain, s.split, p) for s, p in zip(
             map(sentences.__getitem__, self.unit_sentence.tolist()), self.unit_phase)]
-        names = list(map(itemgetter(3), self.translations))
+        names = [t.translator for t in self.translations]
         return [
             {"sentence_id": u[0], "domain": u[1], "split": u[2], "phase": u[3], "translator_a": a, "translator_b": b,
              "f": f}
@@ -277,12 +277,8 @@ class RougeResult:
         ]
 
     def unit_rows(self) -> list[dict]:
-        c = self.unit_columns()
-        return [  # the keys of ``_UNIT_KEYS``, in order: a dict display builds a row faster than dict(zip(...))
-            {"sentence_id": s, "domain": d, "split": sp, "phase": p, "translations": n, "mean_f": m,
-             "best_translator": b, "best_mean_f": bm, "weight": w}
-            for s, d, sp, p, n, m, b, bm, w in zip(*(c[k] for k in _UNIT_KEYS))
-        ]
+        columns = self.unit_columns()
+        return [dict(zip(_UNIT_KEYS, row)) for row in zip(*(columns[k] for k in _UNIT_KEYS))]
 
 
 def _pairs_within(unit_start: np.ndarray, unit_size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
