@@ -18,8 +18,8 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import chain, repeat
-from operator import itemgetter
+from itertools import chain, compress, islice, repeat
+from operator import itemgetter, lt
 
 from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.orm import Session
@@ -114,7 +114,7 @@ def read_export(engine: Engine, options: ExportOptions, auto_final: bool = False
             picks, policy = planned_auto_picks(session, project_id, metrics_input)
         else:
             metrics_input, picks, policy = None, {}, None
-        submitted: list[tuple] = []
+        submitted: list[list] = []
         # The submitted annotations, read once: the gold's versions and the metrics input's tag sets.
         annotations = read_submitted_annotations(session) if metrics_input is None else None
         rows = _export_rows(session, project_id, project.annotators_per_item, options.all_translations, picks,
@@ -243,14 +243,14 @@ def _add_last_baseline(engine: Engine, project_id: int, dataset: ExportDataset) 
 
 def _export_rows(session: Session, project_id: int, annotators_per_item: int, all_translations: bool,
                  planned: dict[int, int] | None = None, with_decided: bool = False,
-                 records: bool = True, submitted: list[tuple] | None = None,
+                 records: bool = True, submitted: list[list] | None = None,
                  annotations: SubmittedColumns | None = None, only: list[int] | None = None) -> ExportRows:
     """What the selection reads of the project, as plain rows; ``planned`` automatic picks (sentence ->
     translation) stand in for the recorded choice of the sentences they name. ``rows.gold`` holds the gold
     of the translations the selection can export (the final ones, or all with ``all_translations``) and,
     ``with_decided``, of every item with a decision (what the metrics input reads of gold). Without
     ``records`` only what decides which sentences are left out is read (no aspect maps or glossary).
-    ``submitted``: a list that receives the submitted translations as the metrics input takes them
+    ``submitted``: a list that receives the submitted translations' columns as the metrics input takes them
     (``db.metrics_data.TRANSLATION_COLUMNS``, in id order), so the figures read no translation again.
     ``annotations``: every submitted annotation, read by the caller in this transaction: the gold's versions
     are taken from them (``db.gold.read_gold_in_force``), not read again. ``only``: these sentences (row ids)
@@ -267,18 +267,21 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
         .join(User, User.id == Translation.translator_id)
         .where(Translation.sentence_id.in_(in_project))
     ))
-    found.sort(key=_by_sentence_phase_username(conn))
-    if submitted is not None:
-        submitted.extend(sorted(
-            ((pk, version, sentence_id, phase, translator_id, text, untranslatable, submitted_at)
-             for pk, sentence_id, phase, translator_id, _, text, untranslatable, status, _, submitted_at, version
-             in found if status == SUBMITTED), key=itemgetter(0)))
-    if found:
-        *head, untranslatable, status, guidelines = as_columns(found, 9)
-        # tuple.__new__ skips the NamedTuple's Python-level _make (as db.metrics_data makes its records)
-        for row in map(tuple.__new__, repeat(TranslationRow), zip(*head, map(bool, untranslatable), status, guidelines)):
-            translations[row[1]].append(row)
+    pk, sentence, phase, translator, username, text, untranslatable, status, guidelines, moment, version = (
+        as_columns(found, 11))
     del found
+    if submitted is not None:  # the metrics input's columns (TRANSLATION_COLUMNS) of the submitted ones, by id
+        chosen = list(map(SUBMITTED.__eq__, status))
+        submitted.extend(in_id_order([list(compress(column, chosen)) for column in
+                                      (pk, version, sentence, phase, translator, text, untranslatable, moment)]))
+    # tuple.__new__ skips the NamedTuple's Python-level _make (as db.metrics_data makes its records)
+    translation_rows = list(map(tuple.__new__, repeat(TranslationRow),
+                                zip(pk, sentence, phase, translator, username, text, map(bool, untranslatable),
+                                    status, guidelines)))
+    translation_rows.sort(key=_by_sentence_phase_username(conn))
+    for row in translation_rows:
+        translations[row[1]].append(row)
+    del translation_rows
     rows.translations = translations
     in_translations = select(Translation.id).where(Translation.sentence_id.in_(in_project))
 
@@ -327,15 +330,29 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     return rows
 
 
+def in_id_order(columns: list[list]) -> list[list]:
+    """Columns of rows (the first: their ids) reordered so the ids ascend. The database hands translations
+    over in its index's order (by sentence), which is the ids' only when they were made sentence by sentence."""
+    ids = columns[0]
+    if all(map(lt, ids, islice(ids, 1, None))):
+        return columns
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    return [[column[i] for i in order] for column in columns]
+
+
 def _by_sentence_phase_username(conn: Connection):
     """The sort key of translation rows (id, sentence, phase, translator, ...) that orders them as ``ORDER BY
     sentence_id, phase, username`` does: the database's order of the usernames (its collation, read from
     the small users table) as a rank per translator. Sorted here, not in SQL: the sort of ~48,000 rows with
     their texts in a temporary B-tree cost the database more than reading them (rows of one sentence are
     few, and the database hands them over nearly in order). Translator per sentence and phase is unique, so
-    the order is total, as the database's was."""
-    rank = {pk: i for i, (pk,) in enumerate(fetch(conn, select(User.id).order_by(User.username, User.id)))}
-    return lambda row: (row[1], row[2], rank[row[3]])  # phases are 'aware' and 'blind' (a CHECK): any collation
+    the order is total, as the database's was. Phases are 'aware' and 'blind' (a CHECK): alike in any collation."""
+    users = fetch(conn, select(User.id, User.username).order_by(User.username, User.id))
+    names = [name for _, name in users]
+    if names == sorted(names):  # Python orders these names as the database does (SQLite's BINARY, "C"):
+        return itemgetter(1, 2, 4)  # then the username itself (row 4) is the key, read in C
+    rank = {pk: i for i, (pk, _) in enumerate(users)}
+    return lambda row: (row[1], row[2], rank[row[3]])
 
 
 def _token_list(stored) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import countOf, itemgetter
 
 from sqlalchemy import Engine, Text, case, cast, func, select
 from sqlalchemy.orm import Session
@@ -150,12 +150,13 @@ def load_metrics_snapshot(engine: Engine, project_id: int, previous: MetricsSnap
 
 def read_metrics_input(
     session: Session, project_id: int, gold: dict[int, ItemGold] | None = None,
-    translations: list[tuple] | None = None, annotations: list[tuple] | None = None,
+    translations: list[list] | None = None, annotations: list[list] | None = None,
 ) -> MetricsInput:
     """``load_metrics_input`` inside the caller's transaction; ``gold``: the project's gold in force
     (``db.gold``) when the caller has read it already; ``translations``: the project's submitted translations
-    as the caller read them in this transaction (``TRANSLATION_COLUMNS``, in id order); ``annotations``: the
-    submitted annotations as the caller read them in this transaction (``read_submitted_annotations``)."""
+    as the caller read them in this transaction, as columns (``TRANSLATION_COLUMNS``, in id order);
+    ``annotations``: the submitted annotations as the caller read them in this transaction
+    (``read_submitted_annotations``' columns). Columns, not rows: the caller has them as columns already."""
     with paused_gc():
         return _read_snapshot(session, project_id, None, gold, keep=False, translations=translations,
                               annotations=annotations).data
@@ -169,16 +170,17 @@ def _annotation_statement():
             .join(TaggingItem, TaggingItem.id == Annotation.item_id))
 
 
-def read_submitted_annotations(session: Session) -> list[tuple]:
-    """Every submitted annotation as ``read_metrics_input`` takes them (``annotations``), in id order: read once by
-    a caller that needs them for the gold too (``submitted_columns``), as the export does."""
-    return fetch(session.connection(), _annotation_statement().where(Annotation.status == SUBMITTED)
-                 .order_by(Annotation.id))
+def read_submitted_annotations(session: Session) -> list[list]:
+    """Every submitted annotation as ``read_metrics_input`` takes them (``annotations``), in id order, as six
+    columns (``_annotation_statement``'s): read once by a caller that needs them for the gold too
+    (``submitted_columns``), as the export does."""
+    return as_columns(fetch(session.connection(), _annotation_statement().where(Annotation.status == SUBMITTED)
+                            .order_by(Annotation.id)), 6)
 
 
-def submitted_columns(annotations: list[tuple]) -> SubmittedColumns:
-    """``read_submitted_annotations``' rows as the gold reader takes them (``db.gold.SubmittedColumns``)."""
-    ids, _, translation_ids, annotator_ids, tags, _ = as_columns(annotations, 6)
+def submitted_columns(annotations: list[list]) -> SubmittedColumns:
+    """``read_submitted_annotations``' columns as the gold reader takes them (``db.gold.SubmittedColumns``)."""
+    ids, _, translation_ids, annotator_ids, tags, _ = annotations
     return SubmittedColumns(ids, translation_ids, annotator_ids, tags)
 
 
@@ -264,7 +266,7 @@ def _with_maps(rows: TableRows, mapped: dict[int, int], before: dict[int, int]) 
 
 def _read_snapshot(
     session: Session, project_id: int, previous: MetricsSnapshot | None, gold: dict[int, ItemGold] | None = None,
-    keep: bool = True, translations: list[tuple] | None = None, annotations: list[tuple] | None = None,
+    keep: bool = True, translations: list[list] | None = None, annotations: list[list] | None = None,
 ) -> MetricsSnapshot:
     conn = session.connection()
     k = conn.execute(select(Project.annotators_per_item).where(Project.id == project_id)).scalar()
@@ -304,7 +306,10 @@ def _read_snapshot(
     in_sentences = set(map(itemgetter(0), sentences))
 
     def translation_records(rows: list[tuple]) -> tuple[list[int], list[int], list[TranslationInfo]]:
-        pk, version, spk, phase, uid, text, untranslatable, submitted = as_columns(rows, 8)
+        return translation_records_of(as_columns(rows, 8))
+
+    def translation_records_of(cols: list[list]) -> tuple[list[int], list[int], list[TranslationInfo]]:
+        pk, version, spk, phase, uid, text, untranslatable, submitted = cols
         # tuple.__new__ skips the NamedTuple's Python-level __new__: half the cost per record.
         records = map(tuple.__new__, repeat(TranslationInfo), zip(
             pk, spk, phase, map(users.__getitem__, uid), text, map(bool, untranslatable), moments(submitted),
@@ -314,7 +319,7 @@ def _read_snapshot(
 
     before = previous.translations if previous is not None else None
     if translations is not None and not keep:  # read by the caller in this transaction
-        translation_rows = TableRows(*translation_records(translations), {}, None)
+        translation_rows = TableRows(*translation_records_of(translations), {}, None)
     else:
         translation_rows = _table_rows(conn, Translation, select(*TRANSLATION_COLUMNS), translation_records, before,
                                        keep)
@@ -330,7 +335,10 @@ def _read_snapshot(
     every_submitted: list[SubmittedColumns] = []
 
     def tag_set_records(rows: list[tuple]) -> tuple[list[int], list[int], list[TagSet]]:
-        pk, version, translation_pk, uid, raw, submitted = as_columns(rows, 6)
+        return tag_set_records_of(as_columns(rows, 6))
+
+    def tag_set_records_of(cols: list[list]) -> tuple[list[int], list[int], list[TagSet]]:
+        pk, version, translation_pk, uid, raw, submitted = cols
         if previous is None and gold is None:
             every_submitted.append(SubmittedColumns(pk, translation_pk, uid, raw))
         parsed = {tags: tags_from_json(tags) for tags in set(raw)}  # the same tag list recurs: parse each once
@@ -341,13 +349,13 @@ def _read_snapshot(
 
     before = previous.annotations if previous is not None else None
     if annotations is not None and not keep:  # read by the caller in this transaction
-        annotation_rows = TableRows(*tag_set_records(annotations), {}, None)
+        annotation_rows = TableRows(*tag_set_records_of(annotations), {}, None)
     else:
         annotation_rows = _table_rows(conn, Annotation, _annotation_statement(), tag_set_records, before, keep)
     tag_sets = list(filter(None, annotation_rows.records))
     if not known.issuperset(map(itemgetter(0), tag_sets)):
         tag_sets = [ts for ts in tag_sets if ts[0] in known]
-    invalid = list(map(itemgetter(2), tag_sets)).count(None)
+    invalid = countOf(map(itemgetter(2), tag_sets), None)
     if invalid:
         tag_sets = [ts for ts in tag_sets if ts.tags is not None]
 

@@ -95,3 +95,15 @@ def test_the_export_reads_the_annotations_once_for_its_gold_and_figures(world):
                                                        Annotation.status == Status.SUBMITTED).limit(1)).one()
         odd.tags = ["B-ASP"] + ["O"] * (len(odd.tags) - 1)
     check()
+
+
+def test_translation_columns_read_in_sentence_order_reach_the_figures_in_id_order():
+    """A project's translations are made phase by phase, so the database's sentence index hands them over with
+    ids out of order; the metrics input takes them by id (as its own read gives them)."""
+    from db.export_data import in_id_order
+
+    by_sentence = [[5, 1, 6, 2], ["blind", "aware", "blind", "aware"], [1, 1, 2, 2]]
+    assert in_id_order(by_sentence) == [[1, 2, 5, 6], ["aware", "aware", "blind", "blind"], [1, 2, 1, 2]]
+    in_order = [[1, 2, 3], ["a", "b", "c"]]
+    assert in_id_order(in_order) is in_order
+    assert in_id_order([[], []]) == [[], []]
