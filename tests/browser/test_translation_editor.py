@@ -152,6 +152,27 @@ def test_words_typed_right_after_submit_and_next_survive_the_next_tasks_first_au
     screenshot(page, "editor-typed-after-submit")
 
 
+def test_a_word_the_busy_server_refused_to_look_up_is_converted_when_asked_again(two_tasks, start_app, browser_page):
+    """A loaded server answers a session's look-ups 429 while earlier ones wait (prefetches of a word's first
+    letters, typed slowly): the refused word is asked for again, not left in Roman letters."""
+    url, engine = two_tasks
+    page = browser_page
+    box = open_first(page, start_app(url), engine)
+    refused = []
+
+    def busy_once(route):
+        if not refused:
+            refused.append(route.request.url)
+            route.fulfill(status=429, headers={"Retry-After": "1"}, json={"error": "too many look-ups"})
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/api/suggest\?.*q=hai(&|$)"), busy_once)
+    type_keys(page, FIRST + " ")
+    expect(box).to_have_value(FIRST_HI + " ", timeout=WAIT)
+    assert len(refused) == 1
+
+
 def test_words_typed_after_an_ordinary_autosave_survive_and_focus_stays(two_tasks, start_app, browser_page):
     url, engine = two_tasks
     page = browser_page

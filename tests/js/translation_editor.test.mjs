@@ -8,8 +8,8 @@ import {
   bracedWord, contextWords, devaAround, endsSentence, insideBraces, isDeva, isLetter, romanBefore,
 } from "../../ui/components/translation_editor/text.js";
 import {
-  SEPARATORS, becomesDanda, cacheKey, cycle, isKept, listKey, listOptions, promote, suggestUrl, typedChar,
-  wordToConvert,
+  RETRY_PAUSES_MS, SEPARATORS, becomesDanda, cacheKey, cycle, isKept, listKey, listOptions, patiently, promote,
+  suggestUrl, typedChar, wordToConvert,
 } from "../../ui/components/translation_editor/typing.js";
 import { carriedText, keptToRestore } from "../../ui/components/translation_editor/kept.js";
 
@@ -171,4 +171,21 @@ test("text typed after Submit & next moves to the next task", () => {
   assert.equal(carriedText("मेरा वाक्य", "मेरा वाक्य और", false), "और");
   assert.equal(carriedText("मेरा वाक्य", "मेरा वाक्य", false), "");
   assert.equal(carriedText("मेरा वाक्य", "बदला", true), "", "the old text changed: nothing moves");
+});
+
+test("a failed look-up is asked again after each pause until it answers; an empty answer is an answer", async () => {
+  const slept = [];
+  const sleep = async (ms) => { slept.push(ms); };
+  const answers = [null, null, ["है"]];
+  assert.deepEqual(await patiently(async () => answers.shift(), [500, 1000, 2000], sleep), ["है"]);
+  assert.deepEqual(slept, [500, 1000]);
+
+  slept.length = 0;
+  assert.equal(await patiently(async () => null, [500, 1000], sleep), null);  // every try failed
+  assert.deepEqual(slept, [500, 1000]);
+
+  slept.length = 0;
+  assert.deepEqual(await patiently(async () => [], [500], sleep), []);
+  assert.deepEqual(slept, []);
+  assert.deepEqual(RETRY_PAUSES_MS.length > 0 && RETRY_PAUSES_MS.every((ms) => ms > 0), true);
 });

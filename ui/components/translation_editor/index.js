@@ -3,7 +3,8 @@ import { stepCursor } from "../shared/tokens.js";
 import { carriedText, keptToRestore } from "./kept.js";
 import { contextWords, devaAround, isLetter, relocate, romanBefore, tokenize } from "./text.js";
 import {
-  becomesDanda, cacheKey, cycle, listKey, listOptions, promote, suggestUrl, typedChar, wordToConvert,
+  RETRY_PAUSES_MS, becomesDanda, cacheKey, cycle, listKey, listOptions, patiently, promote, suggestUrl, typedChar,
+  wordToConvert,
 } from "./typing.js";
 
 // The translation editor (ui/translation_editor.py): the text area, the candidate list, the map of terms
@@ -444,7 +445,7 @@ class Editor {
   }
 
   // The word before a separator at ``end``: replaced by its top candidate now, or when its candidates arrive
-  // (only if it is still there unchanged).
+  // (only if it is still there unchanged; a look-up the server could not answer is asked again).
   convert(w) {
     const ctx = this.ctxAt(w.start);
     const c = cached(w.word, ctx);
@@ -455,7 +456,11 @@ class Editor {
     }
     const waiting = { start: w.start, end: w.end, word: w.word };
     this.pending.push(waiting);
-    const done = lookup(this.data, w.word, ctx).then((late) => {
+    // Asked again while the server is busy (429, 503, too slow), as long as the word is still there unchanged.
+    const stillThere = () => this.area.value.slice(waiting.start, waiting.end) === waiting.word;
+    const ask = () => (stillThere() ? lookup(this.data, w.word, ctx) : Promise.resolve([]));
+    const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+    const done = patiently(ask, RETRY_PAUSES_MS, pause).then((late) => {
       this.pending = this.pending.filter((p) => p !== waiting);
       if (!late || !late.length || !this.phonetic()) return;
       const v = this.area.value;

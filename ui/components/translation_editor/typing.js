@@ -75,3 +75,19 @@ export function suggestUrl(api, roman, ctx) {
   if (ctx) url += "&ctx=" + encodeURIComponent(ctx);
   return url;
 }
+
+// Pauses (ms) before asking again for a word to convert when the look-up failed: a busy server answers 429
+// (this session has look-ups waiting: prefetches of a word's first letters while typing slowed down) or 503,
+// or is too slow to answer; the word must not stay in Roman letters for that.
+export const RETRY_PAUSES_MS = [500, 1000, 2000, 4000];
+
+// ``attempt()`` (a Promise of candidates, or null when the look-up failed) until it gives candidates, waiting
+// ``sleep(ms)`` between tries, once per pause; null when every try failed. An empty list is an answer, not a
+// failure: the server knows no candidate, asking again would change nothing.
+export async function patiently(attempt, pauses, sleep) {
+  for (let i = 0; ; i += 1) {
+    const got = await attempt();
+    if (got !== null || i >= pauses.length) return got;
+    await sleep(pauses[i]);
+  }
+}
