@@ -108,7 +108,8 @@ def test_unknown_project_is_an_error(engine):
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [('["O", "B", "I"]', "OBI"), ("[]", ""), ('["O","B"]', "OB"), ('["\\u0042"]', "B"), ('["X"]', None),
-     ('["BB"]', None), ("not json", None)],
+     ('["BB"]', None), ("not json", None), ('["B", "X"]', None), ('["O", "B", "I"] ', "OBI"), ('["B",  "I"]', "BI"),
+     ('["B", "I", ]', None), ('["B"]["I"]', None)],
 )
 def test_stored_tag_lists_are_read_exactly(raw, expected):
     assert tags_from_json(raw) == expected
