@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -59,12 +60,20 @@ class _Zygote:
     CORPUS_TEST_NO_ZYGOTE=1 starts each server as its own ``python -m streamlit`` instead."""
 
     process: subprocess.Popen | None = None
+    #: One request at a time: a test that starts two servers from two threads (test_several_servers) must not
+    #: start two zygotes, nor interleave its requests and read the other's pid (seen: an empty line read as a pid).
+    lock = threading.Lock()
 
     @classmethod
     def fork(cls, argv: list[str], env: dict[str, str], log: Path) -> int | None:
         """The pid of a new server, or None when the zygote is switched off or cannot start."""
         if os.environ.get("CORPUS_TEST_NO_ZYGOTE"):
             return None
+        with cls.lock:
+            return cls._fork(argv, env, log)
+
+    @classmethod
+    def _fork(cls, argv: list[str], env: dict[str, str], log: Path) -> int:
         if cls.process is None or cls.process.poll() is not None:
             cls.process = subprocess.Popen(
                 [sys.executable, str(HERE / "app_zygote.py")], cwd=ROOT, stdin=subprocess.PIPE,
