@@ -278,7 +278,8 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     translation_rows = list(map(tuple.__new__, repeat(TranslationRow),
                                 zip(pk, sentence, phase, translator, username, text, map(bool, untranslatable),
                                     status, guidelines)))
-    translation_rows.sort(key=_by_sentence_phase_username(conn))
+    if records:  # the records' order; which sentences are left out, and why, depends on no order
+        translation_rows.sort(key=_by_sentence_phase_username(conn))
     for row in translation_rows:
         translations[row[1]].append(row)
     del translation_rows

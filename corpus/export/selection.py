@@ -227,20 +227,24 @@ def _every_translation(rows: ExportRows, s: SourceRow, translators: dict[str, st
 
 def _final_translation(rows: ExportRows, s: SourceRow, by_id: dict[int, TranslationRow]) -> Iterator[Candidate | LeftOut]:
     final_id, note = rows.finals.get(s.id, (None, None))
-    submitted = [t for t in rows.translations.get(s.id, []) if t.status == SUBMITTED]
-    untranslatable = sum(t.untranslatable for t in submitted)
-    majority_untranslatable = untranslatable * 2 > len(submitted) > 0
+    translations = rows.translations.get(s.id, ())
+    submitted = untranslatable = 0  # counted in one pass: ~6,000 sentences each time the dashboard counts
+    for t in translations:
+        if t.status == SUBMITTED:
+            submitted += 1
+            untranslatable += t.untranslatable
+    majority_untranslatable = untranslatable * 2 > submitted > 0
     if majority_untranslatable and s.id not in rows.lead_decided:
         final_id = None  # an automatic pick never overrules the majority; only a lead's decision does
     if final_id is None:
         if majority_untranslatable:
-            reason, detail = "untranslatable by majority", f"{untranslatable} of {len(submitted)} translators"
+            reason, detail = "untranslatable by majority", f"{untranslatable} of {submitted} translators"
         elif s.id in rows.finals:
             reason, detail = "left out by lead", note or ""
         elif not submitted:
-            reason, detail = NOT_TRANSLATED_YET, f"{len(rows.translations.get(s.id, []))} draft(s)"
+            reason, detail = NOT_TRANSLATED_YET, f"{len(translations)} draft(s)"
         else:
-            reason, detail = AWAITING_DECISION, f"{len(submitted)} submitted translations"
+            reason, detail = AWAITING_DECISION, f"{submitted} submitted translations"
         yield LeftOut(s.domain, s.split, s.sentence_id, reason, detail)
         return
     t = by_id.get(final_id)
