@@ -173,6 +173,29 @@ def test_a_word_the_busy_server_refused_to_look_up_is_converted_when_asked_again
     assert len(refused) == 1
 
 
+def test_the_last_word_the_busy_server_refused_is_converted_before_the_submit(two_tasks, start_app, browser_page):
+    """Ctrl+Enter right after the last word: its look-up is refused twice (a prefetch while typing and the
+    submit's own), and the submitted text is still all Devanagari."""
+    url, engine = two_tasks
+    page = browser_page
+    open_first(page, start_app(url), engine)
+    refused = []
+
+    def busy_twice(route):
+        if len(refused) < 2:
+            refused.append(route.request.url)
+            route.fulfill(status=429, headers={"Retry-After": "1"}, json={"error": "too many look-ups"})
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/api/suggest\?.*q=hai(&|$)"), busy_twice)
+    type_keys(page, FIRST)
+    page.keyboard.press("Control+Enter")
+    page.get_by_test_id("item-key").filter(has_text="sentence K-2").wait_for()
+    wait_for_stored(page, engine, "K-1", FIRST_HI)
+    assert len(refused) == 2
+
+
 def test_words_typed_after_an_ordinary_autosave_survive_and_focus_stays(two_tasks, start_app, browser_page):
     url, engine = two_tasks
     page = browser_page

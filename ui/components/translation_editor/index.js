@@ -480,7 +480,12 @@ class Editor {
     const w = wordToConvert(this.area.value, this.area.selectionStart, this.kept);
     if (!w) return;
     const ctx = this.ctxAt(w.start);
-    const c = await Promise.race([lookup(this.data, w.word, ctx), new Promise((r) => setTimeout(() => r(null), 2500))]);
+    // Asked again if the busy server refused it (not for long: the translator is waiting for the next task).
+    const ask = () => (this.area.value.slice(w.start, w.end) === w.word ? lookup(this.data, w.word, ctx)
+      : Promise.resolve([]));
+    const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+    const c = await Promise.race([patiently(ask, RETRY_PAUSES_MS.slice(0, 2), pause),
+                                  new Promise((r) => setTimeout(() => r(null), 4000))]);
     if (c && c.length && this.area.value.slice(w.start, w.end) === w.word) {
       this.replaceRange(w.start, w.end, c[0], false);
       this.accept(w.word, c[0], ctx);
