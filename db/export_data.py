@@ -256,7 +256,7 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     are taken from them (``db.gold.read_gold_in_force``), not read again. ``only``: these sentences (row ids)
     alone, as if the project held no other."""
     conn = session.connection()  # Core rows: the ORM's per-row bookkeeping is most of a bulk read
-    sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id, only)
+    sentences, in_project, aspects, aspect_position, categories = _source_rows(conn, project_id, only, records)
     rows = ExportRows(sentences, annotators_per_item, aspects, categories)
 
     translations: dict[int, list[TranslationRow]] = defaultdict(list)
@@ -381,10 +381,11 @@ def _proper_nouns(conn: Connection, project_id: int) -> list[str]:
     })
 
 
-def _source_rows(conn, project_id: int, only: list[int] | None = None):
+def _source_rows(conn, project_id: int, only: list[int] | None = None, aspects_too: bool = True):
     """The project's source sentences (export order, as ``SourceRow``), the sub-query of their ids, their
     aspect terms and categories in position order, and each aspect term's position by id: one reader for
-    both exports. Driver tuples (``db.rows.fetch``), not SQLAlchemy rows. ``only``: these sentences alone."""
+    both exports. Driver tuples (``db.rows.fetch``), not SQLAlchemy rows. ``only``: these sentences alone;
+    without ``aspects_too`` no aspect term or category is read (the left-out counts check none)."""
     chosen = SourceSentence.project_id == project_id
     if only is not None:
         chosen = chosen & among(SourceSentence.id, only)
@@ -398,6 +399,9 @@ def _source_rows(conn, project_id: int, only: list[int] | None = None):
 
     aspects: dict[int, list[EnglishAspect]] = defaultdict(list)
     aspect_position: dict[int, int] = {}
+    categories: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
+    if not aspects_too:
+        return sentences, in_project, aspects, aspect_position, categories
     for pk, sentence_id, position, term, start, end, polarity in fetch(conn, (
         select(AspectTerm.id, AspectTerm.sentence_id, AspectTerm.position, AspectTerm.term, AspectTerm.start,
                AspectTerm.end, AspectTerm.polarity)
@@ -406,7 +410,6 @@ def _source_rows(conn, project_id: int, only: list[int] | None = None):
         aspects[sentence_id].append(EnglishAspect(term, start, end, polarity, position))
         aspect_position[pk] = position
 
-    categories: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
     for sentence_id, category, polarity in fetch(conn, (
         select(AspectCategory.sentence_id, AspectCategory.category, AspectCategory.polarity)
         .where(AspectCategory.sentence_id.in_(in_project))
