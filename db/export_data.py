@@ -260,17 +260,18 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     rows = ExportRows(sentences, annotators_per_item, aspects, categories)
 
     translations: dict[int, list[TranslationRow]] = defaultdict(list)
-    found = fetch(conn, (  # driver tuples: SQLAlchemy's row objects cost more than the rows
-        select(Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
-               User.username, Translation.text, Translation.untranslatable, Translation.status,
-               Translation.guidelines_version, Translation.submitted_at, Translation.version)
-        .join(User, User.id == Translation.translator_id)
-        .where(Translation.sentence_id.in_(in_project))
-    ))
-    pk, sentence, phase, translator, username, text, untranslatable, status, guidelines, moment, version = (
-        as_columns(found, 11))
+    wanted = [Translation.id, Translation.sentence_id, Translation.phase, Translation.translator_id,
+              Translation.text, Translation.untranslatable, Translation.status, Translation.guidelines_version]
+    if submitted is not None:
+        wanted += [Translation.submitted_at, Translation.version]
+    # Driver tuples (SQLAlchemy's row objects cost more than the rows), and no join: the usernames are a few.
+    found = fetch(conn, select(*wanted).where(Translation.sentence_id.in_(in_project)))
+    columns = as_columns(found, len(wanted))
     del found
+    pk, sentence, phase, translator, text, untranslatable, status, guidelines = columns[:8]
+    username = list(map(dict(fetch(conn, select(User.id, User.username))).__getitem__, translator))
     if submitted is not None:  # the metrics input's columns (TRANSLATION_COLUMNS) of the submitted ones, by id
+        moment, version = columns[8:]
         chosen = list(map(SUBMITTED.__eq__, status))
         submitted.extend(in_id_order([list(compress(column, chosen)) for column in
                                       (pk, version, sentence, phase, translator, text, untranslatable, moment)]))
