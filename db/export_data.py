@@ -269,7 +269,8 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
     columns = as_columns(found, len(wanted))
     del found
     pk, sentence, phase, translator, text, untranslatable, status, guidelines = columns[:8]
-    username = list(map(dict(fetch(conn, select(User.id, User.username))).__getitem__, translator))
+    users = fetch(conn, select(User.id, User.username).order_by(User.username, User.id))  # a few: read once
+    username = list(map(dict(users).__getitem__, translator))
     if submitted is not None:  # the metrics input's columns (TRANSLATION_COLUMNS) of the submitted ones, by id
         moment, version = columns[8:]
         chosen = list(map(SUBMITTED.__eq__, status))
@@ -280,7 +281,7 @@ def _export_rows(session: Session, project_id: int, annotators_per_item: int, al
                                 zip(pk, sentence, phase, translator, username, text, map(bool, untranslatable),
                                     status, guidelines)))
     if records:  # the records' order; which sentences are left out, and why, depends on no order
-        translation_rows.sort(key=_by_sentence_phase_username(conn))
+        translation_rows.sort(key=_by_sentence_phase_username(users))
     for row in translation_rows:
         translations[row[1]].append(row)
     del translation_rows
@@ -342,14 +343,13 @@ def in_id_order(columns: list[list]) -> list[list]:
     return [[column[i] for i in order] for column in columns]
 
 
-def _by_sentence_phase_username(conn: Connection):
-    """The sort key of translation rows (id, sentence, phase, translator, ...) that orders them as ``ORDER BY
-    sentence_id, phase, username`` does: the database's order of the usernames (its collation, read from
-    the small users table) as a rank per translator. Sorted here, not in SQL: the sort of ~48,000 rows with
+def _by_sentence_phase_username(users: list[tuple[int, str]]):
+    """The sort key of translation rows (id, sentence, phase, translator, username, ...) that orders them as
+    ``ORDER BY sentence_id, phase, username`` does, given the users as (id, username) in the database's order
+    of the usernames (its collation): that order as a rank per translator. Sorted here, not in SQL: the sort of ~48,000 rows with
     their texts in a temporary B-tree cost the database more than reading them (rows of one sentence are
     few, and the database hands them over nearly in order). Translator per sentence and phase is unique, so
     the order is total, as the database's was. Phases are 'aware' and 'blind' (a CHECK): alike in any collation."""
-    users = fetch(conn, select(User.id, User.username).order_by(User.username, User.id))
     names = [name for _, name in users]
     if names == sorted(names):  # Python orders these names as the database does (SQLite's BINARY, "C"):
         return itemgetter(1, 2, 4)  # then the username itself (row 4) is the key, read in C
