@@ -152,22 +152,29 @@ def test_words_typed_right_after_submit_and_next_survive_the_next_tasks_first_au
     screenshot(page, "editor-typed-after-submit")
 
 
+def refuse_look_ups(page, word: str, times: int) -> list[str]:
+    """The first ``times`` look-ups of ``word`` answered 429, as a loaded server answers a session whose earlier
+    look-ups still wait; the list of refused URLs grows as they come."""
+    refused: list[str] = []
+
+    def busy(route):
+        if len(refused) < times:
+            refused.append(route.request.url)
+            route.fulfill(status=429, headers={"Retry-After": "1"}, json={"error": "too many look-ups"})
+        else:
+            route.continue_()
+
+    page.route(re.compile(rf"/api/suggest\?.*q={word}(&|$)"), busy)
+    return refused
+
+
 def test_a_word_the_busy_server_refused_to_look_up_is_converted_when_asked_again(two_tasks, start_app, browser_page):
     """A loaded server answers a session's look-ups 429 while earlier ones wait (prefetches of a word's first
     letters, typed slowly): the refused word is asked for again, not left in Roman letters."""
     url, engine = two_tasks
     page = browser_page
     box = open_first(page, start_app(url), engine)
-    refused = []
-
-    def busy_once(route):
-        if not refused:
-            refused.append(route.request.url)
-            route.fulfill(status=429, headers={"Retry-After": "1"}, json={"error": "too many look-ups"})
-        else:
-            route.continue_()
-
-    page.route(re.compile(r"/api/suggest\?.*q=hai(&|$)"), busy_once)
+    refused = refuse_look_ups(page, "hai", 1)
     type_keys(page, FIRST + " ")
     expect(box).to_have_value(FIRST_HI + " ", timeout=WAIT)
     assert len(refused) == 1
@@ -179,16 +186,7 @@ def test_the_last_word_the_busy_server_refused_is_converted_before_the_submit(tw
     url, engine = two_tasks
     page = browser_page
     open_first(page, start_app(url), engine)
-    refused = []
-
-    def busy_twice(route):
-        if len(refused) < 2:
-            refused.append(route.request.url)
-            route.fulfill(status=429, headers={"Retry-After": "1"}, json={"error": "too many look-ups"})
-        else:
-            route.continue_()
-
-    page.route(re.compile(r"/api/suggest\?.*q=hai(&|$)"), busy_twice)
+    refused = refuse_look_ups(page, "hai", 2)
     type_keys(page, FIRST)
     page.keyboard.press("Control+Enter")
     page.get_by_test_id("item-key").filter(has_text="sentence K-2").wait_for()

@@ -444,6 +444,14 @@ class Editor {
     if (c) show(c); else lookup(this.data, roman, ctx).then(show);
   }
 
+  // The candidates of the word ``spot`` ({ start, end, word }) to convert, asked again after each pause while the
+  // server is busy (429, 503, too slow) and the word is still there unchanged; [] once it is gone.
+  lookupPatiently(spot, ctx, pauses) {
+    const ask = () => (this.area.value.slice(spot.start, spot.end) === spot.word
+      ? lookup(this.data, spot.word, ctx) : Promise.resolve([]));
+    return patiently(ask, pauses, (ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
   // The word before a separator at ``end``: replaced by its top candidate now, or when its candidates arrive
   // (only if it is still there unchanged; a look-up the server could not answer is asked again).
   convert(w) {
@@ -456,11 +464,7 @@ class Editor {
     }
     const waiting = { start: w.start, end: w.end, word: w.word };
     this.pending.push(waiting);
-    // Asked again while the server is busy (429, 503, too slow), as long as the word is still there unchanged.
-    const stillThere = () => this.area.value.slice(waiting.start, waiting.end) === waiting.word;
-    const ask = () => (stillThere() ? lookup(this.data, w.word, ctx) : Promise.resolve([]));
-    const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-    const done = patiently(ask, RETRY_PAUSES_MS, pause).then((late) => {
+    const done = this.lookupPatiently(waiting, ctx, RETRY_PAUSES_MS).then((late) => {
       this.pending = this.pending.filter((p) => p !== waiting);
       if (!late || !late.length || !this.phonetic()) return;
       const v = this.area.value;
@@ -480,11 +484,8 @@ class Editor {
     const w = wordToConvert(this.area.value, this.area.selectionStart, this.kept);
     if (!w) return;
     const ctx = this.ctxAt(w.start);
-    // Asked again if the busy server refused it (not for long: the translator is waiting for the next task).
-    const ask = () => (this.area.value.slice(w.start, w.end) === w.word ? lookup(this.data, w.word, ctx)
-      : Promise.resolve([]));
-    const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-    const c = await Promise.race([patiently(ask, RETRY_PAUSES_MS.slice(0, 2), pause),
+    // Not asked again for long: the translator is waiting for the next task.
+    const c = await Promise.race([this.lookupPatiently(w, ctx, RETRY_PAUSES_MS.slice(0, 2)),
                                   new Promise((r) => setTimeout(() => r(null), 4000))]);
     if (c && c.length && this.area.value.slice(w.start, w.end) === w.word) {
       this.replaceRange(w.start, w.end, c[0], false);
