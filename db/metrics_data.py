@@ -11,6 +11,7 @@ changes with every save, submission, import, adjudication or change of who tags 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime, timedelta
 from itertools import compress, repeat
 from operator import countOf, itemgetter
@@ -94,21 +95,34 @@ def load_metrics_input(engine: Engine, project_id: int) -> MetricsInput:
 @dataclass(frozen=True)
 class TableRows:
     """One table's rows as a snapshot read them, in id order: ids, versions and records (None where a row
-    does not count: not submitted), where each id sits, and the table's fingerprint then (``_fingerprint``).
-    Parallel lists, not a dict of pairs: a paper-scale load builds ~140,000 of them."""
+    does not count: not submitted), and the table's fingerprint then (``_fingerprint``). Parallel lists, not a
+    dict of pairs: a paper-scale load builds ~140,000 of them."""
 
     ids: list[int]
     versions: list[int]
     records: list[tuple | None]
-    index: dict[int, int]
     fingerprint: tuple
+
+    @cached_property
+    def index(self) -> dict[int, int]:
+        """Where each id sits: made at the first patch that needs it, not at the read (the dashboard's first
+        open pays nothing for it)."""
+        return dict(zip(self.ids, range(len(self.ids))))
+
+
+def _patched_rows(ids: list[int], versions: list[int], records: list, index: dict[int, int],
+                  fingerprint: tuple) -> TableRows:
+    """Rows a patch made, with the index it kept up to date (``cached_property`` keeps its value in the
+    instance's ``__dict__``, which is where it is put)."""
+    rows = TableRows(ids, versions, records, fingerprint)
+    rows.__dict__["index"] = index
+    return rows
 
 
 def _in_id_order(ids: list[int], versions: list[int], records: list, fingerprint: tuple) -> TableRows:
     order = sorted(range(len(ids)), key=ids.__getitem__)
-    ids = [ids[i] for i in order]
-    return TableRows(ids, [versions[i] for i in order], [records[i] for i in order],
-                     dict(zip(ids, range(len(ids)))), fingerprint)
+    return TableRows([ids[i] for i in order], [versions[i] for i in order], [records[i] for i in order],
+                     fingerprint)
 
 
 @dataclass(frozen=True)
@@ -194,11 +208,18 @@ TRANSLATION_COLUMNS = (
 def _fingerprint(conn, table) -> tuple:
     """(rows, sum of versions, sum of ids, latest update): any write changes it, since every write of a row
     bumps its version (optimistic locking), an insert adds an id and a delete takes one away."""
-    count, versions, ids, latest = conn.execute(select(
-        func.count(table.id), func.coalesce(func.sum(table.version), 0), func.coalesce(func.sum(table.id), 0),
-        func.max(table.updated_at),
-    )).one()
+    versions, ids = conn.execute(select(func.coalesce(func.sum(table.version), 0),
+                                        func.coalesce(func.sum(table.id), 0))).one()
+    count, latest = _count_and_max(conn, table, table.updated_at)
     return count, int(versions), int(ids), moment(latest)
+
+
+def _count_and_max(conn, table, *columns) -> tuple:
+    """The rows of ``table`` and the largest value of each of ``columns``, one aggregate a query: a lone
+    ``count`` or ``max`` of an indexed column is answered from the index (its entries, its last one), where
+    one query of them all scans the table."""
+    return (conn.execute(select(func.count()).select_from(table)).scalar(),
+            *(conn.execute(select(func.max(column))).scalar() for column in columns))
 
 
 def _table_rows(conn, table, statement, build, previous: TableRows | None, keep: bool = True) -> TableRows:
@@ -208,12 +229,14 @@ def _table_rows(conn, table, statement, build, previous: TableRows | None, keep:
     fingerprint the table has now, else everything is read again. Without ``keep`` only the submitted rows
     are read, with nothing kept for a later patch (a one-off load: the command line, the export)."""
     if not keep:
-        return TableRows(*build(fetch(conn, statement.where(table.status == SUBMITTED).order_by(table.id))), {}, None)
+        return TableRows(*build(fetch(conn, statement.where(table.status == SUBMITTED).order_by(table.id))), None)
+    if previous is None:
+        return _read_in_full(conn, table, statement, build)
     fingerprint = _fingerprint(conn, table)
-    if previous is not None and previous.fingerprint == fingerprint:
+    if previous.fingerprint == fingerprint:
         return previous
     submitted = table.status == SUBMITTED
-    if previous is not None and previous.fingerprint[3] is not None:
+    if previous.fingerprint[3] is not None:
         recent = fetch(conn, select(table.id, table.version).where(
             table.updated_at >= previous.fingerprint[3] - RECENT))
         index, versions = previous.index, previous.versions
@@ -239,13 +262,22 @@ def _table_rows(conn, table, statement, build, previous: TableRows | None, keep:
             if (len(ids), sum(versions), sum(ids)) == fingerprint[:3]:
                 if added and min(added) < max(previous.ids, default=0):
                     return _in_id_order(ids, versions, records, fingerprint)  # as a full read gives them
-                return TableRows(ids, versions, records, index, fingerprint)
+                return _patched_rows(ids, versions, records, index, fingerprint)
+    return _read_in_full(conn, table, statement, build)
+
+
+def _read_in_full(conn, table, statement, build) -> TableRows:
+    """Every row of ``table``, its fingerprint summed from the ids and versions read (the same transaction:
+    the sums ``_fingerprint`` would scan the table for)."""
+    count, latest = _count_and_max(conn, table, table.updated_at)
+    latest = moment(latest)
+    submitted = table.status == SUBMITTED
     ids, versions, records = build(fetch(conn, statement.where(submitted).order_by(table.id)))
-    if len(ids) == fingerprint[0]:
-        return TableRows(ids, versions, records, dict(zip(ids, range(len(ids)))), fingerprint)
+    if len(ids) == count:
+        return TableRows(ids, versions, records, (count, sum(versions), sum(ids), latest))
     others = fetch(conn, select(table.id, table.version).where(~submitted))
-    return _in_id_order(ids + [pk for pk, _ in others], versions + [v for _, v in others],
-                        records + [None] * len(others), fingerprint)
+    ids, versions = ids + [pk for pk, _ in others], versions + [v for _, v in others]
+    return _in_id_order(ids, versions, records + [None] * len(others), (len(ids), sum(versions), sum(ids), latest))
 
 
 def _with_maps(rows: TableRows, mapped: dict[int, int], before: dict[int, int]) -> TableRows:
@@ -261,7 +293,7 @@ def _with_maps(rows: TableRows, mapped: dict[int, int], before: dict[int, int]) 
     records = list(rows.records)
     for i in stale:
         records[i] = records[i]._replace(aspects_mapped=mapped.get(rows.ids[i]))
-    return TableRows(rows.ids, rows.versions, records, rows.index, rows.fingerprint)
+    return _patched_rows(rows.ids, rows.versions, records, rows.index, rows.fingerprint)
 
 
 def _read_snapshot(
@@ -292,8 +324,9 @@ def _read_snapshot(
     if previous is not None and previous.sentence_rows == (sentence_rows, aspect_counts):
         sentences = previous.data.sentences  # as they were: readers keep what they derived from them
     else:
-        sentences = [SentenceInfo(pk, sid, domain, split, text, aspect_counts.get(pk, 0), ordinal or 0)
-                     for pk, sid, domain, split, text, ordinal in sentence_rows]
+        pks, *named, ordinals = as_columns(sentence_rows, 6)  # sentence id, domain, split, text
+        sentences = list(map(tuple.__new__, repeat(SentenceInfo), zip(
+            pks, *named, map(aspect_counts.get, pks, repeat(0)), (o or 0 for o in ordinals))))
     # The big tables are read without joins and filtered here: the joins cost more than the rows.
     # Aspect maps of every translation: only those of the submitted translations kept below are used.
     map_rows = fetch(conn, select(
@@ -319,7 +352,7 @@ def _read_snapshot(
 
     before = previous.translations if previous is not None else None
     if translations is not None and not keep:  # read by the caller in this transaction
-        translation_rows = TableRows(*translation_records_of(translations), {}, None)
+        translation_rows = TableRows(*translation_records_of(translations), None)
     else:
         translation_rows = _table_rows(conn, Translation, select(*TRANSLATION_COLUMNS), translation_records, before,
                                        keep)
@@ -349,7 +382,7 @@ def _read_snapshot(
 
     before = previous.annotations if previous is not None else None
     if annotations is not None and not keep:  # read by the caller in this transaction
-        annotation_rows = TableRows(*tag_set_records_of(annotations), {}, None)
+        annotation_rows = TableRows(*tag_set_records_of(annotations), None)
     else:
         annotation_rows = _table_rows(conn, Annotation, _annotation_statement(), tag_set_records, before, keep)
     tag_sets = list(filter(None, annotation_rows.records))
@@ -362,12 +395,9 @@ def _read_snapshot(
     # The gold in force of the items with a decision: an item without one has gold only where all its
     # versions carry the same tags, which its tag sets already give (``db.gold._gold_in_force``). It
     # depends on the submitted annotations, the decisions (append-only) and who is assigned.
-    gold_key = (
-        k,
-        *conn.execute(select(func.count(Adjudication.id), func.max(Adjudication.id))).one(),
-        *conn.execute(select(func.count(AnnotationAssignment.id), func.max(AnnotationAssignment.id),
-                             cast(func.max(AnnotationAssignment.updated_at), Text))).one(),
-    ) if keep else None
+    gold_key = (k, *_count_and_max(conn, Adjudication, Adjudication.id),
+                *_count_and_max(conn, AnnotationAssignment, AnnotationAssignment.id,
+                                AnnotationAssignment.updated_at)) if keep else None
     gold_tags = None
     if gold is None:
         if annotation_rows is before and previous.gold_key == gold_key:
