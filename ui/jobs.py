@@ -42,22 +42,23 @@ def show_text(said: JobText) -> None:
     {"info": st.info, "success": st.success, "error": st.error}.get(said.level, st.info)(md_escape(said.text))
 
 
+def show_job(engine: Engine, job: JobView | None, what: str, key: str) -> None:
+    """``what`` (e.g. "The baseline") as its job stands; an active job is watched until it ends, then the page
+    reruns. ``key`` names the element (``st-key-<key>`` in the page) for tests. The one keyed container holds the
+    watcher too, so the rerun at the job's end replaces what it showed in place (a container made inside the
+    fragment sat elsewhere in the page: for the rerun's moment the old and the new state were both on screen)."""
+    if job is None:
+        return
+    with st.container(key=key):
+        if job.active:
+            _watched(engine, job.id, what)
+        else:
+            show_text(job.describe(what))
+
+
 @st.fragment(run_every=WATCH_EVERY_S)
-def _watched(engine: Engine, job_id: int, what: str, key: str) -> None:
+def _watched(engine: Engine, job_id: int, what: str) -> None:
     job = jobs.get(engine, job_id)
     if job is None or not job.active:
         st.rerun()
-    with st.container(key=key):
-        show_text(job.describe(what))
-
-
-def show_job(engine: Engine, job: JobView | None, what: str, key: str) -> None:
-    """``what`` (e.g. "The baseline") as its job stands; an active job is watched until it ends, then the page
-    reruns. ``key`` names the element (``st-key-<key>`` in the page) for tests."""
-    if job is None:
-        return
-    if job.active:
-        _watched(engine, job.id, what, key)
-        return
-    with st.container(key=key):
-        show_text(job.describe(what))
+    show_text(job.describe(what))
