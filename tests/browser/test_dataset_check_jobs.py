@@ -27,6 +27,12 @@ def test_the_dataset_check_shows_the_baseline_job_and_updates_when_it_ends(datab
     enter_as(page, server, "boss", "dataset_check")
     page.get_by_role("heading", name="Dataset check").wait_for()
     page.get_by_text("Run the baseline to see span precision").wait_for()
+    # Every change of the page counts the job's boxes: the state shows in one place, never twice.
+    page.evaluate("""() => {
+        const count = () => { window.__jobBoxes = Math.max(window.__jobBoxes || 0,
+            document.querySelectorAll('.st-key-check_baseline_job').length); };
+        new MutationObserver(count).observe(document.body, {childList: true, subtree: true, attributes: true});
+    }""")
     page.get_by_role("button", name="Run the baseline").click()
     state = page.locator(".st-key-check_baseline_job")
     try:
@@ -40,6 +46,7 @@ def test_the_dataset_check_shows_the_baseline_job_and_updates_when_it_ends(datab
     except AssertionError:
         print(page_text(page))
         raise
+    assert page.evaluate("window.__jobBoxes") == 1
     [job] = jobs.history(engine, default_project(engine))
     assert (job.kind, job.state, job.attempts) == ("dataset-baseline", "done", 1)
     assert set(job.result) >= {"en", "hi", "signature"}
