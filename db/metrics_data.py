@@ -11,8 +11,8 @@ changes with every save, submission, import, adjudication or change of who tags 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from datetime import datetime, timedelta
+from functools import cached_property
 from itertools import compress, repeat
 from operator import countOf, itemgetter
 
