@@ -428,6 +428,50 @@ def test_nginx_config_keeps_a_browser_on_its_server_after_one_failed_request_and
             first.stop()
 
 
+class _SilentServer:
+    """An app server whose machine is switched off: a connection to it is never answered (its listen queue is
+    full, so the kernel drops the connection's first packet as a powered-off host would, and the caller waits)."""
+
+    def __init__(self) -> None:
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(0)
+        self.port = self.listener.getsockname()[1]
+        self.address = f"127.0.0.1:{self.port}"
+        self.queued = socket.create_connection(("127.0.0.1", self.port), timeout=5)  # fills the queue
+
+    def stop(self) -> None:
+        self.queued.close()
+        self.listener.close()
+
+
+def test_nginx_config_gives_up_on_a_server_that_never_answers_in_seconds_and_the_next_one_answers(tmp_path):
+    """A request for a switched-off server is answered by the other one after ``proxy_connect_timeout`` (3 s),
+    not after nginx's default 60 s: the client here waits 30 s, so the default fails the test."""
+    nginx = _nginx()
+    silent, alive = _SilentServer(), _StandInServer()
+    proxy = start_nginx(nginx, tmp_path, [silent.port, alive.port], _free_port(), _free_port())
+    try:
+        for _ in range(32):  # browsers until one belongs to the silent server
+            affinity = secrets.token_hex(16)
+            response = _request(proxy, "GET", "/_stcore/health", tls=True,
+                                headers={"Cookie": f"{AFFINITY_COOKIE}={affinity}"})
+            assert response.status == 200, (response.status, proxy.logs())
+            line = _wait(lambda: [x for x in proxy.lines() if x["affinity"] == affinity], 10,
+                         "the request in nginx's access log")[-1]
+            if line["tried"][0] == silent.address:
+                break
+        else:
+            pytest.fail(f"no browser of 32 was placed on the silent server:\n{proxy.logs()}")
+        assert line["tried"] == [silent.address, alive.address], proxy.logs()
+        assert "timed out" in "\n".join(proxy.upstream_errors()), proxy.logs()
+    finally:
+        proxy.process.terminate()
+        proxy.process.wait(15)
+        alive.stop()
+        silent.stop()
+
+
 def test_nginx_config_sends_each_request_to_an_app_server_on_a_connection_of_its_own(tmp_path):
     """No connection to an app server is kept for a later request: the app server (uvicorn) closes one left idle
     for 5 s, and a request nginx sent into it just then failed (a reset), even with nginx closing its idle
