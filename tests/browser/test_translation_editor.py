@@ -194,6 +194,45 @@ def test_the_last_word_the_busy_server_refused_is_converted_before_the_submit(tw
     assert len(refused) == 2
 
 
+def test_words_typed_after_submit_survive_a_conversion_that_comes_back_after_the_submit(
+        two_tasks, start_app, browser_page):
+    """A busy server answers a word's look-up only after Submit & next went out without it (the submit waits 2.5 s
+    for it): the text went as it was, and the words typed into the editor before the next task's arrives still
+    move to the next task. (The late conversion changed the old editor's text, and what was typed after it was
+    no longer seen as typed after the submit: it was dropped.)"""
+    url, engine = two_tasks
+    page = browser_page
+    replies = ReplyHold(page)
+    open_first(page, start_app(url), engine)
+    asked, answering = [], []
+
+    def busy(route):
+        asked.append(route.request.url)
+        if answering:
+            route.continue_()
+        else:
+            route.fulfill(status=429, headers={"Retry-After": "1"}, json={"error": "too many look-ups"})
+
+    page.route(re.compile(r"/api/suggest\?.*q=achha(&|$)"), busy)
+    type_keys(page, FIRST)
+    replies.hold()  # the next task's editor waits: what is typed now lands in this one
+    page.keyboard.press("Control+Enter")
+    wait_for_stored(page, engine, "K-1", "मेरा कीबोर्ड बहुत achha है")  # sent without the word's candidates
+    type_keys(page, " " + TWO)
+    answering.append(True)
+    asked_before = len(asked)
+    deadline = time.monotonic() + WAIT / 1000
+    while len(asked) == asked_before and time.monotonic() < deadline:  # the editor asks again (after up to 4 s)
+        page.wait_for_timeout(100)
+    assert len(asked) > asked_before, asked
+    page.wait_for_timeout(1000)  # its answer is in
+    replies.release()
+    page.get_by_test_id("item-key").filter(has_text="sentence K-2").wait_for()
+    expect(editor_box(page)).to_have_value("मेरा कीबोर्ड ", timeout=WAIT)
+    wait_for_stored(page, engine, "K-2", "मेरा कीबोर्ड")
+    assert stored(engine, "K-1") == "मेरा कीबोर्ड बहुत achha है"
+
+
 def test_words_typed_after_an_ordinary_autosave_survive_and_focus_stays(two_tasks, start_app, browser_page):
     url, engine = two_tasks
     page = browser_page

@@ -467,6 +467,9 @@ class Editor {
     const done = this.lookupPatiently(waiting, ctx, RETRY_PAUSES_MS).then((late) => {
       this.pending = this.pending.filter((p) => p !== waiting);
       if (!late || !late.length || !this.phonetic()) return;
+      // Not in the text that Submit & next or Skip sent (it went as it was: changed here, what is typed after it
+      // would no longer be found after it, ``carryOver``), nor in an editor the next one has replaced.
+      if (!this.root.isConnected || (typeof this.leaving === "string" && waiting.start < this.leaving.length)) return;
       const v = this.area.value;
       if (v.slice(waiting.start, waiting.end) !== waiting.word) return;  // edited since: leave it
       if (isLetter(v.charAt(waiting.start - 1)) || isLetter(v.charAt(waiting.end))) return;
