@@ -25,7 +25,9 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,6 +40,8 @@ FORMAT = 1
 PROTOCOL = 5
 # Files of one name (older keys) kept after a new one is written: another checkout may still use them.
 KEEP = 3
+# How long a process waits for another one's build of the same model before building it itself.
+BUILD_WAIT_S = 120.0
 
 T = TypeVar("T")
 
@@ -85,12 +89,46 @@ def cached(name: str, sources: Sequence[Path], build: Callable[[], T], licences:
     found = _read(path)
     if found is not None:
         return found
-    value = build()
-    try:
-        _write(path, value, sources, licences)
-    except (OSError, pickle.PicklingError) as exc:
-        log.warning("could not cache %s in %s: %s", name, folder, exc)
+    with _building(folder / f".{name}.lock"):
+        found = _read(path)  # built by another process while this one waited for the lock
+        if found is not None:
+            return found
+        value = build()
+        try:
+            _write(path, value, sources, licences)
+        except (OSError, pickle.PicklingError) as exc:
+            log.warning("could not cache %s in %s: %s", name, folder, exc)
     return value
+
+
+@contextmanager
+def _building(lock: Path) -> Iterator[None]:
+    """One process at a time builds a model: servers or test workers started together on a fresh machine would
+    each spend the seconds of a build on the same file; the others wait and read it. Without a lock to be had
+    (no ``fcntl``, a directory that cannot be written, a builder that takes past ``BUILD_WAIT_S``), build anyway."""
+    handle = None
+    try:
+        import fcntl
+
+        lock.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle = open(lock, "a")  # noqa: SIM115 - held for the whole build
+        deadline = time.monotonic() + BUILD_WAIT_S
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    log.warning("%s held past %.0f s: building without it", lock, BUILD_WAIT_S)
+                    break
+                time.sleep(0.05)
+    except (ImportError, OSError) as exc:
+        log.debug("building without a lock (%s)", exc)
+    try:
+        yield
+    finally:
+        if handle is not None:
+            handle.close()  # releases the lock
 
 
 def _read(path: Path):

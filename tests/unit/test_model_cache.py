@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -147,3 +149,43 @@ def test_the_typing_models_keys_cover_their_data_and_the_modules_that_build_them
     sources, licences, build = asked["hi_bigrams"]
     assert set(sources) >= {word_context.BIGRAMS_PATH, Path(word_context.__file__).resolve()}
     assert licences == ["hi_bigrams.LICENSE"] and build is word_context.build_context_model
+
+
+def _ask_for_the_model(directory: str, source: str, counter: str, start, results) -> None:
+    """One process (a server or a test worker starting): asks for the model once the others are ready too."""
+    def build() -> dict:
+        with open(counter, "a") as fh:
+            fh.write("built\n")
+        time.sleep(0.5)  # long enough for the others to find no file and wait
+        return {"built from": Path(source).read_text()}
+
+    start.wait()
+    results.put(model_cache.cached("model", [Path(source)], build, directory=Path(directory)))
+
+
+def test_processes_asking_at_once_on_a_fresh_machine_build_the_model_once_and_all_get_it(tmp_path, source):
+    context = multiprocessing.get_context("fork")
+    start, results, counter = context.Barrier(4), context.Queue(), tmp_path / "builds.txt"
+    askers = [context.Process(target=_ask_for_the_model, args=(str(tmp_path / "cache"), str(source), str(counter),
+                                                              start, results)) for _ in range(4)]
+    for asker in askers:
+        asker.start()
+    got = [results.get(timeout=60) for _ in askers]
+    for asker in askers:
+        asker.join(30)
+    assert counter.read_text() == "built\n"
+    assert got == [{"built from": "a\t1\n"}] * 4
+
+
+def test_a_build_lock_held_too_long_is_not_waited_for(tmp_path, source, monkeypatch):
+    """A builder that hangs (or a lock file left by a stuck process) costs a wait, then this process builds."""
+    import fcntl
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setattr(model_cache, "BUILD_WAIT_S", 0.2)
+    with open(folder / ".model.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        build = Builds(source)
+        assert model_cache.cached("model", [source], build, directory=folder)["built from"] == "a\t1\n"
+    assert build.calls == 1
