@@ -23,14 +23,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 import uuid
 from pathlib import Path
+
+from bench.served import cpu_seconds, start_app
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -54,20 +54,9 @@ el => {
 SESSION_COOKIE = "corpus_session"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _database(admin_url: str) -> str:
@@ -134,23 +123,8 @@ def build(url: str, users: int, items: int, translators: int) -> tuple[list[str]
 
 
 def start_server(url: str, log: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": url, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-           "CORPUS_APP_RUNS_JOBS": "0"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2):
-                return server, base
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise SystemExit(f"the server did not start; see {log}") from None
-            time.sleep(0.2)
+    served = start_app(url, log, {"CORPUS_APP_RUNS_JOBS": "0"})
+    return served.process, served.base
 
 
 async def annotator(browser, base: str, token: str, actions: int, pace: float, latencies: list[float],
@@ -243,12 +217,12 @@ async def drive(bases: list[str], tokens: list[str], tx_tokens: list[str], actio
             if time.monotonic() > deadline:
                 raise SystemExit(f"only {len(ready)} of {len(tasks)} editors opened in {READY_S:.0f} s")
             await asyncio.sleep(0.2)
-        cpu_before = sum(_cpu_seconds(s.pid) for s in servers)
+        cpu_before = sum(cpu_seconds(s.pid) for s in servers)
         started = time.monotonic()
         gate.set()
         await asyncio.gather(*tasks)
         wall = time.monotonic() - started
-        cpu = sum(_cpu_seconds(s.pid) for s in servers) - cpu_before
+        cpu = sum(cpu_seconds(s.pid) for s in servers) - cpu_before
         await browser.close()
     return latencies, tx_latencies, cpu, wall
 

@@ -18,19 +18,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.served import ROOT, cpu_seconds, start_app
+
 CHROMIUM = "/usr/bin/chromium"
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def process_cpu(pid: int) -> float:
-    """User + system CPU seconds of one process, and of its children it has waited for."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(x) for x in fields[11:15]) / TICK
 
 
 def chromium_cpu() -> float:
@@ -41,37 +33,10 @@ def chromium_cpu() -> float:
             continue
         try:
             if b"chromium" in (entry / "cmdline").read_bytes():
-                total += process_cpu(int(entry.name))
+                total += cpu_seconds(int(entry.name), children=True)
         except (OSError, ValueError):
             continue
     return total
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(database_url: str, port: int, post_script_gc: bool) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": database_url, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    if post_script_gc:
-        env["STREAMLIT_RUNNER_POST_SCRIPT_GC"] = "true"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return server
-        except OSError:
-            time.sleep(0.2)
-    server.kill()
-    raise SystemExit("the app server did not start in 120 s")
 
 
 def run(rounds: int, post_script_gc: bool) -> dict[str, list[float]]:
@@ -83,9 +48,9 @@ def run(rounds: int, post_script_gc: bool) -> dict[str, list[float]]:
         url = f"sqlite:///{Path(tmp) / 'demo.db'}"
         subprocess.run([sys.executable, "-m", "corpus", "--db", url, "init", "--demo"], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL)
-        port = free_port()
-        server = start_server(url, port, post_script_gc)
-        base = f"http://127.0.0.1:{port}"
+        served = start_app(url, Path(tmp) / "server.log",
+                           {"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"} if post_script_gc else None)
+        server, base = served.process, served.base
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
@@ -93,7 +58,7 @@ def run(rounds: int, post_script_gc: bool) -> dict[str, list[float]]:
                 for _ in range(rounds + 1):  # the first round: the server's first visit, reported apart
                     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
                     page = context.new_page()
-                    s0, c0 = process_cpu(server.pid), chromium_cpu()
+                    s0, c0 = cpu_seconds(server.pid), chromium_cpu()
                     page.goto(base)
                     page.get_by_role("textbox", name="Username").fill("asha")
                     page.get_by_role("textbox", name="Password").fill("asha-demo-pass")
@@ -102,11 +67,11 @@ def run(rounds: int, post_script_gc: bool) -> dict[str, list[float]]:
                     page.goto(f"{base}/translate")
                     page.get_by_test_id("translation-editor").wait_for(timeout=120000)
                     page.wait_for_timeout(1500)  # the page's late requests (look-ups, fragments) are done
-                    s1, c1 = process_cpu(server.pid), chromium_cpu()
+                    s1, c1 = cpu_seconds(server.pid), chromium_cpu()
                     page.reload()
                     page.get_by_test_id("translation-editor").wait_for(timeout=60000)
                     page.wait_for_timeout(1500)
-                    s2 = process_cpu(server.pid)
+                    s2 = cpu_seconds(server.pid)
                     costs["login and Translate (server)"].append(s1 - s0)
                     costs["login and Translate (Chromium)"].append(c1 - c0)
                     costs["Translate again (server)"].append(s2 - s1)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,19 +21,14 @@ import tempfile
 import threading
 import time
 import urllib.parse
-import urllib.request
 from collections import Counter
 from pathlib import Path
+
+from bench.served import start_app
 
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = ("mera keyboard bahut achha hai khana thanda tha lekin staff ne muskurakar maafi maangi "
          "screen ki quality shandaar hai battery jaldi khatam hoti hai price ke hisaab se theek").split()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -120,23 +114,8 @@ def main(argv: list[str] | None = None) -> None:
         flooder, measured = start_session(engine, ids["asha"]), start_session(engine, ids["ravi"])
         engine.dispose()
 
-        port = _free_port()
-        log = open(Path(tmp) / "server.log", "w")
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env={**os.environ, "DATABASE_URL": url, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"},
-            stdout=log, stderr=subprocess.STDOUT)
+        server, port = start_app(url, Path(tmp) / "server.log")
         try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                        break
-                except OSError:
-                    if time.monotonic() > deadline or server.poll() is not None:
-                        raise SystemExit(f"the server did not start; see {log.name}") from None
-                    time.sleep(0.2)
             caller = Caller(port, measured)
             first = caller.get("namaste")[1]  # loads the model
             measure(caller, len(WORDS), 0)  # warm: the project's lexicon, the connection
@@ -157,7 +136,6 @@ def main(argv: list[str] | None = None) -> None:
                 server.wait(10)
             except subprocess.TimeoutExpired:
                 server.kill()
-            log.close()
 
     ms_alone = [t * 1000 for t in alone]
     ms_loaded = [t * 1000 for t in loaded]

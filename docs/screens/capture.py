@@ -9,15 +9,15 @@ pictures show what a newcomer sees after the Quickstart. Widths: 1440 px (a lapt
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from bench.served import start_app  # noqa: E402 - the repository root is on the path now
+
 OUT = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
 WIDTHS = {1440: 1000, 390: 844}  # width: viewport height
@@ -30,29 +30,6 @@ SCREENS = [
     ("final", "final?show=all", "Choose"),
     ("adjudication", "adjudicate?show=open", "'s version"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _serve(database_url: str, port: int, log: Path) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": database_url, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return process
-        except OSError:
-            time.sleep(0.3)
-    process.terminate()
-    raise RuntimeError(f"streamlit did not start; see {log}")
 
 
 def _settle(page) -> None:
@@ -71,8 +48,7 @@ def capture() -> list[Path]:
         url = f"sqlite:///{tmp}/demo.db"
         subprocess.run([sys.executable, "-m", "corpus", "init", "--demo"], cwd=ROOT, check=True,
                        env={**os.environ, "DATABASE_URL": url}, stdout=subprocess.DEVNULL)
-        port = _free_port()
-        server = _serve(url, port, Path(tmp) / "streamlit.log")
+        server, port = start_app(url, Path(tmp) / "streamlit.log")
         base = f"http://127.0.0.1:{port}"
         try:
             with sync_playwright() as p:
