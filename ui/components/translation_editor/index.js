@@ -447,9 +447,15 @@ class Editor {
   // The candidates of the word ``spot`` ({ start, end, word }) to convert, asked again after each pause while the
   // server is busy (429, 503, too slow) and the word is still there unchanged; [] once it is gone.
   lookupPatiently(spot, ctx, pauses) {
-    const ask = () => (this.area.value.slice(spot.start, spot.end) === spot.word
+    const ask = () => (!this.sent(spot) && this.area.value.slice(spot.start, spot.end) === spot.word
       ? lookup(this.data, spot.word, ctx) : Promise.resolve([]));
     return patiently(ask, pauses, (ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  // A word in the text Submit & next or Skip sent (it went as it was: changed here, what is typed after it would no
+  // longer be found after it, ``carryOver``), or in an editor the next one has replaced: left as it is.
+  sent(spot) {
+    return !this.root.isConnected || (typeof this.leaving === "string" && spot.start < this.leaving.length);
   }
 
   // The word before a separator at ``end``: replaced by its top candidate now, or when its candidates arrive
@@ -467,9 +473,7 @@ class Editor {
     const done = this.lookupPatiently(waiting, ctx, RETRY_PAUSES_MS).then((late) => {
       this.pending = this.pending.filter((p) => p !== waiting);
       if (!late || !late.length || !this.phonetic()) return;
-      // Not in the text that Submit & next or Skip sent (it went as it was: changed here, what is typed after it
-      // would no longer be found after it, ``carryOver``), nor in an editor the next one has replaced.
-      if (!this.root.isConnected || (typeof this.leaving === "string" && waiting.start < this.leaving.length)) return;
+      if (this.sent(waiting)) return;  // answered after the submit went
       const v = this.area.value;
       if (v.slice(waiting.start, waiting.end) !== waiting.word) return;  // edited since: leave it
       if (isLetter(v.charAt(waiting.start - 1)) || isLetter(v.charAt(waiting.end))) return;
