@@ -30,10 +30,10 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.chromium import CHROMIUM, launch_options
 from bench.served import cpu_seconds, start_app
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
 TOKENS = "लेकिन स्टाफ़ सर्विस और खाना बहुत बुरा था ।".split()
 WORDS = "खाना बहुत अच्छा था लेकिन स्टाफ़ बुरा और सर्विस धीमी थी".split()
 # Counts the translation editor's saves answered: its save state (the element, wherever the component's shadow
@@ -203,9 +203,7 @@ async def drive(bases: list[str], tokens: list[str], tx_tokens: list[str], actio
     ready: list[str] = []
     gate = asyncio.Event()
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                          args=["--headless", "--no-sandbox", "--disable-gpu",
-                                                "--disable-dev-shm-usage"])
+        browser = await p.chromium.launch(**launch_options())
         tasks = [asyncio.create_task(annotator(browser, bases[i % len(bases)], token, actions, pace, latencies,
                                                ready, gate))
                  for i, token in enumerate(tokens)]

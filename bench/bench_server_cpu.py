@@ -20,9 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.chromium import CHROMIUM, launch_options
 from bench.served import ROOT, cpu_seconds, start_app
-
-CHROMIUM = "/usr/bin/chromium"
 
 
 def chromium_cpu() -> float:
@@ -53,8 +52,7 @@ def run(rounds: int, post_script_gc: bool) -> dict[str, list[float]]:
         server, base = served.process, served.base
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                     args=["--headless", "--no-sandbox", "--disable-gpu"])
+                browser = playwright.chromium.launch(**launch_options())
                 for _ in range(rounds + 1):  # the first round: the server's first visit, reported apart
                     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
                     page = context.new_page()

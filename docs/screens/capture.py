@@ -16,10 +16,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from bench.served import start_app  # noqa: E402 - the repository root is on the path now
+from bench.chromium import launch_options  # noqa: E402 - the repository root is on the path now
+from bench.served import start_app  # noqa: E402
 
 OUT = Path(__file__).resolve().parent
-CHROMIUM = "/usr/bin/chromium"
 WIDTHS = {1440: 1000, 390: 844}  # width: viewport height
 MAX_HEIGHT = 2400  # a long page is cut here
 # (file name, path with query, the text that says the screen has drawn)
@@ -52,8 +52,7 @@ def capture() -> list[Path]:
         base = f"http://127.0.0.1:{port}"
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+                browser = p.chromium.launch(**launch_options())
                 for width, height in WIDTHS.items():
                     context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US",
                                                   device_scale_factor=1)

@@ -21,14 +21,10 @@ from pathlib import Path
 import pytest
 from journey_steps import watch_runs
 
+from bench.chromium import CHROMIUM, launch_options
+
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 
 HERE = Path(__file__).resolve().parent
 
@@ -227,7 +223,7 @@ def chromium():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = p.chromium.launch(**launch_options())
         yield browser
         browser.close()
 
