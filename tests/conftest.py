@@ -34,6 +34,12 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # worker (corpus/export/figures.py: "module 'statistics' has no attribute 'fmean'"), depending on test order.
 # The served app is not affected: its script is app.py, next to pages/. Imported above, first.
 
+from tests.support import shared_statements  # noqa: E402
+
+# Every engine the tests (and the app and commands they run in process) make shares its kind's compiled
+# statements, instead of compiling each statement again for each test's database (tests/support/shared_statements.py).
+shared_statements.install()
+
 from db.engine import make_engine  # noqa: E402
 from db.schema import upgrade  # noqa: E402
 from tests.support.databases import copy_of, settle  # noqa: E402
