@@ -101,30 +101,13 @@ def _installed_components_scanned_once():
 
 @pytest.fixture(scope="session", autouse=True)
 def _page_scripts_compiled_once():
-    """Every new AppTest has a script cache of its own, so each test parsed, rewrote ("magic") and compiled app.py
-    and the page it opens again: about a tenth of the page tests' CPU time. A worker keeps what it compiled, keyed by
-    the file's path and text, so a script that changes is compiled again."""
-    if "streamlit" not in sys.modules:  # no collected test uses Streamlit
-        yield
-        return
-    from streamlit import config
-    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-    from streamlit.source_util import open_python_file
+    """Each AppTest has a script cache of its own: a worker compiles each page script once for all of them
+    (tests/support/page_scripts.py)."""
+    if "streamlit" in sys.modules:  # some collected test uses Streamlit
+        from tests.support.page_scripts import install
 
-    compiled: dict[tuple, object] = {}
-    get_bytecode = ScriptCache.get_bytecode
-
-    def get_bytecode_once(self, script_path: str):
-        path = os.path.abspath(script_path)
-        with open_python_file(path) as f:
-            key = (path, f.read(), config.get_option("runner.magicEnabled"))
-        if key not in compiled:
-            compiled[key] = get_bytecode(self, path)
-        return compiled[key]
-
-    ScriptCache.get_bytecode = get_bytecode_once
+        install()
     yield
-    ScriptCache.get_bytecode = get_bytecode
 
 
 @pytest.fixture(scope="session")
