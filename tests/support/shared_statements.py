@@ -61,7 +61,3 @@ def install() -> None:
                            "tests/support/shared_statements.py must take the same parameters")
     base.Engine.__init__ = _init
 
-
-def uninstall() -> None:
-    base.Engine.__init__ = _original_init
-    _shared.clear()
