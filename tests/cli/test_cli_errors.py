@@ -15,7 +15,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -153,21 +152,18 @@ def test_head_minus_one_shows_the_first_line_and_no_error(demo_url):
     assert len(result.stdout.splitlines()) == 1 and "Traceback" not in result.stderr
 
 
-def _wait_until_open(proc: subprocess.Popen, path: Path, limit_s: float = 300) -> None:
-    """Returns once ``proc`` has ``path`` open (Linux's /proc/PID/fd); fails if it ends first."""
-    fds = Path(f"/proc/{proc.pid}/fd")
-    if not fds.parent.exists():
+def _interrupt_once_open(proc: subprocess.Popen, path: Path, after_s: float = 0.3) -> subprocess.Popen:
+    """Sends ``proc`` Ctrl-C's signal ``after_s`` after it has ``path`` open (Linux's /proc/PID/fd), from a shell of
+    its own, which exits 1 if ``proc`` ended first. Not from this process: on a loaded machine another thread of a
+    test worker can keep it from running for longer than the whole import takes (seen once in CI: the command had
+    finished, so no signal was sent, and it returned 0)."""
+    if not Path(f"/proc/{proc.pid}/fd").exists():
         pytest.skip("no /proc: cannot see when the command starts reading its file")
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, ("the command ended before it was interrupted", proc.communicate())
-        try:
-            if any(os.path.realpath(fd) == str(path.resolve()) for fd in fds.iterdir()):
-                return
-        except OSError:  # an fd closed while it was listed
-            pass
-        time.sleep(0.01)
-    pytest.fail(f"the command did not open {path} within {limit_s} s")
+    script = ('while kill -0 "$1" 2>/dev/null; do '
+              'for fd in /proc/"$1"/fd/*; do '
+              '[ "$(readlink "$fd" 2>/dev/null)" = "$2" ] && { sleep "$3"; kill -INT "$1"; exit $?; }; done; '
+              'sleep 0.01; done; exit 1')
+    return subprocess.Popen(["sh", "-c", script, "sh", str(proc.pid), str(path.resolve()), str(after_s)])
 
 
 def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path):
@@ -184,10 +180,9 @@ def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path):
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Past the start-up (a fixed sleep landed in Python's own start-up on a loaded machine): the command has its
     # database open (the schema check, then the import; the pool keeps it open), and has begun reading and checking.
-    _wait_until_open(proc, db)
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGINT)
+    interrupter = _interrupt_once_open(proc, db)
     out, err = proc.communicate(timeout=300)
+    assert interrupter.wait(timeout=30) == 0, ("the command ended before it was interrupted", out, err)
     # the process ends by the signal itself after its one line (a shell shows 130, a calling loop stops), wherever
     # the interrupt landed: before 2026-11-28 it returned 130 except when the interrupt passed through code SQLAlchemy
     # compiles at run time, where CPython's exit turned it into SIGINT anyway (about 1 run in 10)
