@@ -2,9 +2,9 @@
 
 Chromium 156 in its (new) headless mode builds a whole browser window per Playwright context, and preloads the
 address bar's suggestion popups as WebUI pages in two renderer processes of their own (``chrome://omnibox-popup
-.top-chrome/`` and its AI-mode page). Nobody types into an address bar here; those two renderers cost 1.4 of the
-5.5-8.8 CPU-seconds Chromium spent on a login and a page visit (``/work/notes``-style measurement in the README's
-"Suite time"), so they are switched off with their features.
+.top-chrome/`` and its AI-mode page). Nobody types into an address bar here; with them a login and a visit of the
+Translate page cost Chromium 7.6-8.8 CPU-seconds on a slow 2-core machine, without them 5.5-5.9 (README, the test
+command's paragraph), so they are switched off with their features.
 
 A ``--disable-features`` given by the caller replaces Playwright's own list instead of adding to it, so this list
 repeats Playwright's (1.65, pinned in requirements-dev.txt) and adds the popups; ``tests/browser/test_chromium_
