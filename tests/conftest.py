@@ -83,30 +83,14 @@ def _drop_postgres(url: str) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _installed_components_scanned_once():
-    """Every new AppTest scans the metadata of every installed package for Streamlit components (about
-    half a second, most of a short page test); the installed packages do not change during a run, so
-    the scan runs once per worker and each AppTest gets its result."""
-    if "streamlit" not in sys.modules:  # no collected test uses Streamlit
-        yield
-        return
-    from streamlit.components.v2 import manifest_scanner
-
-    scan = manifest_scanner.scan_component_manifests
-    found = scan()
-    manifest_scanner.scan_component_manifests = lambda max_workers=None: list(found)
-    yield
-    manifest_scanner.scan_component_manifests = scan
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _page_scripts_compiled_once():
-    """Each AppTest has a script cache of its own: a worker compiles each page script once for all of them
-    (tests/support/page_scripts.py)."""
+def _streamlit_work_done_once():
+    """What Streamlit does again for every AppTest (the installed components' scan, each page script's
+    compilation) is done once per worker (tests/support/streamlit_once.py)."""
     if "streamlit" in sys.modules:  # some collected test uses Streamlit
-        from tests.support.page_scripts import install
+        from tests.support.streamlit_once import compile_scripts_once, scan_components_once
 
-        install()
+        scan_components_once()
+        compile_scripts_once()
     yield
 
 

@@ -53,12 +53,10 @@ def preload() -> None:
     from ui.warmup import preload as import_modules
 
     import_modules(page_imports(ROOT / "pages"))
-    # Each server's Streamlit scans the metadata of every installed package for components it declares (about 7%
-    # of a test server's CPU); the installed packages are the same for every server: scanned here once.
-    from streamlit.components.v2 import manifest_scanner
+    # Each server's Streamlit would scan every installed package for components: scanned here once for all.
+    from tests.support.streamlit_once import scan_components_once
 
-    found = manifest_scanner.scan_component_manifests()
-    manifest_scanner.scan_component_manifests = lambda max_workers=None: list(found)
+    scan_components_once()
     for name in [name for name in sys.modules if name == "ui" or name.startswith("ui.")]:
         del sys.modules[name]
     sys.path.remove(str(ROOT))  # the server puts the script's folder on the path itself

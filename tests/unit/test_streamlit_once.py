@@ -1,4 +1,4 @@
-"""The tests' page-script compilation, shared by every script cache of a worker, compiles what Streamlit would."""
+"""The tests' page-script compilation, shared by every script cache of a worker (tests/support/streamlit_once.py)."""
 
 from __future__ import annotations
 
