@@ -533,12 +533,17 @@ def cmd_worker(args: argparse.Namespace, engine) -> int:
             print(f"worker {runner.owner}: ran {len(done)} job(s) on {where}")
         return 0
     stop = threading.Event()
+    previous = {}
     if threading.current_thread() is threading.main_thread():  # (tests may run a command in a thread)
         for signum in (signal.SIGTERM, signal.SIGINT):  # finish the job in hand, then stop
-            signal.signal(signum, lambda *_: stop.set())
+            previous[signum] = signal.signal(signum, lambda *_: stop.set())
     print(f"worker {runner.owner}: running jobs on {where} (SIGTERM or Ctrl-C stops it after the job in hand)",
           file=sys.stderr, flush=True)
-    runner.run_forever(stop)
+    try:
+        runner.run_forever(stop)
+    finally:  # a caller that runs the command in its own process keeps its own Ctrl-C
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     print(f"worker {runner.owner}: stopped", file=sys.stderr)
     return 0
 

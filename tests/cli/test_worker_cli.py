@@ -63,3 +63,34 @@ def test_a_running_worker_takes_a_new_job_and_stops_on_sigterm(engine, sqlite_ur
     finally:
         if worker.poll() is None:
             worker.kill()
+
+
+def test_a_worker_run_in_this_process_gives_back_its_ctrl_c_and_sigterm_when_it_stops(engine, sqlite_url, capsys):
+    """A script (or a test) that runs the command in its own main thread must find its own handlers afterwards, not
+    the worker's, which only set an event nobody waits on any more: a later Ctrl-C would do nothing."""
+    import os
+    import threading
+
+    def own(signum, frame):  # noqa: ARG001 - a handler's signature
+        raise AssertionError("the caller's own handler ran while the worker held the signal")
+
+    before = signal.signal(signal.SIGTERM, own), signal.getsignal(signal.SIGINT)
+    try:
+        # SIGTERM once the worker says it is running: its handler sets the stop, and the command returns
+        started = threading.Event()
+
+        def stop_when_started():
+            started.wait(60)
+            deadline = time.time() + 60
+            while signal.getsignal(signal.SIGTERM) is own and time.time() < deadline:
+                time.sleep(0.02)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=stop_when_started, daemon=True).start()
+        started.set()
+        assert main(["--db", sqlite_url, "worker", "--poll", "0.1"]) == 0
+        assert "stopped" in capsys.readouterr().err
+        assert signal.getsignal(signal.SIGTERM) is own
+        assert signal.getsignal(signal.SIGINT) is before[1]
+    finally:
+        signal.signal(signal.SIGTERM, before[0])
