@@ -76,19 +76,22 @@ def test_a_worker_run_in_this_process_gives_back_its_ctrl_c_and_sigterm_when_it_
 
     before = signal.signal(signal.SIGTERM, own), signal.getsignal(signal.SIGINT)
     try:
-        # SIGTERM once the worker says it is running: its handler sets the stop, and the command returns
-        started = threading.Event()
-
+        # SIGTERM once the worker holds the signal: its handler sets the stop, and the command returns
         def stop_when_started():
-            started.wait(60)
             deadline = time.time() + 60
-            while signal.getsignal(signal.SIGTERM) is own and time.time() < deadline:
+            while signal.getsignal(signal.SIGTERM) is own and time.time() < deadline and not ended.is_set():
                 time.sleep(0.02)
-            os.kill(os.getpid(), signal.SIGTERM)
+            if not ended.is_set():  # (a command that failed early has returned: this process is not signalled)
+                os.kill(os.getpid(), signal.SIGTERM)
 
-        threading.Thread(target=stop_when_started, daemon=True).start()
-        started.set()
-        assert main(["--db", sqlite_url, "worker", "--poll", "0.1"]) == 0
+        ended = threading.Event()
+        stopper = threading.Thread(target=stop_when_started, daemon=True)
+        stopper.start()
+        try:
+            assert main(["--db", sqlite_url, "worker", "--poll", "0.1"]) == 0
+        finally:
+            ended.set()
+            stopper.join(5)
         assert "stopped" in capsys.readouterr().err
         assert signal.getsignal(signal.SIGTERM) is own
         assert signal.getsignal(signal.SIGINT) is before[1]
