@@ -115,16 +115,29 @@ PROJECTS = table("projects", column("id"))
 
 
 def ensure_default_project(engine: Engine) -> int:
+    """The first project's id, written if there is none. On PostgreSQL two starting processes can both find none:
+    one that migrated writes the project after committing the schema, and one that starts in between finds the
+    schema at head without taking the migration lock. The one whose insert the name's uniqueness refuses takes
+    the other's project (a worker that started beside two servers died of it)."""
+    from sqlalchemy.exc import IntegrityError
     from sqlalchemy.orm import Session
 
     from db.models import Project
 
     with Session(engine) as session:
         project = session.scalars(select(Project).order_by(Project.id)).first()
-        if project is None:
-            project = Project(name=DEFAULT_PROJECT)
-            session.add(project)
+        if project is not None:
+            return project.id
+        project = Project(name=DEFAULT_PROJECT)
+        session.add(project)
+        try:
             session.commit()
+        except IntegrityError:
+            session.rollback()
+            written = session.scalars(select(Project.id).order_by(Project.id)).first()
+            if written is None:
+                raise
+            return written
         return project.id
 
 
