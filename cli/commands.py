@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from corpus.errors import InputRejected
@@ -152,11 +154,28 @@ def cmd_dump_work(args: argparse.Namespace, engine) -> int:
     return 0
 
 
-def cmd_backup(args: argparse.Namespace, engine) -> int:
-    import time
-
+@contextmanager
+def _signals_handled(handler, *signums: int) -> Iterator[None]:
+    """``handler`` for ``signums`` while the block runs, then the caller's own handlers again: a script (or test) that
+    runs a command in its own process keeps its Ctrl-C. Only on the main thread, the one Python lets set them
+    (tests may run a command in a thread)."""
     import signal
     import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, handler) for signum in signums}
+    try:
+        yield
+    finally:
+        for signum, own in previous.items():
+            signal.signal(signum, own)
+
+
+def cmd_backup(args: argparse.Namespace, engine) -> int:
+    import signal
+    import time
 
     from db.backup import backup_to_file
 
@@ -165,17 +184,13 @@ def cmd_backup(args: argparse.Namespace, engine) -> int:
 
     target = Path(args.file)
     started = time.perf_counter()
-    main = threading.current_thread() is threading.main_thread()  # (tests may run a command in a thread)
-    previous = signal.signal(signal.SIGTERM, stop) if main else None
     try:
-        manifest = backup_to_file(engine, target)
+        with _signals_handled(stop, signal.SIGTERM):
+            manifest = backup_to_file(engine, target)
     except OSError as exc:
         raise CommandError(args.file, f"cannot write: {exc.strerror or exc}") from exc
     except ValueError as exc:  # RestoreRefused (the schema), a row an archive cannot hold (NaN)
         raise CommandError(args.file, str(exc)) from exc
-    finally:
-        if main:
-            signal.signal(signal.SIGTERM, previous)
     counts = manifest.counts()
     if getattr(args, "json", False):
         print(json.dumps({"file": str(target), "bytes": target.stat().st_size, "schema": manifest.schema_version,
@@ -533,17 +548,10 @@ def cmd_worker(args: argparse.Namespace, engine) -> int:
             print(f"worker {runner.owner}: ran {len(done)} job(s) on {where}")
         return 0
     stop = threading.Event()
-    previous = {}
-    if threading.current_thread() is threading.main_thread():  # (tests may run a command in a thread)
-        for signum in (signal.SIGTERM, signal.SIGINT):  # finish the job in hand, then stop
-            previous[signum] = signal.signal(signum, lambda *_: stop.set())
-    print(f"worker {runner.owner}: running jobs on {where} (SIGTERM or Ctrl-C stops it after the job in hand)",
-          file=sys.stderr, flush=True)
-    try:
+    with _signals_handled(lambda *_: stop.set(), signal.SIGTERM, signal.SIGINT):  # finish the job in hand, then stop
+        print(f"worker {runner.owner}: running jobs on {where} (SIGTERM or Ctrl-C stops it after the job in hand)",
+              file=sys.stderr, flush=True)
         runner.run_forever(stop)
-    finally:  # a caller that runs the command in its own process keeps its own Ctrl-C
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
     print(f"worker {runner.owner}: stopped", file=sys.stderr)
     return 0
 
